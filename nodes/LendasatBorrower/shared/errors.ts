@@ -1,0 +1,211 @@
+import { KEY_TYPE_NAMES, type KeyType } from './credentials';
+
+/** What the error mapper needs to know about one failed HTTP exchange. */
+export interface ApiErrorInput {
+	/** The operation as a user reads it, e.g. "Contract → Create". */
+	operation: string;
+	statusCode: number;
+	headers?: Record<string, unknown>;
+	/** The response body as received: parsed JSON, text, bytes or nothing. */
+	body: unknown;
+	/** The key type the operation needs, for the 401 guidance. */
+	requiredKeyType?: KeyType;
+	/** What a 404 means for this operation, e.g. "loan offer 5f1b…". */
+	notFound?: string;
+	/** Values that must never be shown (the credential's API key). */
+	secrets?: string[];
+}
+
+export interface MappedApiError {
+	message: string;
+	description: string;
+	httpCode: string;
+	/** The machine-readable code from the body, when the server sent one. */
+	code?: string;
+}
+
+/** The error fields the API may send: the specification's {error, code, details} or the live {message}. */
+interface ErrorBody {
+	error?: string;
+	code?: string;
+	details?: string;
+	message?: string;
+	/** A readable excerpt of a body that was not the JSON we expected. */
+	excerpt?: string;
+}
+
+const EXCERPT_LENGTH = 200;
+
+/** Lendasat's own key format, scrubbed even when we were not told the value. */
+const API_KEY_PATTERN = /lndst_sk_[A-Za-z0-9_]+/g;
+
+const CODE_GUIDANCE: Record<string, { message: string; hint: string }> = {
+	INVALID_AMOUNT: {
+		message: 'The loan amount is outside what the offer allows',
+		hint: "Choose an amount between the offer's loan_amount_min and loan_amount_max (Offer → Get shows them).",
+	},
+	INVALID_DURATION: {
+		message: 'The loan duration is outside what the offer allows',
+		hint: "Choose a duration between the offer's duration_days_min and duration_days_max.",
+	},
+	INVALID_LOAN_ID: {
+		message: 'The loan offer ID is not valid',
+		hint: 'Use the UUID of a loan offer, e.g. from Offer → Get Many.',
+	},
+	INVALID_EMAIL: {
+		message: 'The e-mail address was rejected',
+		hint: 'Use an address of the form name@example.com.',
+	},
+	INVALID_TIMEZONE: {
+		message: 'The time zone was rejected',
+		hint: 'Use an IANA time zone of the form Area/City, e.g. Europe/Berlin.',
+	},
+	INVALID_NAME: {
+		message: 'The name was rejected',
+		hint: 'Use a non-empty name of at most 100 characters.',
+	},
+	MISSING_FIELD: {
+		message: 'A required field is missing',
+		hint: 'Fill in every required parameter.',
+	},
+	IDEMPOTENCY_KEY_REUSED: {
+		message: 'The idempotency key was already used for a different request',
+		hint: 'Each contract request needs its own key: leave the key on automatic, or make the expression unique per item.',
+	},
+};
+
+/**
+ * Turns one failed HTTP exchange into the message and description n8n shows.
+ * Pure: the same input always gives the same output, and nothing in it can throw.
+ */
+export function mapApiError(input: ApiErrorInput): MappedApiError {
+	const body = readErrorBody(input.body);
+	const scrub = (text: string) => redactSecrets(text, input.secrets ?? []);
+	const serverText = describeServerAnswer(body, input.statusCode);
+	const code = body.code ? scrub(body.code) : undefined;
+	const guidance = code ? CODE_GUIDANCE[code] : undefined;
+	const headline = guidance?.message ?? statusHeadline(input);
+	const hint = guidance?.hint ?? statusHint(input);
+
+	return {
+		message: scrub(`${headline} (HTTP ${input.statusCode}${code ? `, ${code}` : ''})`),
+		description: scrub([`${input.operation}: ${hint}`, serverText].filter(Boolean).join(' ')),
+		httpCode: String(input.statusCode),
+		code,
+	};
+}
+
+function statusHeadline({ statusCode, notFound }: ApiErrorInput): string {
+	if (statusCode === 400) return 'Lendasat rejected the request';
+	if (statusCode === 401) return 'Lendasat rejected the API key';
+	if (statusCode === 403) return 'The API key is not allowed to do this';
+	if (statusCode === 404) return notFound ? `Not found: ${notFound}` : 'Not found';
+	if (statusCode === 409) return 'The request conflicts with an earlier one';
+	if (statusCode === 415 || statusCode === 422) return 'Lendasat could not process the request';
+	if (statusCode === 429) return 'Lendasat is rate limiting this API key';
+	if (statusCode === 451) return 'Lendasat refuses this request for legal reasons';
+	if (statusCode === 502 || statusCode === 503 || statusCode === 504) {
+		return 'Lendasat is temporarily unavailable';
+	}
+	if (statusCode >= 500) return 'Lendasat had an internal error';
+	return `Lendasat answered with an unexpected status`;
+}
+
+function statusHint({ statusCode, requiredKeyType, notFound }: ApiErrorInput): string {
+	if (statusCode === 400 || statusCode === 422 || statusCode === 415) {
+		return 'check the parameters against what the server said.';
+	}
+	if (statusCode === 401) {
+		const needs = requiredKeyType ? `this operation needs a ${KEY_TYPE_NAMES[requiredKeyType]}. ` : '';
+		return (
+			`${needs}Check the credential: the key itself, its Key Type, and that its Environment is the one ` +
+			'the key was issued for (development keys do not work in production and the reverse).'
+		);
+	}
+	if (statusCode === 404) {
+		return notFound
+			? `check the ID, and that it exists in the credential's environment.`
+			: "check the credential's environment and base URL.";
+	}
+	if (statusCode === 429) {
+		return 'too many requests for this API key. Raise Max Retries or Max Delay under Options, or send fewer items at once.';
+	}
+	if (statusCode === 502 || statusCode === 503 || statusCode === 504) {
+		return 'the service or a proxy in front of it is overloaded or restarting. Try again in a moment.';
+	}
+	if (statusCode >= 500) {
+		return 'the server failed while handling the request. If it keeps happening, contact Lendasat support.';
+	}
+	return 'the answer was not one the node expected.';
+}
+
+function describeServerAnswer(body: ErrorBody, statusCode: number): string {
+	const parts = [body.error, body.message, body.details].filter(
+		(part): part is string => typeof part === 'string' && part.trim() !== '',
+	);
+	if (parts.length) return `Server said: "${dedupe(parts).join(' — ')}".`;
+	if (body.excerpt) return `Server answered: "${body.excerpt}".`;
+	return `The server sent no explanation with status ${statusCode}.`;
+}
+
+function dedupe(parts: string[]): string[] {
+	return parts.filter((part, index) => parts.indexOf(part) === index);
+}
+
+/** Reads whatever came back into the known error fields, or a short excerpt when it is not JSON. */
+export function readErrorBody(body: unknown): ErrorBody {
+	if (body === undefined || body === null || body === '') return {};
+	if (body instanceof Uint8Array) return readErrorBody(new TextDecoder().decode(body));
+	if (typeof body === 'string') return readErrorText(body);
+	if (typeof body === 'object' && !Array.isArray(body)) return pickErrorFields(body as Record<string, unknown>);
+	return { excerpt: excerptOf(JSON.stringify(body)) };
+}
+
+function readErrorText(text: string): ErrorBody {
+	const trimmed = text.trim();
+	if (trimmed === '') return {};
+	if (trimmed.startsWith('{')) {
+		try {
+			const parsed: unknown = JSON.parse(trimmed);
+			if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+				return pickErrorFields(parsed as Record<string, unknown>);
+			}
+		} catch {
+			// Truncated or broken JSON: fall through to an excerpt of the raw text.
+		}
+	}
+	return { excerpt: excerptOf(trimmed) };
+}
+
+function pickErrorFields(object: Record<string, unknown>): ErrorBody {
+	const text = (value: unknown) => (typeof value === 'string' ? excerptOf(value) : undefined);
+	const fields: ErrorBody = {
+		error: text(object.error),
+		code: typeof object.code === 'string' ? object.code.slice(0, 64) : undefined,
+		details: text(object.details),
+		message: text(object.message),
+	};
+	if (!fields.error && !fields.details && !fields.message && !fields.code) {
+		return { excerpt: excerptOf(JSON.stringify(object)) };
+	}
+	return fields;
+}
+
+/** Plain text of a body for a message: tags dropped, white space folded, cut to a readable length. */
+export function excerptOf(text: string): string {
+	const plain = text
+		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim();
+	return plain.length > EXCERPT_LENGTH ? `${plain.slice(0, EXCERPT_LENGTH)}…` : plain;
+}
+
+/** Removes every known secret, and anything shaped like a Lendasat key, from a text. */
+export function redactSecrets(text: string, secrets: string[]): string {
+	let result = text;
+	for (const secret of secrets) {
+		if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]');
+	}
+	return result.replace(API_KEY_PATTERN, '[redacted]');
+}

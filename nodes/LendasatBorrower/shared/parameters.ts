@@ -1,0 +1,29 @@
+import { NodeOperationError, type IExecuteSingleFunctions } from 'n8n-workflow';
+
+/** A validator: null when the value is fine, otherwise what is wrong and what a valid value looks like. */
+export type Check = (value: unknown) => string | null;
+
+/** The error for a parameter that failed its check, naming the field and the item. */
+export function invalidParameter(
+	context: IExecuteSingleFunctions,
+	displayName: string,
+	problem: string,
+): NodeOperationError {
+	const itemIndex = context.getItemIndex();
+	return new NodeOperationError(context.getNode(), `Invalid ${displayName} [item ${itemIndex}]`, {
+		itemIndex,
+		description: `${displayName}: ${problem}`,
+	});
+}
+
+/** Throws the parameter error when the check fails; returns the value otherwise. */
+export function requireValid<T>(
+	context: IExecuteSingleFunctions,
+	displayName: string,
+	value: T,
+	check: Check,
+): T {
+	const problem = check(value);
+	if (problem) throw invalidParameter(context, displayName, problem);
+	return value;
+}

@@ -1,0 +1,91 @@
+import { sleep } from 'n8n-workflow';
+
+/**
+ * Paces the requests of one API key across every item, execution and workflow in this n8n process.
+ *
+ * n8n fires all items of a declarative node at once, so a thousand items against a rate-limited
+ * API would mostly come back 429 and retry in herds. The gate learns the rate the server accepts
+ * from the 429s it sees, spaces requests to that rate, pauses everyone for a Retry-After, and
+ * speeds up again slowly while the server keeps saying yes.
+ */
+export class RateGate {
+	/** Earliest time the next request may start. */
+	private nextStartAt = 0;
+
+	/** Learned spacing between request starts; 0 = unpaced until the first 429. */
+	private intervalMs = 0;
+
+	private pausedUntil = 0;
+
+	/** When the spacing last changed: 429s of requests sent before that say nothing new. */
+	private lastSlowdownAt = 0;
+
+	private recentSuccesses: number[] = [];
+
+	private lastUsedAt = 0;
+
+	constructor(private readonly now: () => number = Date.now) {}
+
+	/** Waits for this request's turn; returns the time it was let through. */
+	async acquire(): Promise<number> {
+		const now = this.now();
+		this.forgetIfIdle(now);
+		const start = Math.max(now, this.nextStartAt, this.pausedUntil);
+		this.nextStartAt = start + this.intervalMs;
+		this.lastUsedAt = start;
+		if (start > now) await sleep(start - now);
+		return start;
+	}
+
+	recordSuccess(): void {
+		const now = this.now();
+		this.recentSuccesses.push(now);
+		this.dropOldSuccesses(now);
+		// Additive speed-up: about 1 % faster per success, so it probes upward over a few seconds.
+		if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * 0.99;
+	}
+
+	/** A 429 for a request let through at `sentAt`; `retryAfterMs` from the server when it said. */
+	recordRateLimited(sentAt: number, retryAfterMs: number | undefined, fallbackPauseMs: number): void {
+		const now = this.now();
+		this.dropOldSuccesses(now);
+		this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? fallbackPauseMs));
+		if (sentAt < this.lastSlowdownAt) return;
+		// What the server let through in the last second is the best guess of its limit.
+		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
+		this.intervalMs = Math.max(this.intervalMs * 1.25, 1000 / acceptedPerSecond);
+		this.lastSlowdownAt = now;
+		this.nextStartAt = Math.max(this.nextStartAt, this.pausedUntil);
+	}
+
+	/** The current spacing, for tests and diagnostics. */
+	get spacingMs(): number {
+		return this.intervalMs;
+	}
+
+	private dropOldSuccesses(now: number): void {
+		while (this.recentSuccesses.length && this.recentSuccesses[0] <= now - 1000) {
+			this.recentSuccesses.shift();
+		}
+	}
+
+	/** After a minute without traffic the learned limit may be stale: start unpaced again. */
+	private forgetIfIdle(now: number): void {
+		if (this.lastUsedAt && now - this.lastUsedAt > 60_000 && now >= this.pausedUntil) {
+			this.intervalMs = 0;
+			this.nextStartAt = 0;
+		}
+	}
+}
+
+const gates = new Map<string, RateGate>();
+
+/** The gate of one key on one server; the key is identified by a hash, never stored. */
+export function rateGateFor(identity: string): RateGate {
+	let gate = gates.get(identity);
+	if (!gate) {
+		gate = new RateGate();
+		gates.set(identity, gate);
+	}
+	return gate;
+}

@@ -1,0 +1,304 @@
+import { createHash } from 'crypto';
+import {
+	NodeApiError,
+	NodeOperationError,
+	sleep,
+	type DeclarativeRestApiSettings,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type IHttpRequestMethods,
+	type IHttpRequestOptions,
+	type IN8nHttpFullResponse,
+	type INodeExecutionData,
+	type IN8nRequestOperations,
+	type INodePropertyRouting,
+	type JsonObject,
+	type PostReceiveAction,
+	type PreSendAction,
+} from 'n8n-workflow';
+
+import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
+import { mapApiError, redactSecrets } from './errors';
+import { rateGateFor } from './rateGate';
+import {
+	backoffDelay,
+	describeFailure,
+	networkFailure,
+	parseRetryAfter,
+	readRetrySettings,
+	retryDelay,
+	shouldRetry,
+	summarizeAttempts,
+	type Failure,
+} from './retry';
+
+/** What every operation declares about itself; the transport and the error mapper read it. */
+export interface OperationMeta {
+	resource: string;
+	operation: string;
+	/** As a user reads it, e.g. "Contract → Create". */
+	label: string;
+	/** The key type the operation needs; 'any' when both work. */
+	keyType: KeyType | 'any';
+	/** What a 404 means: the parameter holding the ID and what it identifies. */
+	notFound?: { parameter: string; label: string };
+}
+
+type PaginationFunction = (
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+) => Promise<INodeExecutionData[]>;
+
+interface RouteExtras {
+	preSend?: PreSendAction[];
+	postReceive?: PostReceiveAction[];
+	/** For Get Many operations: walks the pages, each page sent through `sendWithRetries`. */
+	pagination?: PaginationFunction;
+}
+
+const operations = new Map<string, OperationMeta>();
+
+/** The HTTP failure behind a mapped error, for the retry loop. */
+const failureOfError = new WeakMap<object, Failure>();
+
+/**
+ * The routing of one operation: its request, the key-type check, the error mapping and the
+ * retrying transport. Every operation of the node is declared through this one function.
+ */
+export function apiRoute(
+	meta: OperationMeta,
+	request: { method: IHttpRequestMethods; url: string },
+	extras: RouteExtras = {},
+): INodePropertyRouting {
+	operations.set(`${meta.resource}:${meta.operation}`, meta);
+	const routing: INodePropertyRouting = {
+		request,
+		send: { paginate: true, preSend: [checkKeyType, ...(extras.preSend ?? [])] },
+		output: { postReceive: [throwOnErrorResponse, ...(extras.postReceive ?? [])] },
+	};
+	if (extras.pagination) {
+		routing.operations = { pagination: extras.pagination } as IN8nRequestOperations;
+	}
+	return routing;
+}
+
+export function operationMetaOf(context: IExecuteSingleFunctions): OperationMeta {
+	const resource = context.getNodeParameter('resource', '') as string;
+	const operation = context.getNodeParameter('operation', '') as string;
+	const meta = operations.get(`${resource}:${operation}`);
+	if (!meta) {
+		throw new NodeOperationError(context.getNode(), `Unknown operation "${operation}" of "${resource}"`, {
+			itemIndex: context.getItemIndex(),
+		});
+	}
+	return meta;
+}
+
+/** Stops an operation before sending when the credential holds the wrong kind of key. */
+async function checkKeyType(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const meta = operationMetaOf(this);
+	if (meta.keyType === 'any') return requestOptions;
+	const held = keyTypeOf(await this.getCredentials(CREDENTIAL_TYPE));
+	if (held !== meta.keyType) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`${meta.label} needs a ${KEY_TYPE_NAMES[meta.keyType]}, but the credential holds a ${KEY_TYPE_NAMES[held]}`,
+			{
+				itemIndex: this.getItemIndex(),
+				description:
+					meta.keyType === 'master'
+						? 'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.'
+						: 'Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).',
+			},
+		);
+	}
+	return requestOptions;
+}
+
+/**
+ * The first postReceive of every operation: the node asks n8n to return every HTTP status
+ * (`ignoreHttpStatusErrors`), and this turns the failed ones into our mapped error.
+ */
+async function throwOnErrorResponse(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+): Promise<INodeExecutionData[]> {
+	if (response.statusCode < 400) return items;
+	const meta = operationMetaOf(this);
+	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const mapped = mapApiError({
+		operation: meta.label,
+		statusCode: response.statusCode,
+		headers: response.headers,
+		body: response.body,
+		requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
+		notFound: meta.notFound ? describeNotFound(this, meta.notFound) : undefined,
+		secrets: [String(credentials.apiKey ?? '')],
+	});
+	const error = new NodeApiError(
+		this.getNode(),
+		{ httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject,
+		{
+			message: mapped.message,
+			description: mapped.description,
+			httpCode: mapped.httpCode,
+			itemIndex: this.getItemIndex(),
+		},
+	);
+	failureOfError.set(error, {
+		kind: 'http',
+		statusCode: response.statusCode,
+		retryAfterMs: parseRetryAfter(response.headers?.['retry-after'], Date.now()),
+	});
+	throw error;
+}
+
+function describeNotFound(
+	context: IExecuteSingleFunctions,
+	notFound: { parameter: string; label: string },
+): string {
+	const id = context.getNodeParameter(notFound.parameter, '', { extractValue: true });
+	return typeof id === 'string' || typeof id === 'number' ? `${notFound.label} ${id}` : notFound.label;
+}
+
+/**
+ * The node's `requestOperations.pagination`: n8n calls it for every request of every operation,
+ * which makes it the one place where a request can be repeated. It sends through the key's
+ * shared rate gate and retries what the Options allow.
+ */
+export async function sendWithRetries(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const settings = readRetrySettings(this.getNodeParameter('options', {}) as IDataObject);
+	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = baseUrlOf(credentials);
+	const gate = rateGateFor(gateIdentity(baseUrl, apiKey));
+	const repeatable = isRepeatable(requestData.options);
+	const failures: Failure[] = [];
+
+	for (;;) {
+		const sentAt = await gate.acquire();
+		try {
+			const items = await this.makeRoutingRequest(requestData);
+			gate.recordSuccess();
+			return items;
+		} catch (error) {
+			const failure = failureOfError.get(error) ?? networkFailureOf(error);
+			if (!failure) throw unexpectedError(this, error, apiKey);
+			failures.push(failure);
+			const retriesDone = failures.length - 1;
+			if (failure.kind === 'http' && failure.statusCode === 429) {
+				gate.recordRateLimited(sentAt, failure.retryAfterMs, backoffDelay(failures.length, settings));
+			}
+			if (!shouldRetry(failure, settings, retriesDone, repeatable)) {
+				throw finalError(this, error, failures, {
+					apiKey,
+					baseUrl,
+					stoppedAsUnsafe: shouldRetry(failure, settings, retriesDone, true),
+				});
+			}
+			// A 429 waits at the gate with everyone else; other failures back off on their own.
+			if (!(failure.kind === 'http' && failure.statusCode === 429)) {
+				await sleep(
+					retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined),
+				);
+			}
+		}
+	}
+}
+
+/**
+ * A request may be sent again after it possibly reached the server only when repeating it
+ * cannot duplicate its effect: reads, and writes that carry an idempotency key.
+ */
+function isRepeatable(options: DeclarativeRestApiSettings.HttpRequestOptions): boolean {
+	const method = (options.method ?? 'GET').toUpperCase();
+	if (method === 'GET' || method === 'HEAD') return true;
+	return Boolean(headerValue(options.headers, 'idempotency-key'));
+}
+
+function headerValue(headers: IDataObject | undefined, name: string): unknown {
+	if (!headers) return undefined;
+	const key = Object.keys(headers).find((header) => header.toLowerCase() === name);
+	return key ? headers[key] : undefined;
+}
+
+function gateIdentity(baseUrl: string, apiKey: string): string {
+	return `${baseUrl} ${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
+}
+
+/** The network error code behind an error thrown by n8n's HTTP helper, if it is one. */
+function networkFailureOf(error: unknown): Failure | undefined {
+	const code = networkCodeOf(error);
+	return code ? networkFailure(code) : undefined;
+}
+
+function networkCodeOf(error: unknown, depth = 0): string | undefined {
+	if (!error || typeof error !== 'object' || depth > 4) return undefined;
+	const candidate = error as { code?: unknown; cause?: unknown; message?: unknown; httpCode?: unknown };
+	if (typeof candidate.code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(candidate.code)) {
+		return candidate.code;
+	}
+	if (typeof candidate.message === 'string' && /socket hang up/i.test(candidate.message)) {
+		return 'ECONNRESET';
+	}
+	return networkCodeOf(candidate.cause, depth + 1);
+}
+
+/** The error the user sees once retrying is over: the mapped one, plus what the attempts were. */
+function finalError(
+	context: IExecuteSingleFunctions,
+	error: unknown,
+	failures: Failure[],
+	target: { apiKey: string; baseUrl: string; stoppedAsUnsafe: boolean },
+): NodeApiError {
+	const last = failures[failures.length - 1];
+	const notes = [
+		failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '',
+		target.stoppedAsUnsafe
+			? 'Not retried: the request may already have been processed, and repeating it could duplicate it.'
+			: '',
+	].filter(Boolean);
+	if (error instanceof NodeApiError && last.kind === 'http') {
+		if (failures.length > 1) error.message = `${error.message} — ${failures.length} attempts made`;
+		if (notes.length) error.description = [error.description, ...notes].filter(Boolean).join(' ');
+		return error;
+	}
+	const meta = operationMetaOf(context);
+	const scrub = (text: string) => redactSecrets(text, [target.apiKey]);
+	return new NodeApiError(
+		context.getNode(),
+		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
+		{
+			message: scrub(`Could not get an answer from Lendasat: ${describeFailure(last)}`),
+			description: scrub(
+				[
+					`${meta.label}: the request to ${target.baseUrl} failed.`,
+					...notes,
+					"Check the credential's environment or base URL, and that the host is reachable from n8n.",
+				].join(' '),
+			),
+			itemIndex: context.getItemIndex(),
+		},
+	);
+}
+
+/**
+ * Anything else thrown while sending. Re-created from its message alone: an error from the HTTP
+ * client can carry the request configuration, headers and API key included.
+ */
+function unexpectedError(context: IExecuteSingleFunctions, error: unknown, apiKey: string): NodeOperationError {
+	if (error instanceof NodeOperationError) return error;
+	const { message, description } = error as { message?: unknown; description?: unknown };
+	return new NodeOperationError(context.getNode(), redactSecrets(String(message ?? 'Unknown error'), [apiKey]), {
+		itemIndex: context.getItemIndex(),
+		description: typeof description === 'string' ? redactSecrets(description, [apiKey]) : undefined,
+	});
+}
