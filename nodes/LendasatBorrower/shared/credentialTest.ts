@@ -20,7 +20,6 @@ const PROBE_PATHS: Record<KeyType, string> = {
 const ENVIRONMENT_NAMES: Record<string, string> = {
 	production: 'Production',
 	development: 'Development',
-	custom: 'the custom base URL',
 };
 
 export async function lendasatApiTest(
@@ -88,7 +87,7 @@ export function interpretProbe(probe: {
 	baseUrl: string;
 }): INodeCredentialTestResult {
 	const keyName = KEY_TYPE_NAMES[probe.keyType];
-	const where = ENVIRONMENT_NAMES[probe.environment] ?? probe.environment;
+	const where = ENVIRONMENT_NAMES[probe.environment] ?? probe.baseUrl;
 	const other = KEY_TYPE_NAMES[probe.keyType === 'master' ? 'borrower' : 'master'];
 	const looksLikeHtml = /html/i.test(probe.contentType) || (typeof probe.body === 'string' && /<html/i.test(probe.body));
 

@@ -27,3 +27,13 @@ export function requireValid<T>(
 	if (problem) throw invalidParameter(context, displayName, problem);
 	return value;
 }
+
+/** For text parameters: checked as the user typed it, sent without the surrounding white space. */
+export function requireText(
+	context: IExecuteSingleFunctions,
+	displayName: string,
+	value: unknown,
+	check: Check,
+): string {
+	return String(requireValid(context, displayName, value, check)).trim();
+}

@@ -17,7 +17,7 @@ export const DEFAULT_RETRY_SETTINGS: RetrySettings = {
 	maxRetries: 8,
 	initialDelayMs: 500,
 	maxDelayMs: 30_000,
-	retryOn: ['rateLimit', 'serverUnavailable', 'network'],
+	retryOn: ['network', 'rateLimit', 'serverUnavailable'],
 };
 
 /** A failure as the retry loop sees it. */
@@ -107,6 +107,8 @@ export function parseRetryAfter(value: unknown, nowMs: number): number | undefin
 	const trimmed = String(text).trim();
 	if (trimmed === '') return undefined;
 	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+	// An HTTP date names its month; without this, Date.parse would read "-5" as a year.
+	if (!/[A-Za-z]{3}/.test(trimmed)) return undefined;
 	const date = Date.parse(trimmed);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - nowMs);

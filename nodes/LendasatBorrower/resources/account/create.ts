@@ -5,7 +5,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireValid } from '../../shared/parameters';
+import { requireText } from '../../shared/parameters';
 import { listAreaCityTimezones } from '../../shared/timezones';
 import { apiRoute } from '../../shared/transport';
 import { checkEmail, checkName, checkTimezone } from '../../shared/validation';
@@ -66,8 +66,8 @@ async function validateAccountRequest(
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const body = requestOptions.body as Record<string, unknown>;
-	body.name = requireValid(this, 'Name', this.getNodeParameter('name'), checkName);
-	body.email = requireValid(this, 'Email', this.getNodeParameter('email'), checkEmail);
-	body.timezone = requireValid(this, 'Timezone', this.getNodeParameter('timezone'), checkTimezone);
+	body.name = requireText(this, 'Name', this.getNodeParameter('name'), checkName);
+	body.email = requireText(this, 'Email', this.getNodeParameter('email'), checkEmail);
+	body.timezone = requireText(this, 'Timezone', this.getNodeParameter('timezone'), checkTimezone);
 	return requestOptions;
 }

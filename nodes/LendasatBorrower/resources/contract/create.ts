@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { bitcoinNetworkFor, CREDENTIAL_TYPE } from '../../shared/credentials';
-import { invalidParameter, requireValid } from '../../shared/parameters';
+import { invalidParameter, requireText, requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
 import {
 	checkBitcoinAddress,
@@ -138,7 +138,7 @@ async function validateContractRequest(
 ): Promise<IHttpRequestOptions> {
 	const body = requestOptions.body as IDataObject;
 	const loanId = this.getNodeParameter('loanId', '', { extractValue: true });
-	body.loan_id = String(requireValid(this, 'Loan Offer', loanId, checkUuid)).trim();
+	body.loan_id = requireText(this, 'Loan Offer', loanId, checkUuid);
 	body.loan_amount = toNumber(requireValid(this, 'Loan Amount', this.getNodeParameter('loanAmount'), checkPositiveAmount));
 	body.duration_days = toNumber(requireValid(this, 'Duration (Days)', this.getNodeParameter('durationDays'), checkWholeDays));
 
@@ -146,12 +146,17 @@ async function validateContractRequest(
 	if ('collateralAddress' in fields) {
 		const { environment } = await this.getCredentials(CREDENTIAL_TYPE);
 		const network = bitcoinNetworkFor(environment);
-		requireValid(this, 'Collateral Address', fields.collateralAddress, (value) =>
+		body.collateral_address = requireText(this, 'Collateral Address', fields.collateralAddress, (value) =>
 			checkBitcoinAddress(value, network),
 		);
 	}
 	if ('repaymentAddress' in fields) {
-		requireValid(this, 'Repayment Address', fields.repaymentAddress, checkStablecoinAddress);
+		body.repayment_address = requireText(
+			this,
+			'Repayment Address',
+			fields.repaymentAddress,
+			checkStablecoinAddress,
+		);
 	}
 	return requestOptions;
 }

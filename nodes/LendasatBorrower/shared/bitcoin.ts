@@ -1,0 +1,266 @@
+import { createHash } from 'crypto';
+
+export type BitcoinNetwork = 'mainnet' | 'testnet' | 'regtest';
+
+export type BitcoinAddressType = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr' | 'witness-unknown';
+
+export type ParsedBitcoinAddress = { network: BitcoinNetwork; type: BitcoinAddressType };
+
+export type Bech32Encoding = 'bech32' | 'bech32m';
+
+export type Bech32Decoded = { hrp: string; words: number[]; encoding: Bech32Encoding };
+
+const CHECKSUM_MISMATCH = 'checksum does not match (a character is mistyped)';
+const UNKNOWN_PREFIX = 'not a Bitcoin address (unknown prefix)';
+const WRONG_LENGTH = 'wrong length (a character is missing or extra)';
+
+/**
+ * Fully validates a Bitcoin address (Base58Check or Bech32/Bech32m) and tells which
+ * network and output type it is for. Signet shares testnet's prefixes, so it is reported
+ * as 'testnet'. The input is taken as is: surrounding whitespace is an error.
+ */
+export function parseBitcoinAddress(address: string): ParsedBitcoinAddress | { error: string } {
+	if (address.length === 0) return { error: 'empty' };
+	if (/\s/.test(address)) return { error: 'contains spaces or line breaks' };
+
+	const notAnAddress = recognizeNonAddress(address);
+	if (notAnAddress !== undefined) return { error: notAnAddress };
+
+	const segwitHrp = segwitHrpOf(address);
+	if (segwitHrp !== undefined) return parseSegwitAddress(address, segwitHrp);
+	if (BASE58_ADDRESS_FIRST_CHARACTERS.includes(address[0])) return parseBase58Address(address);
+	return { error: UNKNOWN_PREFIX };
+}
+
+// Things people paste into an address field that are Bitcoin-related but not an address.
+const NON_ADDRESS_PATTERNS: Array<[RegExp, string]> = [
+	[/^bitcoin:/i, 'a payment link (bitcoin:…), not a plain address; use only the address part'],
+	[/^ln(bc|tb|bcrt)[0-9]/i, 'a Lightning invoice, not an on-chain Bitcoin address'],
+	[/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{20,}$/, 'an extended public key (xpub), not an address'],
+];
+
+function recognizeNonAddress(address: string): string | undefined {
+	return NON_ADDRESS_PATTERNS.find(([pattern]) => pattern.test(address))?.[1];
+}
+
+// ---------------------------------------------------------------------------------------
+// Base58Check (legacy P2PKH and P2SH addresses)
+
+const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BASE58_ADDRESS_FIRST_CHARACTERS = '13mn2';
+const BASE58_ADDRESS_PAYLOAD_BYTES = 25;
+// Longest 25-byte Base58 string is 35 characters; the cap keeps decoding of junk cheap.
+const BASE58_MAX_ADDRESS_LENGTH = 40;
+
+const BASE58_VERSIONS: Record<number, ParsedBitcoinAddress> = {
+	0x00: { network: 'mainnet', type: 'p2pkh' },
+	0x05: { network: 'mainnet', type: 'p2sh' },
+	0x6f: { network: 'testnet', type: 'p2pkh' },
+	0xc4: { network: 'testnet', type: 'p2sh' },
+};
+
+function parseBase58Address(address: string): ParsedBitcoinAddress | { error: string } {
+	if (address.length > BASE58_MAX_ADDRESS_LENGTH) {
+		return { error: `too long for a Bitcoin address (${address.length} characters)` };
+	}
+	const decoded = decodeBase58(address);
+	if ('error' in decoded) return decoded;
+	const payload = decoded.bytes;
+	if (payload.length !== BASE58_ADDRESS_PAYLOAD_BYTES) {
+		return { error: WRONG_LENGTH };
+	}
+	if (!hasValidBase58Checksum(payload)) return { error: CHECKSUM_MISMATCH };
+	return BASE58_VERSIONS[payload[0]] ?? { error: UNKNOWN_PREFIX };
+}
+
+/** Decodes a Base58 string to bytes; each leading '1' stands for one leading zero byte. */
+export function decodeBase58(text: string): { bytes: Uint8Array } | { error: string } {
+	// Little-endian base-256 digits of the number accumulated so far.
+	const digits: number[] = [];
+	for (const character of text) {
+		const value = BASE58_ALPHABET.indexOf(character);
+		if (value < 0) return { error: describeForbiddenBase58Character(character) };
+		let carry = value;
+		for (let i = 0; i < digits.length; i++) {
+			carry += digits[i] * 58;
+			digits[i] = carry & 0xff;
+			carry >>= 8;
+		}
+		while (carry > 0) {
+			digits.push(carry & 0xff);
+			carry >>= 8;
+		}
+	}
+	const leadingZeros = text.length - text.replace(/^1+/, '').length;
+	const bytes = new Uint8Array(leadingZeros + digits.length);
+	digits.reverse().forEach((digit, i) => (bytes[leadingZeros + i] = digit));
+	return { bytes };
+}
+
+function describeForbiddenBase58Character(character: string): string {
+	if ('0OIl'.includes(character)) {
+		return `contains '${character}', which never appears in this kind of address (0, O, I and l are not used)`;
+	}
+	return `contains a character that is not allowed: '${character}'`;
+}
+
+function hasValidBase58Checksum(payload: Uint8Array): boolean {
+	const body = payload.subarray(0, payload.length - 4);
+	const checksum = payload.subarray(payload.length - 4);
+	const expected = doubleSha256(body).subarray(0, 4);
+	return expected.every((byte, i) => byte === checksum[i]);
+}
+
+function doubleSha256(bytes: Uint8Array): Uint8Array {
+	const once = createHash('sha256').update(bytes).digest();
+	return new Uint8Array(createHash('sha256').update(once).digest());
+}
+
+// ---------------------------------------------------------------------------------------
+// Bech32 / Bech32m (BIP-173, BIP-350) and native SegWit addresses
+
+const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const BECH32_GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+const BECH32_CHECKSUM_CONSTANTS: Record<Bech32Encoding, number> = { bech32: 1, bech32m: 0x2bc830a3 };
+const BECH32_CHECKSUM_LENGTH = 6;
+const BECH32_MAX_LENGTH = 90;
+
+const SEGWIT_HRP_NETWORKS: Record<string, BitcoinNetwork> = {
+	bc: 'mainnet',
+	tb: 'testnet',
+	bcrt: 'regtest',
+};
+const MAX_WITNESS_VERSION = 16;
+
+function segwitHrpOf(address: string): string | undefined {
+	const lower = address.toLowerCase();
+	return Object.keys(SEGWIT_HRP_NETWORKS).find((hrp) => lower.startsWith(`${hrp}1`));
+}
+
+function parseSegwitAddress(address: string, hrp: string): ParsedBitcoinAddress | { error: string } {
+	// Checked before decoding so a stray '1', 'b', 'i' or 'o' is named instead of being
+	// misread as the separator or reported as a bad checksum.
+	const forbidden = findForbiddenBech32DataCharacter(address.slice(hrp.length + 1));
+	if (forbidden !== undefined) {
+		return {
+			error: `contains '${forbidden}', which never appears in this kind of address (1, b, i and o are not used after the prefix)`,
+		};
+	}
+	const decoded = decodeBech32(address);
+	if ('error' in decoded) return decoded;
+	return interpretWitnessData(decoded, SEGWIT_HRP_NETWORKS[hrp]);
+}
+
+function findForbiddenBech32DataCharacter(data: string): string | undefined {
+	return [...data].find((character) => !BECH32_CHARSET.includes(character.toLowerCase()));
+}
+
+function interpretWitnessData(
+	decoded: Bech32Decoded,
+	network: BitcoinNetwork,
+): ParsedBitcoinAddress | { error: string } {
+	if (decoded.words.length === 0) return { error: 'has no data after the prefix' };
+	const version = decoded.words[0];
+	if (version > MAX_WITNESS_VERSION) return { error: `unknown SegWit version (${version})` };
+	if (decoded.encoding !== expectedEncodingFor(version)) {
+		return { error: 'checksum does not match (a character is mistyped, or the address was made by outdated software)' };
+	}
+	const program = convertBits(decoded.words.slice(1), 5, 8);
+	if ('error' in program) return program;
+	if (!hasValidWitnessProgramLength(version, program.values.length)) return { error: WRONG_LENGTH };
+	return { network, type: witnessOutputType(version, program.values.length) };
+}
+
+function expectedEncodingFor(witnessVersion: number): Bech32Encoding {
+	return witnessVersion === 0 ? 'bech32' : 'bech32m';
+}
+
+function hasValidWitnessProgramLength(version: number, length: number): boolean {
+	if (version === 0) return length === 20 || length === 32;
+	return length >= 2 && length <= 40;
+}
+
+function witnessOutputType(version: number, programLength: number): BitcoinAddressType {
+	if (version === 0) return programLength === 20 ? 'p2wpkh' : 'p2wsh';
+	if (version === 1 && programLength === 32) return 'p2tr';
+	return 'witness-unknown';
+}
+
+/**
+ * Decodes any Bech32 or Bech32m string (BIP-173 / BIP-350): human-readable part, 5-bit data
+ * words without the checksum, and which checksum variant matched.
+ */
+export function decodeBech32(text: string): Bech32Decoded | { error: string } {
+	if (text.length > BECH32_MAX_LENGTH) {
+		return { error: `too long (${text.length} characters, at most ${BECH32_MAX_LENGTH})` };
+	}
+	if (text !== text.toLowerCase() && text !== text.toUpperCase()) {
+		return { error: 'mixes upper- and lower-case letters' };
+	}
+	const lower = text.toLowerCase();
+	const separator = lower.lastIndexOf('1');
+	if (separator < 1) return { error: 'missing the prefix before the separator "1"' };
+	if (lower.length - separator - 1 < BECH32_CHECKSUM_LENGTH) return { error: 'too short (characters are missing)' };
+
+	const hrp = lower.slice(0, separator);
+	if (![...hrp].every(isBech32HrpCharacter)) return { error: 'contains a character that is not allowed' };
+	const values = [...lower.slice(separator + 1)].map((character) => BECH32_CHARSET.indexOf(character));
+	if (values.includes(-1)) return { error: 'contains a character that is not allowed' };
+
+	const encoding = matchingChecksumEncoding(hrp, values);
+	if (encoding === undefined) return { error: CHECKSUM_MISMATCH };
+	return { hrp, words: values.slice(0, -BECH32_CHECKSUM_LENGTH), encoding };
+}
+
+function isBech32HrpCharacter(character: string): boolean {
+	const code = character.charCodeAt(0);
+	return code >= 33 && code <= 126;
+}
+
+function matchingChecksumEncoding(hrp: string, values: number[]): Bech32Encoding | undefined {
+	const residue = bech32Polymod([...expandHrp(hrp), ...values]);
+	return (Object.keys(BECH32_CHECKSUM_CONSTANTS) as Bech32Encoding[]).find(
+		(encoding) => BECH32_CHECKSUM_CONSTANTS[encoding] === residue,
+	);
+}
+
+function expandHrp(hrp: string): number[] {
+	const codes = [...hrp].map((character) => character.charCodeAt(0));
+	return [...codes.map((code) => code >> 5), 0, ...codes.map((code) => code & 31)];
+}
+
+function bech32Polymod(values: number[]): number {
+	let checksum = 1;
+	for (const value of values) {
+		const top = checksum >>> 25;
+		checksum = ((checksum & 0x1ffffff) << 5) ^ value;
+		BECH32_GENERATORS.forEach((generator, bit) => {
+			if ((top >>> bit) & 1) checksum ^= generator;
+		});
+	}
+	return checksum >>> 0;
+}
+
+/** Regroups bits without padding (as SegWit decoding requires): leftover bits must be fewer than `fromBits` and all zero. */
+function convertBits(
+	words: number[],
+	fromBits: number,
+	toBits: number,
+): { values: number[] } | { error: string } {
+	let accumulator = 0;
+	let bitCount = 0;
+	const values: number[] = [];
+	const maxValue = (1 << toBits) - 1;
+	for (const word of words) {
+		accumulator = ((accumulator << fromBits) | word) & 0xffffff;
+		bitCount += fromBits;
+		while (bitCount >= toBits) {
+			bitCount -= toBits;
+			values.push((accumulator >> bitCount) & maxValue);
+		}
+	}
+	if (bitCount >= fromBits || ((accumulator << (toBits - bitCount)) & maxValue) !== 0) {
+		return { error: WRONG_LENGTH };
+	}
+	return { values };
+}

@@ -1,0 +1,67 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IN8nHttpFullResponse,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
+
+/** "Return All" and "Limit" for a Get Many operation. */
+export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: number): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1, ...(maxLimit ? { maxValue: maxLimit } : {}) },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { ...show, returnAll: [false] } },
+		},
+	];
+}
+
+/** The "Simplify" switch of an operation returning big records. */
+export function simplifyField(show: DisplayOptions['show']): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return a simplified version of the response instead of the raw data',
+		displayOptions: { show },
+	};
+}
+
+/**
+ * A postReceive keeping only the fields a workflow usually needs when Simplify is on.
+ * Fields the server did not send are left out rather than set to null.
+ */
+export function simplifyTo(fields: string[]) {
+	return async function simplify(
+		this: IExecuteSingleFunctions,
+		items: INodeExecutionData[],
+		_response: IN8nHttpFullResponse,
+	): Promise<INodeExecutionData[]> {
+		if (!this.getNodeParameter('simplify', false)) return items;
+		return items.map((item) => ({ ...item, json: pickFields(item.json, fields) }));
+	};
+}
+
+export function pickFields(record: IDataObject, fields: string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const field of fields) {
+		if (record[field] !== undefined) picked[field] = record[field];
+	}
+	return picked;
+}

@@ -1,0 +1,358 @@
+import {
+	decodeBase58,
+	decodeBech32,
+	parseBitcoinAddress,
+	type BitcoinAddressType,
+	type BitcoinNetwork,
+} from '../../nodes/LendasatBorrower/shared/bitcoin';
+
+// Test vectors copied from BIP-173 and BIP-350
+// (https://github.com/bitcoin/bips/blob/master/bip-0173.mediawiki, …/bip-0350.mediawiki).
+
+const BIP173_VALID_BECH32 = [
+	'A12UEL5L',
+	'a12uel5l',
+	'an83characterlonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1tt5tgs',
+	'abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw',
+	'11qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqc8247j',
+	'split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w',
+	'?1ezyfcl',
+];
+
+const BIP350_VALID_BECH32M = [
+	'A1LQFN3A',
+	'a1lqfn3a',
+	'an83characterlonghumanreadablepartthatcontainsthetheexcludedcharactersbioandnumber11sg7hg6',
+	'abcdef1l7aum6echk45nj3s0wdvt2fg8x9yrzpqzd3ryx',
+	'11llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllludsr8',
+	'split1checkupstagehandshakeupstreamerranterredcaperredlc445v',
+	'?1v759aa',
+];
+
+const BIP173_INVALID_BECH32: Array<[string, string]> = [
+	['\x201nwldj5', 'HRP character out of range'],
+	['\x7f1axkwrx', 'HRP character out of range'],
+	['\x801eym55h', 'HRP character out of range'],
+	[
+		'an84characterslonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1569pvx',
+		'overall max length exceeded',
+	],
+	['pzry9x0s0muk', 'No separator character'],
+	['1pzry9x0s0muk', 'Empty HRP'],
+	['x1b4n0q5v', 'Invalid data character'],
+	['li1dgmt3', 'Too short checksum'],
+	['de1lg7wt\xff', 'Invalid character in checksum'],
+	['A1G7SGD8', 'checksum calculated with uppercase form of HRP'],
+	['10a06t8', 'empty HRP'],
+	['1qzzfhee', 'empty HRP'],
+];
+
+const BIP350_INVALID_BECH32M: Array<[string, string]> = [
+	['\x201xj0phk', 'HRP character out of range'],
+	['\x7f1g6xzxy', 'HRP character out of range'],
+	['\x801vctc34', 'HRP character out of range'],
+	[
+		'an84characterslonghumanreadablepartthatcontainsthetheexcludedcharactersbioandnumber11d6pts4',
+		'overall max length exceeded',
+	],
+	['qyrz8wqd2c9m', 'No separator character'],
+	['1qyrz8wqd2c9m', 'Empty HRP'],
+	['y1b0jsk6g', 'Invalid data character'],
+	['lt1igcx5c0', 'Invalid data character'],
+	['in1muywd', 'Too short checksum'],
+	['mm1crxm3i', 'Invalid character in checksum'],
+	['au1s5cgom', 'Invalid character in checksum'],
+	['M1VUXWEZ', 'checksum calculated with uppercase form of HRP'],
+	['16plkw9', 'empty HRP'],
+	['1p2gdwpf', 'empty HRP'],
+];
+
+// [address, scriptPubKey hex] from BIP-350 (BIP-173's v0 vectors are included there).
+const BIP350_VALID_ADDRESSES: Array<[string, string]> = [
+	['BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4', '0014751e76e8199196d454941c45d1b3a323f1433bd6'],
+	[
+		'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7',
+		'00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262',
+	],
+	[
+		'bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y',
+		'5128751e76e8199196d454941c45d1b3a323f1433bd6751e76e8199196d454941c45d1b3a323f1433bd6',
+	],
+	['BC1SW50QGDZ25J', '6002751e'],
+	['bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs', '5210751e76e8199196d454941c45d1b3a323'],
+	[
+		'tb1qqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesrxh6hy',
+		'0020000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433',
+	],
+	[
+		'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c',
+		'5120000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433',
+	],
+	[
+		'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+		'512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
+	],
+];
+
+const BIP350_INVALID_ADDRESSES: Array<[string, string]> = [
+	['tc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq5zuyut', 'Invalid human-readable part'],
+	['bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd', 'Bech32 instead of Bech32m'],
+	['tb1z0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqglt7rf', 'Bech32 instead of Bech32m'],
+	['BC1S0XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ54WELL', 'Bech32 instead of Bech32m'],
+	['bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kemeawh', 'Bech32m instead of Bech32'],
+	['tb1q0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq24jc47', 'Bech32m instead of Bech32'],
+	['bc1p38j9r5y49hruaue7wxjce0updqjuyyx0kh56v8s25huc6995vvpql3jow4', 'Invalid character in checksum'],
+	['BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R', 'Invalid witness version'],
+	['bc1pw5dgrnzv', 'Invalid program length (1 byte)'],
+	[
+		'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v8n0nx0muaewav253zgeav',
+		'Invalid program length (41 bytes)',
+	],
+	['BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P', 'Invalid program length for witness version 0'],
+	['tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq', 'Mixed case'],
+	['bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf', 'zero padding of more than 4 bits'],
+	['tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j', 'Non-zero padding in 8-to-5 conversion'],
+	['bc1gmk9yu', 'Empty data section'],
+];
+
+const BIP173_INVALID_ADDRESSES: Array<[string, string]> = [
+	['tc1qw508d6qejxtdg4y5r3zarvary0c5xw7kg3g4ty', 'Invalid human-readable part'],
+	['bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5', 'Invalid checksum'],
+	['BC13W508D6QEJXTDG4Y5R3ZARVARY0C5XW7KN40WF2', 'Invalid witness version'],
+	['bc1rw5uspcuh', 'Invalid program length'],
+	[
+		'bc10w508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kw5rljs90',
+		'Invalid program length',
+	],
+	['BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P', 'Invalid program length for witness version 0'],
+	['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sL5k7', 'Mixed case'],
+	['bc1zw508d6qejxtdg4y5r3zarvaryvqyzf3du', 'zero padding of more than 4 bits'],
+	['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3pjxtptv', 'Non-zero padding in 8-to-5 conversion'],
+	['bc1gmk9yu', 'Empty data section'],
+];
+
+// Valid under BIP-173, but BIP-350 requires Bech32m for witness v1+.
+const BIP173_V1_PLUS_ADDRESSES_NOW_INVALID = [
+	'bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7k7grplx',
+	'BC1SW50QA3JX3S',
+	'bc1zw508d6qejxtdg4y5r3zarvaryvg6kdaj',
+];
+
+type Expected = { network: BitcoinNetwork; type: BitcoinAddressType };
+
+const WELL_KNOWN_ADDRESSES: Array<[string, Expected]> = [
+	['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', { network: 'mainnet', type: 'p2pkh' }],
+	['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', { network: 'mainnet', type: 'p2pkh' }],
+	['1111111111111111111114oLvT2', { network: 'mainnet', type: 'p2pkh' }],
+	['3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', { network: 'mainnet', type: 'p2sh' }],
+	['mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', { network: 'testnet', type: 'p2pkh' }],
+	['2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc', { network: 'testnet', type: 'p2sh' }],
+	['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', { network: 'mainnet', type: 'p2wpkh' }],
+	['BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ', { network: 'mainnet', type: 'p2wpkh' }],
+	['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', { network: 'testnet', type: 'p2wpkh' }],
+	['bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', { network: 'regtest', type: 'p2wpkh' }],
+	['bcrt1q0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqjsgj9x', { network: 'regtest', type: 'p2wsh' }],
+	['bcrt1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqc8gma6', { network: 'regtest', type: 'p2tr' }],
+];
+
+function typeOfScriptPubKey(hex: string): BitcoinAddressType {
+	if (hex.startsWith('0014') && hex.length === 44) return 'p2wpkh';
+	if (hex.startsWith('0020') && hex.length === 68) return 'p2wsh';
+	if (hex.startsWith('5120') && hex.length === 68) return 'p2tr';
+	return 'witness-unknown';
+}
+
+function errorOf(address: string): string | undefined {
+	const result = parseBitcoinAddress(address);
+	return 'error' in result ? result.error : undefined;
+}
+
+/** Every string that differs from `text` in exactly one position, using characters from `alphabet`. */
+function singleSubstitutions(text: string, alphabet: string): string[] {
+	const variants: string[] = [];
+	for (let i = 0; i < text.length; i++) {
+		for (const replacement of alphabet) {
+			if (replacement !== text[i]) variants.push(text.slice(0, i) + replacement + text.slice(i + 1));
+		}
+	}
+	return variants;
+}
+
+describe('decodeBech32', () => {
+	test.each(BIP173_VALID_BECH32)('BIP-173 valid Bech32 %s', (text) => {
+		const result = decodeBech32(text);
+		expect(result).toMatchObject({ encoding: 'bech32', hrp: text.slice(0, text.lastIndexOf('1')).toLowerCase() });
+	});
+
+	test.each(BIP350_VALID_BECH32M)('BIP-350 valid Bech32m %s', (text) => {
+		expect(decodeBech32(text)).toMatchObject({ encoding: 'bech32m' });
+	});
+
+	test.each([...BIP173_VALID_BECH32, ...BIP350_VALID_BECH32M])('flipping one data bit breaks %s', (text) => {
+		const position = text.lastIndexOf('1') + 1;
+		const flipped = text.slice(0, position) + String.fromCharCode(text.charCodeAt(position) ^ 1) + text.slice(position + 1);
+		expect(decodeBech32(flipped)).toHaveProperty('error');
+	});
+
+	test.each([...BIP173_INVALID_BECH32, ...BIP350_INVALID_BECH32M])('invalid %j (%s)', (text) => {
+		expect(decodeBech32(text)).toHaveProperty('error');
+	});
+
+	test('returns the data words without the checksum', () => {
+		const result = decodeBech32('abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw');
+		expect(result).toEqual({
+			hrp: 'abcdef',
+			encoding: 'bech32',
+			words: Array.from({ length: 32 }, (_, i) => i),
+		});
+	});
+});
+
+describe('decodeBase58', () => {
+	test.each([
+		['', ''],
+		['1', '00'],
+		['11', '0000'],
+		['2', '01'],
+		['z', '39'],
+		['21', '3a'],
+		['5Q', 'ff'],
+		['5R', '0100'],
+		['LUw', '010000'],
+		['1112', '00000001'],
+	])('%j decodes to %s', (text, hex) => {
+		const result = decodeBase58(text);
+		expect('bytes' in result && Buffer.from(result.bytes).toString('hex')).toBe(hex);
+	});
+
+	test.each(['0', 'O', 'I', 'l', '+', ' '])('rejects %j', (character) => {
+		expect(decodeBase58(`1A${character}B`)).toHaveProperty('error');
+	});
+});
+
+describe('parseBitcoinAddress', () => {
+	describe('BIP-350 valid segwit addresses', () => {
+		test.each(BIP350_VALID_ADDRESSES)('%s', (address, scriptPubKey) => {
+			const network = address.toLowerCase().startsWith('bc1') ? 'mainnet' : 'testnet';
+			expect(parseBitcoinAddress(address)).toEqual({ network, type: typeOfScriptPubKey(scriptPubKey) });
+		});
+	});
+
+	describe('BIP-350 and BIP-173 invalid segwit addresses', () => {
+		test.each([...BIP350_INVALID_ADDRESSES, ...BIP173_INVALID_ADDRESSES])('%s (%s)', (address) => {
+			expect(errorOf(address)).toEqual(expect.any(String));
+		});
+
+		test.each(BIP173_V1_PLUS_ADDRESSES_NOW_INVALID)('BIP-173 v1+ address with a Bech32 checksum %s', (address) => {
+			expect(errorOf(address)).toMatch(/checksum does not match/);
+		});
+	});
+
+	describe('well-known addresses', () => {
+		test.each(WELL_KNOWN_ADDRESSES)('%s', (address, expected) => {
+			expect(parseBitcoinAddress(address)).toEqual(expected);
+		});
+	});
+
+	describe('single mistyped character', () => {
+		test.each([
+			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb', 'checksum does not match (a character is mistyped)'],
+			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DjvfNa', 'checksum does not match (a character is mistyped)'],
+			['3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLz', 'checksum does not match (a character is mistyped)'],
+			['mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfm', 'checksum does not match (a character is mistyped)'],
+			['2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vd', 'checksum does not match (a character is mistyped)'],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp', 'checksum does not match (a character is mistyped)'],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5ndq', 'checksum does not match (a character is mistyped)'],
+			['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsz', 'checksum does not match (a character is mistyped)'],
+			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfN0', expect.stringContaining("contains '0'")],
+			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNl', expect.stringContaining("contains 'l'")],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdb', expect.stringContaining("contains 'b'")],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdo', expect.stringContaining("contains 'o'")],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5md1', expect.stringContaining("contains '1'")],
+		])('%s', (address, error) => {
+			expect(errorOf(address)).toEqual(error);
+		});
+
+		test.each(['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn'])(
+			'every single substitution of %s is rejected',
+			(address) => {
+				const accepted = singleSubstitutions(address, '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz').filter(
+					(variant) => errorOf(variant) === undefined,
+				);
+				expect(accepted).toEqual([]);
+			},
+		);
+
+		test.each([
+			'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+			'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+		])('every single substitution of %s is rejected', (address) => {
+			const accepted = singleSubstitutions(address, 'qpzry9x8gf2tvdw0s3jn54khce6mua7l').filter(
+				(variant) => errorOf(variant) === undefined,
+			);
+			expect(accepted).toEqual([]);
+		});
+
+		test('a missing character is rejected', () => {
+			expect(errorOf('1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfN')).toEqual(expect.any(String));
+			expect(errorOf('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5md')).toEqual(expect.any(String));
+			expect(errorOf('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdqq')).toEqual(expect.any(String));
+		});
+	});
+
+	describe('things that are not addresses', () => {
+		test.each([
+			['', 'empty'],
+			[' 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', 'contains spaces or line breaks'],
+			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq\n', 'contains spaces or line breaks'],
+			['bc1qar0srrr7xfkvy5l643 lydnw9re59gtzzwf5mdq', 'contains spaces or line breaks'],
+			['0x52908400098527886E0F7030069857D2E4169EE7', 'not a Bitcoin address (unknown prefix)'],
+			['LM2WMpR1Rp6j3Sa59cMXMs1SPzj9eXpGc1', 'not a Bitcoin address (unknown prefix)'],
+			['ltc1qg82fj8q9zx7ry7awzgx2wn6lyt9lz2dxj6m7vr', 'not a Bitcoin address (unknown prefix)'],
+			['hello world', 'contains spaces or line breaks'],
+			['Bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'mixes upper- and lower-case letters'],
+			['bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', expect.stringContaining('payment link')],
+			['lnbc10u1p3pj257pp5yztkwjcz5ftl5laxkav23zmzekaw37zk6kmv80pk4xaev5qhtz7q', expect.stringContaining('Lightning invoice')],
+			[
+				'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
+				expect.stringContaining('extended public key'),
+			],
+			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa1A1zP1eP5QG', expect.stringContaining('too long')],
+			['13RJa7YdZQz3JHotw6gx1sco2AAPDrMZM', 'wrong length (a character is missing or extra)'],
+			['1p8KevEo5z2dqhHVZQ6v6D6s8PRnAtbespV', 'wrong length (a character is missing or extra)'],
+		])('%j', (address, error) => {
+			expect(errorOf(address)).toEqual(error);
+		});
+
+		// Correct Base58Check payloads whose first letter looks like Bitcoin's but whose version byte is not.
+		test.each([
+			['3bhtTogLd9e23v2WNJ7Ejc3hu8zDKLQfRe', 0x06],
+			['mSrcs6gJTuq96zXWuvkPAeMXMbnKGWbUok', 0x6e],
+			['2NTG6XYcNEc9NFhf43Rj7MZ2y7VCP8yoKHo', 0xc5],
+		])('%s (version byte %d) is an unknown prefix', (address) => {
+			expect(errorOf(address)).toBe('not a Bitcoin address (unknown prefix)');
+		});
+
+		test('v0 address with the wrong checksum variant mentions the checksum', () => {
+			expect(errorOf('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kemeawh')).toBe(
+				'checksum does not match (a character is mistyped, or the address was made by outdated software)',
+			);
+		});
+
+		test.each([
+			['bc1zw508d6qejxtdg4y5r3zarvary0c5xw7k0w7t5p', 'witness v2, 20 bytes'],
+			['bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kj9wkru', 'witness v1, 20 bytes'],
+			['bc1sqqqqkfw08p', 'witness v16, 2 bytes'],
+		])('future witness program %s (%s) parses as witness-unknown', (address) => {
+			expect(parseBitcoinAddress(address)).toEqual({ network: 'mainnet', type: 'witness-unknown' });
+		});
+
+		test.each([
+			['bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqj9pecr', 'v0 with 21 bytes'],
+			['bc130xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq7zws8r', 'version 17'],
+		])('%s (%s) is rejected', (address) => {
+			expect(errorOf(address)).toEqual(expect.any(String));
+		});
+	});
+});

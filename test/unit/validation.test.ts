@@ -1,0 +1,415 @@
+import {
+	checkBitcoinAddress,
+	checkEmail,
+	checkName,
+	checkPositiveAmount,
+	checkStablecoinAddress,
+	checkTimezone,
+	checkUuid,
+	checkWholeDays,
+	describeValue,
+	parseJsonObject,
+	toNumber,
+} from '../../nodes/LendasatBorrower/shared/validation';
+
+const MAINNET_P2WPKH = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+const MAINNET_P2TR = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';
+const MAINNET_P2PKH = '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa';
+const MAINNET_P2SH = '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy';
+const TESTNET_P2WPKH = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const TESTNET_P2PKH = 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn';
+const TESTNET_P2SH = '2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc';
+const REGTEST_P2WPKH = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
+const FUTURE_WITNESS_VERSION = 'bc1zw508d6qejxtdg4y5r3zarvary0c5xw7k0w7t5p';
+
+describe('describeValue', () => {
+	test.each([
+		['abc', '"abc"'],
+		['', '""'],
+		['a'.repeat(40), `"${'a'.repeat(40)}"`],
+		['a'.repeat(41), `"${'a'.repeat(40)}…"`],
+		['line\nbreak "quoted"', '"line\\nbreak \\"quoted\\""'],
+		['🙂'.repeat(45), `"${'🙂'.repeat(40)}…"`],
+		[42, '42'],
+		[-1.5, '-1.5'],
+		[Number.NaN, 'NaN'],
+		[Number.POSITIVE_INFINITY, 'Infinity'],
+		[true, 'true'],
+		[BigInt(7), '7'],
+		[undefined, 'nothing'],
+		[null, 'null'],
+		[[1, 2], '[1,2]'],
+		[{ a: 1 }, '{"a":1}'],
+		[{ long: 'x'.repeat(60) }, `{"long":"${'x'.repeat(31)}…`],
+		[() => 1, 'a function'],
+		[Symbol('s'), 'a symbol'],
+	])('%p → %s', (value, expected) => {
+		expect(describeValue(value)).toBe(expected);
+	});
+
+	test('objects that cannot be serialised', () => {
+		const circular: Record<string, unknown> = {};
+		circular.self = circular;
+		expect(describeValue(circular)).toBe('an object');
+		expect(describeValue([BigInt(1)])).toBe('a list');
+	});
+});
+
+describe('checkName', () => {
+	test.each(['Satoshi Nakamoto', 'A', '  Ada Lovelace  ', 'Jürgen Müller-Lüdenscheidt', '山田太郎', 'x'.repeat(100), ` ${'x'.repeat(100)} `])(
+		'accepts %j',
+		(value) => {
+			expect(checkName(value)).toBeNull();
+		},
+	);
+
+	test.each([
+		['', /^Must not be empty\. Enter a name like "Satoshi Nakamoto"\.$/],
+		['   \t\n', /^Must not be empty/],
+		['x'.repeat(101), /^Too long: 101 characters, at most 100 are allowed\.$/],
+		['🙂'.repeat(101), /^Too long: 101 characters/],
+		[42, /^Expected a name as text, like "Satoshi Nakamoto", got 42\.$/],
+		[undefined, /got nothing\.$/],
+		[null, /got null\.$/],
+		[['Ada'], /got \["Ada"\]\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkName(value)).toMatch(message);
+	});
+
+	test('counts characters, not UTF-16 units', () => {
+		expect(checkName('🙂'.repeat(100))).toBeNull();
+	});
+});
+
+describe('checkEmail', () => {
+	test.each([
+		'name@example.com',
+		'first.last@example.co.uk',
+		'first+tag@sub.example.org',
+		"o'brien@example.ie",
+		'user_name-1@example-domain.io',
+		'  name@example.com  ',
+		'NAME@EXAMPLE.COM',
+		'a@b.de',
+		'jürgen@müller.de',
+		'name@example.xn--p1ai',
+		`${'a'.repeat(64)}@example.com`,
+		`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(60)}`,
+	])('accepts %j', (value) => {
+		expect(checkEmail(value)).toBeNull();
+	});
+
+	test.each([
+		['', /^Must not be empty\. Enter an e-mail address like name@example\.com\.$/],
+		['name', /^"name" has no @\. An e-mail address looks like name@example\.com\.$/],
+		['name@@example.com', /has more than one @/],
+		['a@b@example.com', /has more than one @/],
+		['@example.com', /has nothing before the @/],
+		['name@', /has nothing after the @/],
+		['name@localhost', /has no domain ending such as \.com/],
+		['name@example.c', /does not end in a real domain ending/],
+		['name@example.123', /does not end in a real domain ending/],
+		['name@example..com', /invalid domain/],
+		['name@.example.com', /invalid domain/],
+		['name@example.com.', /invalid domain/],
+		['name@-example.com', /invalid domain/],
+		['name@exam_ple.com', /invalid domain/],
+		['na me@example.com', /^"na me@example\.com" contains spaces\./],
+		['name@exa mple.com', /contains spaces/],
+		['.name@example.com', /wrong place before the @/],
+		['name.@example.com', /wrong place before the @/],
+		['first..last@example.com', /wrong place before the @/],
+		['"quoted"@example.com', /wrong place before the @/],
+		['name(comment)@example.com', /wrong place before the @/],
+		[`${'a'.repeat(65)}@example.com`, /^The part before the @ is too long: 65 characters, at most 64 are allowed\.$/],
+		[`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(61)}`, /^Too long: 255 characters, at most 254/],
+		[42, /^Expected an e-mail address like name@example\.com, got 42\.$/],
+		[undefined, /got nothing\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkEmail(value)).toMatch(message);
+	});
+});
+
+describe('checkTimezone', () => {
+	test.each(['Europe/Berlin', 'America/New_York', 'Asia/Calcutta', 'Asia/Kolkata', 'America/Buenos_Aires', ' Europe/Berlin '])(
+		'accepts %j',
+		(value) => {
+			expect(checkTimezone(value)).toBeNull();
+		},
+	);
+
+	test.each([
+		['europe/berlin', /^"europe\/berlin" has the wrong capitalisation; write it exactly as Europe\/Berlin\.$/],
+		['EUROPE/BERLIN', /write it exactly as Europe\/Berlin\./],
+		['america/new_york', /write it exactly as America\/New_York\./],
+		['Australia/Act', /^"Australia\/Act" has the wrong capitalisation; write it exactly as Australia\/ACT\.$/],
+		['asia/ho_chi_minh', /write it exactly as Asia\/Ho_Chi_Minh\./],
+		['africa/dar_es_salaam', /write it exactly as Africa\/Dar_es_Salaam\./],
+		['US/Eastern', /^"US\/Eastern" is not a time zone of the form Area\/City; the matching one is America\/New_York\.$/],
+		['UTC', /^"UTC" is not a time zone of the form Area\/City\. Use a name like Europe\/Berlin or America\/New_York/],
+		['GMT', /Use a name like Europe\/Berlin/],
+		['EST', /Use a name like Europe\/Berlin/],
+		['Etc/GMT+5', /Use a name like Europe\/Berlin/],
+		['Mars/Olympus', /^"Mars\/Olympus" is not a time zone/],
+		['Europe/Atlantis', /^"Europe\/Atlantis" is not a time zone/],
+		['', /^Must not be empty\. Enter a time zone like Europe\/Berlin\.$/],
+		[1, /^Expected a time zone like Europe\/Berlin, got 1\.$/],
+		[null, /got null\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkTimezone(value)).toMatch(message);
+	});
+
+	test('corrects the case of an alias the runtime does not list', () => {
+		expect(checkTimezone('asia/kolkata')).toMatch(/write it exactly as Asia\/Kolkata\.$/);
+	});
+});
+
+describe('checkUuid', () => {
+	test.each([
+		'3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+		'3F2B8C1E-9D4A-4B6F-8E2A-1C5D7F9A0B3E',
+		'00000000-0000-0000-0000-000000000000',
+		'01890a5d-ac96-774b-bcce-b302099a8057',
+		'  3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e\n',
+	])('accepts %j', (value) => {
+		expect(checkUuid(value)).toBeNull();
+	});
+
+	test.each([
+		['', /^Must not be empty\. Enter an ID like 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e\.$/],
+		['3f2b8c1e 9d4a-4b6f-8e2a-1c5d7f9a0b3e', /contains spaces\. An ID looks like 3f2b8c1e-/],
+		['3f2b8c1e-9d4a-4b6f-8e2a -1c5d7f9a0b3e', /contains spaces/],
+		['3f2b8c1e9d4a4b6f8e2a1c5d7f9a0b3e', /is missing the dashes/],
+		['3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3', /not an ID of the form 8-4-4-4-12 hexadecimal characters/],
+		['3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e0', /not an ID of the form/],
+		['3f2b8c1g-9d4a-4b6f-8e2a-1c5d7f9a0b3e', /not an ID of the form/],
+		['{3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e}', /not an ID of the form/],
+		['3f2b8c1e_9d4a_4b6f_8e2a_1c5d7f9a0b3e', /not an ID of the form/],
+		['loan-123', /^"loan-123" is not an ID/],
+		[123, /^Expected an ID like 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e, got 123\.$/],
+		[undefined, /got nothing\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkUuid(value)).toMatch(message);
+	});
+});
+
+describe('toNumber', () => {
+	test.each([
+		[250, 250],
+		[250.5, 250.5],
+		['250', 250],
+		['250.5', 250.5],
+		[' 250.5 ', 250.5],
+		['0.01', 0.01],
+		['.5', 0.5],
+		['5.', 5],
+		['+5', 5],
+		['-5', -5],
+		['007', 7],
+	])('%p → %p', (value, expected) => {
+		expect(toNumber(value)).toBe(expected);
+	});
+
+	test.each(['', ' ', 'abc', '1e3', '0x10', '1_000', '1,000', '250,5', '1.2.3', 'Infinity', 'NaN', '5 USD', null, undefined, true, [], {}, [5]])(
+		'%p → NaN',
+		(value) => {
+			expect(toNumber(value)).toBeNaN();
+		},
+	);
+
+	test('passes numbers through unchanged, including NaN and Infinity', () => {
+		expect(toNumber(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+		expect(toNumber(Number.NaN)).toBeNaN();
+	});
+});
+
+describe('checkPositiveAmount', () => {
+	test.each([250, 250.5, 0.01, 0.001, 1e9, Number.MIN_VALUE, '250', '250.5', ' 1000 ', '0.123456'])('accepts %p', (value) => {
+		expect(checkPositiveAmount(value)).toBeNull();
+	});
+
+	test.each([
+		[0, /^Must be greater than 0, got 0\.$/],
+		['0', /^Must be greater than 0, got "0"\.$/],
+		['0.00', /^Must be greater than 0/],
+		[-1, /^Must be greater than 0, got -1\.$/],
+		['-250.5', /^Must be greater than 0/],
+		[Number.NaN, /^Expected an amount like 250 or 250\.5, got NaN\.$/],
+		[Number.POSITIVE_INFINITY, /^Must be a finite amount like 250 or 250\.5, got Infinity\.$/],
+		[Number.NEGATIVE_INFINITY, /^Must be a finite amount/],
+		['', /^Must not be empty\. Enter an amount like 250 or 250\.5\.$/],
+		['250,5', /^"250,5" uses a comma; write the decimal separator as a dot, like 250\.5\.$/],
+		['abc', /^Expected an amount like 250 or 250\.5, got "abc"\.$/],
+		['1e3', /^Expected an amount/],
+		['Infinity', /^Expected an amount/],
+		[null, /got null\.$/],
+		[undefined, /got nothing\.$/],
+		[true, /got true\.$/],
+		[{ amount: 5 }, /got \{"amount":5\}\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkPositiveAmount(value)).toMatch(message);
+	});
+});
+
+describe('checkWholeDays', () => {
+	test.each([1, 30, 365, 36500, '30', ' 7 ', 30.0])('accepts %p', (value) => {
+		expect(checkWholeDays(value)).toBeNull();
+	});
+
+	test.each([
+		[0, /^Must be at least 1 day, got 0\.$/],
+		[-1, /^Must be at least 1 day, got -1\.$/],
+		['-30', /^Must be at least 1 day/],
+		[1.5, /^Must be a whole number of days like 30, got 1\.5\.$/],
+		['1.5', /^Must be a whole number of days like 30, got "1\.5"\.$/],
+		[36501, /^Must be at most 36500 days \(100 years\), got 36501\.$/],
+		[Number.NaN, /^Expected a whole number of days like 30, got NaN\.$/],
+		[Number.POSITIVE_INFINITY, /^Must be a whole number of days/],
+		['', /^Must not be empty\. Enter a whole number of days like 30\.$/],
+		['thirty', /^Expected a whole number of days like 30, got "thirty"\.$/],
+		[null, /got null\.$/],
+		[undefined, /got nothing\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkWholeDays(value)).toMatch(message);
+	});
+});
+
+describe('checkBitcoinAddress', () => {
+	const mainnetAddresses = [MAINNET_P2WPKH, MAINNET_P2TR, MAINNET_P2PKH, MAINNET_P2SH, MAINNET_P2WPKH.toUpperCase()];
+	const testAddresses = [TESTNET_P2WPKH, TESTNET_P2PKH, TESTNET_P2SH, REGTEST_P2WPKH];
+
+	test.each(mainnetAddresses)('mainnet environment accepts %s', (address) => {
+		expect(checkBitcoinAddress(address, 'mainnet')).toBeNull();
+		expect(checkBitcoinAddress(address, 'any')).toBeNull();
+	});
+
+	test.each(testAddresses)('test environment accepts %s', (address) => {
+		expect(checkBitcoinAddress(address, 'test')).toBeNull();
+		expect(checkBitcoinAddress(address, 'any')).toBeNull();
+	});
+
+	test('trims surrounding whitespace', () => {
+		expect(checkBitcoinAddress(`  ${MAINNET_P2WPKH}\n`, 'mainnet')).toBeNull();
+	});
+
+	test.each(mainnetAddresses)('test environment rejects mainnet %s', (address) => {
+		expect(checkBitcoinAddress(address, 'test')).toBe(
+			`${describeValue(address)} is a mainnet address, but the credential's environment is Development ` +
+				'(test network, addresses start with tb1, m, n or 2).',
+		);
+	});
+
+	test.each([
+		[TESTNET_P2WPKH, 'a test-network (testnet/signet)'],
+		[TESTNET_P2PKH, 'a test-network (testnet/signet)'],
+		[TESTNET_P2SH, 'a test-network (testnet/signet)'],
+		[REGTEST_P2WPKH, 'a regtest'],
+	])('mainnet environment rejects %s', (address, network) => {
+		expect(checkBitcoinAddress(address, 'mainnet')).toBe(
+			`${describeValue(address)} is ${network} address, but the credential's environment is Production ` +
+				'(mainnet, addresses start with bc1, 1 or 3).',
+		);
+	});
+
+	test.each([
+		['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp', 'mainnet', /^"bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5m…" is not a valid Bitcoin address: checksum does not match \(a character is mistyped\)\.$/],
+		['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb', 'any', /is not a valid Bitcoin address: checksum does not match/],
+		['0x52908400098527886E0F7030069857D2E4169EE7', 'mainnet', /is not a valid Bitcoin address: not a Bitcoin address \(unknown prefix\)\.$/],
+		[`bitcoin:${MAINNET_P2WPKH}`, 'mainnet', /payment link/],
+		['bc1qar0srrr7xfkvy5l643 lydnw9re59gtzzwf5mdq', 'mainnet', /contains spaces/],
+		[FUTURE_WITNESS_VERSION, 'any', /uses a SegWit version that wallets do not support yet; coins sent there could be lost/],
+		['', 'mainnet', /^Must not be empty\. Enter a Bitcoin address like bc1q/],
+		['  ', 'test', /^Must not be empty\. Enter a Bitcoin address like tb1q/],
+		[42, 'test', /^Expected a Bitcoin address like tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx, got 42\.$/],
+		[undefined, 'mainnet', /^Expected a Bitcoin address like bc1q\w+, got nothing\.$/],
+	] as const)('rejects %p (expected %s)', (value, expected, message) => {
+		expect(checkBitcoinAddress(value, expected)).toMatch(message);
+	});
+
+	test('the example addresses in messages are valid for their network', () => {
+		expect(checkBitcoinAddress(TESTNET_P2WPKH, 'test')).toBeNull();
+		expect(checkBitcoinAddress(MAINNET_P2WPKH, 'mainnet')).toBeNull();
+	});
+});
+
+describe('checkStablecoinAddress', () => {
+	test.each([
+		['EVM (checksummed)', '0x52908400098527886E0F7030069857D2E4169EE7'],
+		['EVM (lower case)', '0xde709f2102306220921060314715629080e2fb77'],
+		['Starknet', '0x049d36570d4e46f48e99674bd3fcc84644ddd6b96f7c741b1562b82f9e004dc7'],
+		['Starknet (short)', '0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d'],
+		['Solana', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV'],
+		['Solana (44)', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
+		['Liquid confidential', 'VJLCxh1qbdhNYD9bk8mZwYUYBSVDJhQh7G1r7CWULt7ALGHAc1fbj7HGdwLGMXhvXhZVahs33mWNM5oq'],
+		['Liquid segwit', 'lq1qqf8er278e6nyvuwtgf39e6ewvdcnjupn9a86rzpx655y5lhkt0walu3djf9cklkxd3ryld97hu8h3xepw7sh2rlu7q45dcew5'],
+		['Tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
+		['with surrounding whitespace', '  0x52908400098527886E0F7030069857D2E4169EE7\n'],
+		['exactly 20 characters', 'abcdefghijklmnopqrst'],
+		['exactly 128 characters', 'a'.repeat(128)],
+	])('accepts %s', (_label, value) => {
+		expect(checkStablecoinAddress(value)).toBeNull();
+	});
+
+	test.each([
+		['', /^Must not be empty\. Enter a wallet address like 0x52908400098527886E0F7030069857D2E4169EE7\.$/],
+		['0x5290 8400098527886E0F7030069857D2E4169EE7', /contains spaces/],
+		['0x52908400098527886E0F7030069857D2E4169EE7\u200b', /does not belong in an address/],
+		['0x52908400098527886Е0F7030069857D2E4169EE7', /does not belong in an address/],
+		['short', /^"short" is too short for a wallet address: 5 characters, at least 20\./],
+		['a'.repeat(129), /^Too long for a wallet address: 129 characters, at most 128\./],
+		['0xZZ908400098527886E0F7030069857D2E4169EE7', /starts with 0x, so it must be 0x followed by up to 64 hexadecimal characters/],
+		[`0x${'a'.repeat(65)}`, /starts with 0x/],
+		['0X52908400098527886E0F7030069857D2E4169EEG', /starts with 0x/],
+		['0x-52908400098527886E0F7030069857D2E4169EE7', /starts with 0x/],
+		[42, /^Expected a wallet address like 0x52908400098527886E0F7030069857D2E4169EE7, got 42\.$/],
+		[null, /got null\.$/],
+	])('rejects %p', (value, message) => {
+		expect(checkStablecoinAddress(value)).toMatch(message);
+	});
+});
+
+describe('parseJsonObject', () => {
+	test.each([
+		[{}, {}],
+		[{ a: 1, nested: { b: [1, 2] } }, { a: 1, nested: { b: [1, 2] } }],
+		['{"a": 1}', { a: 1 }],
+		['  {"a": {"b": null}}  ', { a: { b: null } }],
+		['{}', {}],
+		['', {}],
+		['   ', {}],
+	])('accepts %p', (value, expected) => {
+		expect(parseJsonObject(value)).toEqual({ value: expected });
+	});
+
+	test('accepts an object without a prototype', () => {
+		const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+		expect(parseJsonObject(bare)).toEqual({ value: bare });
+	});
+
+	test.each([
+		['{"a": 1', /^Not valid JSON: .*position.*\. Expected an object like \{"field": "value"\}\.$/],
+		["{'a': 1}", /^Not valid JSON: .*position/],
+		['{a: 1}', /^Not valid JSON: /],
+		['{"a": 1,}', /^Not valid JSON: /],
+		['not json', /^Not valid JSON: /],
+		['[1, 2]', /^Expected a JSON object like \{"field": "value"\}, got \[1,2\]\.$/],
+		['42', /^Expected a JSON object like \{"field": "value"\}, got 42\.$/],
+		['"text"', /got "text"\.$/],
+		['null', /got null\.$/],
+		['true', /got true\.$/],
+		[[1, 2], /got \[1,2\]\.$/],
+		[42, /got 42\.$/],
+		[null, /got null\.$/],
+		[undefined, /got nothing\.$/],
+		[new Date(0), /^Expected a JSON object/],
+	])('rejects %p', (value, message) => {
+		const result = parseJsonObject(value);
+		expect('error' in result && result.error).toMatch(message);
+	});
+
+	test('keeps a "__proto__" key as plain data', () => {
+		const result = parseJsonObject('{"__proto__": {"polluted": true}}');
+		expect('value' in result && Object.keys(result.value)).toEqual(['__proto__']);
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+	});
+});
