@@ -1,0 +1,588 @@
+import { SEED_IDS, startSandbox, type Sandbox } from './sandbox/server';
+
+const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const BORROWER_KEY = /^lndst_sk_[0-9a-f]{12}_[A-Za-z0-9]{43}$/;
+
+let sandbox: Sandbox;
+
+interface CallOptions {
+	key?: string | null;
+	body?: unknown;
+	raw?: string;
+	headers?: Record<string, string>;
+	signal?: AbortSignal;
+}
+
+interface Answer {
+	status: number;
+	headers: Headers;
+	text: string;
+	json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+	const headers: Record<string, string> = { ...options.headers };
+	const key = options.key === undefined ? sandbox.keys.borrower : options.key;
+	if (key !== null) headers['x-api-key'] = key;
+	let body: string | undefined = options.raw;
+	if (options.body !== undefined) {
+		body = JSON.stringify(options.body);
+		headers['content-type'] ??= 'application/json';
+	}
+	const response = await fetch(`${sandbox.url}${path}`, { method, headers, body, signal: options.signal });
+	const text = await response.text();
+	let json: unknown;
+	try {
+		json = text === '' ? undefined : JSON.parse(text);
+	} catch {
+		json = undefined;
+	}
+	return { status: response.status, headers: response.headers, text, json };
+}
+
+const createContract = (body: Record<string, unknown>, options: CallOptions = {}) =>
+	call('POST', '/api/contracts', { ...options, body });
+
+const validContract = { loan_id: OFFER, loan_amount: 500, duration_days: 30 };
+const validAccount = { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' };
+
+function expectSpecError(answer: Answer, status: number, code: string): void {
+	expect(answer.status).toBe(status);
+	expect(Object.keys(answer.json).sort()).toEqual(['code', 'details', 'error']);
+	expect(answer.json.code).toBe(code);
+	expect(typeof answer.json.error).toBe('string');
+	expect(typeof answer.json.details).toBe('string');
+}
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+
+afterAll(async () => {
+	await sandbox.close();
+});
+
+beforeEach(() => sandbox.reset());
+
+describe('authentication', () => {
+	it('answers 401 without a key, with an unknown key and with the wrong kind of key', async () => {
+		expectSpecError(await call('GET', '/api/contracts', { key: null }), 401, 'UNAUTHORIZED');
+		expectSpecError(await call('GET', '/api/contracts', { key: 'lndst_sk_000000000000_nope' }), 401, 'UNAUTHORIZED');
+		expectSpecError(await createContract(validContract, { key: sandbox.keys.master }), 401, 'UNAUTHORIZED');
+		expectSpecError(await call('POST', '/api/create-api-account', { body: validAccount }), 401, 'UNAUTHORIZED');
+		expectSpecError(await call('POST', '/api/create-api-account', { key: null, body: validAccount }), 401, 'UNAUTHORIZED');
+	});
+
+	it('never echoes the key and speaks the live dialect when asked', async () => {
+		const secret = 'lndst_sk_abcdefabcdef_secretsecretsecret';
+		expect((await call('GET', '/api/offers', { key: secret })).text).not.toContain('secret');
+		sandbox.configure({ dialect: 'live' });
+		expect((await call('GET', '/api/offers', { key: secret })).json).toEqual({ message: 'Invalid API key' });
+		expect((await call('GET', '/api/offers', { key: null })).json).toEqual({ message: 'Missing JWT or API key.' });
+	});
+
+	it('serves health and version without a key', async () => {
+		expect((await call('GET', '/api/health', { key: null })).json).toEqual({ message: 'Up and running' });
+		const version = await call('GET', '/api/version', { key: null });
+		expect(Object.keys(version.json).sort()).toEqual(['commit_hash', 'tag']);
+	});
+
+	it('answers 404 for unknown paths and 405 for a wrong method', async () => {
+		expectSpecError(await call('GET', '/api/nothing-here'), 404, 'NOT_FOUND');
+		expectSpecError(await call('PATCH', '/api/contracts'), 405, 'METHOD_NOT_ALLOWED');
+	});
+});
+
+describe('POST /api/create-api-account', () => {
+	it('creates an account whose key works at once', async () => {
+		const answer = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body: validAccount });
+		expect(answer.status).toBe(200);
+		expect(Object.keys(answer.json).sort()).toEqual(['api_key', 'email', 'id', 'name', 'timezone']);
+		expect(answer.json).toMatchObject(validAccount);
+		expect(answer.json.id).toMatch(UUID);
+		expect(answer.json.api_key).toMatch(BORROWER_KEY);
+		const me = await call('GET', '/api/users/me', { key: answer.json.api_key });
+		expect(me.json.user).toMatchObject({ id: answer.json.id, name: 'Ada Lovelace', email: 'ada@example.com' });
+		expect((await createContract(validContract, { key: answer.json.api_key })).status).toBe(200);
+		expect(sandbox.state.accounts).toHaveLength(1);
+	});
+
+	it.each([
+		[{ email: 'a@b.co', timezone: 'Europe/Berlin' }, 'MISSING_FIELD', 'name'],
+		[{ name: 'A', timezone: 'Europe/Berlin' }, 'MISSING_FIELD', 'email'],
+		[{ name: 'A', email: 'a@b.co' }, 'MISSING_FIELD', 'timezone'],
+		[{ ...validAccount, name: '   ' }, 'INVALID_NAME', 'name'],
+		[{ ...validAccount, name: 'x'.repeat(101) }, 'INVALID_NAME', 'name'],
+		[{ ...validAccount, name: 42 }, 'INVALID_NAME', 'name'],
+		[{ ...validAccount, email: 'not-an-email' }, 'INVALID_EMAIL', 'email'],
+		[{ ...validAccount, email: 'a@b' }, 'INVALID_EMAIL', 'email'],
+		[{ ...validAccount, timezone: 'Mars/Olympus_Mons' }, 'INVALID_TIMEZONE', 'timezone'],
+		[{ ...validAccount, timezone: 'UTC' }, 'INVALID_TIMEZONE', 'timezone'],
+		[{ ...validAccount, timezone: 'europe/berlin' }, 'INVALID_TIMEZONE', 'timezone'],
+	])('rejects %j with %s', async (body, code, field) => {
+		const answer = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body });
+		expectSpecError(answer, 400, code);
+		expect(answer.json.details).toContain(field);
+	});
+
+	it('accepts multi-level zones', async () => {
+		const body = { ...validAccount, timezone: 'America/Argentina/Buenos_Aires' };
+		expect((await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body })).status).toBe(200);
+	});
+});
+
+describe('POST /api/contracts', () => {
+	it('creates a contract with the spec shape', async () => {
+		const body = { ...validContract, collateral_address: 'tb1qcollateral', repayment_address: '0xrepay' };
+		const answer = await createContract(body);
+		expect(answer.status).toBe(200);
+		expect(answer.json).toMatchObject({ ...body, status: 'pending' });
+		expect(answer.json.id).toMatch(UUID);
+		expect(answer.json.created_at).toMatch(ISO_UTC);
+		expect(answer.json.updated_at).toBe(answer.json.created_at);
+		expect(answer.json.installments).toHaveLength(1);
+		const fetched = await call('GET', `/api/contracts/${answer.json.id}`);
+		expect(fetched.json).toEqual(answer.json);
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, duplicateContracts: 0 });
+	});
+
+	it('answers 201 when configured, for both create endpoints', async () => {
+		sandbox.configure({ createStatus: 201 });
+		expect((await createContract(validContract)).status).toBe(201);
+		const account = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body: validAccount });
+		expect(account.status).toBe(201);
+	});
+
+	it('accepts the live field names and keeps unknown fields', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const body = {
+			id: OFFER,
+			loan_amount: 250.555,
+			duration_days: 14,
+			borrower_btc_address: 'tb1qrefund',
+			borrower_pk: '02abc',
+			loan_type: 'StableCoin',
+			some_future_field: { a: 1 },
+		};
+		const answer = await createContract(body);
+		expect(answer.status).toBe(200);
+		expect(answer.json).toMatchObject({ status: 'Requested', loan_id: OFFER, loan_amount: 250.56, borrower_btc_address: 'tb1qrefund' });
+		expect(sandbox.state.contracts.get(answer.json.id)?.request).toEqual(body);
+		const unknownOffer = await createContract({ ...body, id: '11111111-1111-4111-8111-111111111111' });
+		expect([unknownOffer.status, unknownOffer.json]).toEqual([500, { message: 'Something went wrong' }]);
+		const tooSmall = await createContract({ ...body, loan_amount: 5 });
+		expect([tooSmall.status, tooSmall.json]).toEqual([400, { message: 'Invalid loan amount: $5 not in range $100-$10000' }]);
+	});
+
+	it.each([
+		[{ loan_amount: 500, duration_days: 30 }, 400, 'MISSING_FIELD', 'loan_id'],
+		[{ loan_id: OFFER, duration_days: 30 }, 400, 'MISSING_FIELD', 'loan_amount'],
+		[{ loan_id: OFFER, loan_amount: 500 }, 400, 'MISSING_FIELD', 'duration_days'],
+		[{ ...validContract, loan_id: 'offer-1' }, 400, 'INVALID_LOAN_ID', 'loan_id'],
+		[{ ...validContract, loan_amount: -5 }, 400, 'INVALID_AMOUNT', 'loan_amount'],
+		[{ ...validContract, loan_amount: '500' }, 400, 'INVALID_AMOUNT', 'loan_amount'],
+		[{ ...validContract, loan_amount: 50 }, 400, 'INVALID_AMOUNT', 'Invalid loan amount: $50 not in range $100-$10000'],
+		[{ ...validContract, loan_amount: 10000.01 }, 400, 'INVALID_AMOUNT', '$10000.01'],
+		[{ ...validContract, duration_days: 1.5 }, 400, 'INVALID_DURATION', 'duration_days'],
+		[{ ...validContract, duration_days: 0 }, 400, 'INVALID_DURATION', 'duration_days'],
+		[{ ...validContract, duration_days: 400 }, 400, 'INVALID_DURATION', '400 days not in range 7-365'],
+		[{ ...validContract, loan_id: '11111111-1111-4111-8111-111111111111' }, 404, 'OFFER_NOT_FOUND', '11111111'],
+	])('rejects %j: %i %s', async (body, status, code, detail) => {
+		const answer = await createContract(body);
+		expectSpecError(answer, status, code);
+		expect(answer.json.details).toContain(detail);
+		expect(sandbox.stats().contractsCreated).toBe(0);
+	});
+
+	it('checks Content-Type and JSON syntax', async () => {
+		const wrongType = await call('POST', '/api/contracts', { raw: JSON.stringify(validContract), headers: { 'content-type': 'text/plain' } });
+		expectSpecError(wrongType, 400, 'INVALID_CONTENT_TYPE');
+		const noType = await call('POST', '/api/contracts', { raw: JSON.stringify(validContract) });
+		expectSpecError(noType, 400, 'INVALID_CONTENT_TYPE');
+		const charset = await call('POST', '/api/contracts', {
+			raw: JSON.stringify(validContract),
+			headers: { 'content-type': 'application/json; charset=utf-8' },
+		});
+		expect(charset.status).toBe(200);
+		const broken = await call('POST', '/api/contracts', { raw: '{"loan_id":', headers: { 'content-type': 'application/json' } });
+		expectSpecError(broken, 400, 'INVALID_JSON');
+		sandbox.configure({ dialect: 'live' });
+		const live = await call('POST', '/api/contracts', { raw: '{}', headers: { 'content-type': 'text/plain' } });
+		expect(live.status).toBe(415);
+		expect(Object.keys(live.json)).toEqual(['message']);
+	});
+
+	it('counts duplicates of the same canonical body per key', async () => {
+		await createContract(validContract);
+		await createContract({ ...validContract, client_contract_id: 'ignored-for-duplicates' });
+		await createContract({ ...validContract, loan_amount: 501 });
+		await createContract(validContract, { key: sandbox.keys.otherBorrower });
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 4, duplicateContracts: 1 });
+	});
+});
+
+describe('rate limiting', () => {
+	async function burst(count: number): Promise<Answer[]> {
+		return Promise.all(Array.from({ length: count }, () => call('GET', '/api/offers')));
+	}
+
+	it('answers 429 with Retry-After in seconds', async () => {
+		sandbox.configure({ rateLimit: { requestsPerSecond: 3 } });
+		const answers = await burst(10);
+		const limited = answers.filter((answer) => answer.status === 429);
+		expect(limited.length).toBeGreaterThanOrEqual(4);
+		expectSpecError(limited[0], 429, 'RATE_LIMITED');
+		expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+		expect(sandbox.stats().rateLimited).toBe(limited.length);
+		expect((await call('GET', '/api/offers', { key: sandbox.keys.otherBorrower })).status).toBe(200);
+	});
+
+	it('answers with an HTTP date or without Retry-After when configured', async () => {
+		sandbox.configure({ rateLimit: { requestsPerSecond: 1, retryAfter: 'http-date' } });
+		const dated = (await burst(3)).find((answer) => answer.status === 429);
+		const retryAt = Date.parse(dated?.headers.get('retry-after') ?? '');
+		expect(retryAt).toBeGreaterThan(Date.now() - 1000);
+		expect(retryAt).toBeLessThanOrEqual(Date.now() + 2000);
+		sandbox.configure({ rateLimit: { requestsPerSecond: 1, retryAfter: 'none' } });
+		const bare = (await burst(3)).find((answer) => answer.status === 429);
+		expect(bare?.headers.get('retry-after')).toBeNull();
+	});
+});
+
+describe('idempotency', () => {
+	it('replays the stored answer and creates nothing new', async () => {
+		sandbox.configure({ idempotency: true });
+		const headers = { 'idempotency-key': 'order-42' };
+		const first = await createContract(validContract, { headers });
+		const second = await createContract({ duration_days: 30, loan_amount: 500, loan_id: OFFER }, { headers });
+		expect(second.status).toBe(first.status);
+		expect(second.json).toEqual(first.json);
+		expect(second.headers.get('idempotent-replayed')).toBe('true');
+		expect(first.headers.get('idempotent-replayed')).toBeNull();
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		const otherKey = await createContract(validContract, { headers, key: sandbox.keys.otherBorrower });
+		expect(otherKey.json.id).not.toBe(first.json.id);
+	});
+
+	it('refuses a reused key with another body and does not store errors', async () => {
+		sandbox.configure({ idempotency: true });
+		const headers = { 'idempotency-key': 'order-43' };
+		expectSpecError(await createContract({ ...validContract, loan_amount: 5 }, { headers }), 400, 'INVALID_AMOUNT');
+		expect((await createContract(validContract, { headers })).status).toBe(200);
+		expectSpecError(await createContract({ ...validContract, loan_amount: 600 }, { headers }), 422, 'IDEMPOTENCY_KEY_REUSED');
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('creates one contract for concurrent requests with the same key', async () => {
+		sandbox.configure({ idempotency: true });
+		const headers = { 'idempotency-key': 'burst-1' };
+		const answers = await Promise.all(Array.from({ length: 25 }, () => createContract(validContract, { headers })));
+		expect(new Set(answers.map((answer) => answer.json.id)).size).toBe(1);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('ignores the header when switched off', async () => {
+		const headers = { 'idempotency-key': 'order-44' };
+		await createContract(validContract, { headers });
+		await createContract(validContract, { headers });
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 2, duplicateContracts: 1 });
+	});
+});
+
+describe('faults', () => {
+	it('after:true really creates the contract and loses the answer; the idempotent retry recovers it', async () => {
+		sandbox.configure({ idempotency: true, faults: [{ kind: '500', method: 'POST', path: '/api/contracts', after: true }] });
+		const headers = { 'idempotency-key': 'lost-1' };
+		const lost = await createContract(validContract, { headers });
+		expectSpecError(lost, 500, 'INTERNAL_ERROR');
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, faultsInjected: 1 });
+		const retry = await createContract(validContract, { headers });
+		expect(retry.status).toBe(200);
+		expect(retry.headers.get('idempotent-replayed')).toBe('true');
+		expect(sandbox.state.contracts.get(retry.json.id)).toBeDefined();
+	});
+
+	it('reset drops the connection', async () => {
+		sandbox.configure({ faults: [{ kind: 'reset', path: '/api/contracts', after: true }] });
+		await expect(createContract(validContract)).rejects.toThrow();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, faultsInjected: 1 });
+		expect((await createContract(validContract)).status).toBe(200);
+	});
+
+	it('serves the other kinds and uses each rule up', async () => {
+		sandbox.configure({
+			faults: [
+				{ kind: '502-html', path: '/api/offers', times: 2 },
+				{ kind: '503', path: '/api/offers' },
+				{ kind: 'truncated-json', path: '/api/offers' },
+				{ kind: 'empty-body', path: '/api/offers' },
+			],
+		});
+		const html = await call('GET', '/api/offers');
+		expect(html.status).toBe(502);
+		expect(html.headers.get('content-type')).toContain('text/html');
+		expect(html.text).toContain('<h1>502 Bad Gateway</h1>');
+		expect((await call('GET', '/api/offers')).status).toBe(502);
+		const unavailable = await call('GET', '/api/offers');
+		expectSpecError(unavailable, 503, 'SERVICE_UNAVAILABLE');
+		expect(unavailable.headers.get('retry-after')).toBe('1');
+		const truncated = await call('GET', '/api/offers');
+		expect(truncated.status).toBe(500);
+		expect(truncated.headers.get('content-type')).toContain('application/json');
+		expect(truncated.json).toBeUndefined();
+		expect(truncated.text.length).toBeGreaterThan(0);
+		const empty = await call('GET', '/api/offers');
+		expect([empty.status, empty.text]).toEqual([500, '']);
+		expect((await call('GET', '/api/offers')).status).toBe(200);
+		expect(sandbox.stats().faultsInjected).toBe(5);
+	});
+
+	it('slow: a client that gives up first leaves no contract unless the rule is after:true', async () => {
+		const abandon = async (): Promise<void> => {
+			await expect(createContract(validContract, { signal: AbortSignal.timeout(50) })).rejects.toThrow();
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		};
+		sandbox.configure({ faults: [{ kind: 'slow', path: '/api/contracts', delayMs: 200 }] });
+		await abandon();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 0, faultsInjected: 1 });
+		sandbox.configure({ faults: [{ kind: 'slow', path: '/api/contracts', delayMs: 200, after: true }] });
+		await abandon();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, faultsInjected: 2 });
+	});
+
+	it('slow delays the answer; probability rules are deterministic', async () => {
+		sandbox.configure({ faults: [{ kind: 'slow', path: '/api/health', delayMs: 300 }] });
+		const started = Date.now();
+		expect((await call('GET', '/api/health')).status).toBe(200);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+		const pattern = async (): Promise<number[]> => {
+			sandbox.configure({ faults: [{ kind: '500', path: '/api/health', probability: 0.5 }] });
+			const statuses: number[] = [];
+			for (let index = 0; index < 20; index += 1) statuses.push((await call('GET', '/api/health')).status);
+			return statuses;
+		};
+		const first = await pattern();
+		expect(first).toContain(500);
+		expect(first).toContain(200);
+		expect(await pattern()).toEqual(first);
+	});
+});
+
+describe('contract listing', () => {
+	it('pages through 250+ contracts without gaps or repeats', async () => {
+		sandbox.admin.createContracts(sandbox.keys.borrower, 250);
+		const first = await call('GET', '/api/contracts?limit=100');
+		expect(Object.keys(first.json).sort()).toEqual(['data', 'limit', 'page', 'total', 'total_pages']);
+		expect(first.json).toMatchObject({ page: 1, limit: 100, total: 255, total_pages: 3 });
+		const ids = new Set<string>();
+		for (let page = 1; page <= 3; page += 1) {
+			const answer = await call('GET', `/api/contracts?page=${page}&limit=100`);
+			for (const contract of answer.json.data) ids.add(contract.id);
+		}
+		expect(ids.size).toBe(255);
+		expect((await call('GET', '/api/contracts?page=4&limit=100')).json.data).toEqual([]);
+	});
+
+	it('defaults to 10 newest first and validates page and limit', async () => {
+		const answer = await call('GET', '/api/contracts');
+		expect(answer.json).toMatchObject({ page: 1, limit: 10, total: 5, total_pages: 1 });
+		const created = answer.json.data.map((contract: { created_at: string }) => contract.created_at);
+		expect([...created].sort().reverse()).toEqual(created);
+		expect((await call('GET', '/api/contracts?page=0')).json.details).toBe('Page must be greater than 0');
+		expect((await call('GET', '/api/contracts?limit=101')).json.details).toBe('Limit must be between 1 and 100');
+		sandbox.configure({ dialect: 'live' });
+		expect((await call('GET', '/api/contracts?limit=0')).json).toEqual({ message: 'Limit must be between 1 and 100' });
+	});
+
+	it('filters by status case-insensitively and sorts by a field', async () => {
+		const filtered = await call('GET', '/api/contracts?status=principal_given,REQUESTED');
+		expect(filtered.json.data.map((contract: { status: string }) => contract.status).sort()).toEqual([
+			'PrincipalGiven',
+			'PrincipalGiven',
+			'Requested',
+		]);
+		const sorted = await call('GET', '/api/contracts?sort_by=loan_amount&sort_order=asc');
+		const amounts = sorted.json.data.map((contract: { loan_amount: number }) => contract.loan_amount);
+		expect(amounts).toEqual([...amounts].sort((a, b) => a - b));
+		expectSpecError(await call('GET', '/api/contracts?sort_by=colour'), 400, 'INVALID_QUERY');
+	});
+
+	it("hides other borrowers' contracts", async () => {
+		const foreign = SEED_IDS.contracts.otherBorrowers;
+		expectSpecError(await call('GET', `/api/contracts/${foreign}`), 404, 'CONTRACT_NOT_FOUND');
+		sandbox.configure({ dialect: 'live' });
+		const live = await call('GET', `/api/contracts/${foreign}`);
+		expect([live.status, live.json]).toEqual([500, { message: 'Something went wrong' }]);
+		expect((await call('GET', `/api/contracts/${foreign}`, { key: sandbox.keys.otherBorrower })).status).toBe(200);
+	});
+});
+
+describe('contract life cycle', () => {
+	const { requested, approved, principalGiven, closed } = SEED_IDS.contracts;
+
+	it('cancels only Requested/pending/Approved contracts', async () => {
+		const cancel = await call('DELETE', `/api/contracts/${requested}`);
+		expect([cancel.status, cancel.text]).toEqual([200, '']);
+		expect(sandbox.state.contracts.get(requested)?.contract.status).toBe('Cancelled');
+		expect((await call('DELETE', `/api/contracts/${approved}`)).status).toBe(200);
+		const refused = await call('DELETE', `/api/contracts/${closed}`);
+		expectSpecError(refused, 400, 'INVALID_STATE');
+		expect(refused.json.details).toBe('Cannot cancel a contract request with status Closed');
+	});
+
+	it('extends a PrincipalGiven contract into a new one', async () => {
+		const answer = await call('POST', `/api/contracts/${principalGiven}/extend`, { body: { new_duration: 30 } });
+		expect(answer.status).toBe(200);
+		expect(answer.json).toMatchObject({ status: 'PrincipalGiven', extends_contract: principalGiven, duration_days: 210 });
+		const old = await call('GET', `/api/contracts/${principalGiven}`);
+		expect(old.json).toMatchObject({ status: 'Extended', extended_by_contract: answer.json.id });
+	});
+
+	it('refuses extensions that break the rules', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const extend = (id: string, days: unknown) => call('POST', `/api/contracts/${id}/extend`, { body: { new_duration: days } });
+		expect((await extend(requested, 30)).json).toEqual({ message: 'The contract cannnot be extended' });
+		expect((await extend(principalGiven, 0)).json).toEqual({ message: 'Loan extension duration cannot be zero' });
+		const tooLong = await extend(principalGiven, 181);
+		expect(tooLong.status).toBe(400);
+		expect(tooLong.json.message).toContain('Maximum extension is 180 days');
+		sandbox.admin.setContractStatus(SEED_IDS.contracts.marginCall, 'PrincipalGiven');
+		sandbox.state.contracts.get(SEED_IDS.contracts.marginCall)!.contract.can_extend = false;
+		expect((await extend(SEED_IDS.contracts.marginCall, 10)).json).toEqual({ message: 'The contract cannnot be extended' });
+	});
+
+	it('marks installments paid and reaches RepaymentProvided', async () => {
+		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
+		const pending = contract.installments.filter((installment) => installment.status === 'pending');
+		expect(pending.length).toBeGreaterThan(1);
+		for (const installment of pending) {
+			const answer = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
+				body: { installment_id: installment.id, payment_id: `0x${installment.id.slice(0, 8)}` },
+			});
+			expect([answer.status, answer.text]).toEqual([200, '']);
+		}
+		expect(contract.status).toBe('RepaymentProvided');
+		const refused = await call('PUT', `/api/contracts/${closed}/installment-paid`, {
+			body: { installment_id: pending[0].id, payment_id: 'x' },
+		});
+		expect(refused.json.details).toBe('Cannot mark an installment as paid for a contract with status Closed');
+	});
+});
+
+describe('offers', () => {
+	it('lists Direct offers by default and applies the filters', async () => {
+		const ids = async (query: string): Promise<string[]> =>
+			(await call('GET', `/api/offers${query}`)).json.map((offer: { id: string }) => offer.id);
+		const { offers } = SEED_IDS;
+		expect(await ids('')).toHaveLength(5);
+		expect(await ids('?loan_type=All')).toHaveLength(6);
+		expect(await ids('?loan_type=Indirect')).toEqual([offers.usdtPolygonIndirect]);
+		expect(await ids('?asset_type=fiat')).toEqual([offers.eurBankKyc]);
+		expect(await ids('?kyc=with_kyc')).toEqual([offers.eurBankKyc]);
+		expect(await ids('?loan_assets=UsdcPol,UsdcSol')).toEqual([offers.usdcPolygon, offers.usdcSolanaShort]);
+		expect(await ids('?min_loan_amount=20000')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc]);
+		expect(await ids('?max_interest_rate=0.1')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc]);
+		expect(await ids('?duration_min=400')).toEqual([offers.eurBankKyc]);
+	});
+
+	it('gets one offer, or 404 (spec) / 400 (live)', async () => {
+		const offer = await call('GET', `/api/offers/${OFFER}`);
+		expect(offer.json).toMatchObject({ id: OFFER, loan_amount_min: 100, loan_amount_max: 10000, status: 'Available' });
+		expectSpecError(await call('GET', '/api/offers/11111111-1111-4111-8111-111111111111'), 404, 'OFFER_NOT_FOUND');
+		sandbox.configure({ dialect: 'live' });
+		const live = await call('GET', '/api/offers/11111111-1111-4111-8111-111111111111');
+		expect([live.status, live.json]).toEqual([400, { message: 'Loan offer not found' }]);
+	});
+});
+
+describe('keys', () => {
+	it('lists, creates and deletes keys', async () => {
+		const listed = await call('GET', '/api/keys');
+		expect(listed.json).toEqual([{ id: expect.any(Number), description: expect.any(String), created_at: expect.stringMatching(ISO_UTC) }]);
+		const created = await call('POST', '/api/keys', { body: { description: 'n8n' } });
+		expect(created.json.api_key).toMatch(BORROWER_KEY);
+		expect((await call('GET', '/api/contracts', { key: created.json.api_key })).json.total).toBe(5);
+		const keys = (await call('GET', '/api/keys')).json;
+		const id = keys.find((key: { description: string }) => key.description === 'n8n').id;
+		const removed = await call('DELETE', `/api/keys/${id}`);
+		expect([removed.status, removed.text]).toEqual([200, '']);
+		expect((await call('GET', '/api/contracts', { key: created.json.api_key })).status).toBe(401);
+	});
+});
+
+describe('notifications', () => {
+	it('lists unread notifications newest first and marks them read', async () => {
+		const unread = await call('GET', '/api/notifications');
+		expect(unread.json).toMatchObject({ page: 1, limit: 20, total: 4, total_pages: 1 });
+		const timestamps = unread.json.data.map((message: { data: { timestamp: string } }) => message.data.timestamp);
+		expect([...timestamps].sort().reverse()).toEqual(timestamps);
+		expect((await call('GET', '/api/notifications?unread_only=false')).json.total).toBe(5);
+		const one = unread.json.data[0].data.id;
+		expect((await call('PUT', `/api/notifications/${one}`)).text).toBe('null');
+		expect((await call('GET', '/api/notifications')).json.total).toBe(3);
+		expect((await call('PUT', '/api/notifications')).text).toBe('null');
+		expect((await call('GET', '/api/notifications')).json.total).toBe(0);
+	});
+
+	it('appends a ContractUpdate on every status change', async () => {
+		await call('PUT', '/api/notifications');
+		const before = sandbox.state.contracts.get(SEED_IDS.contracts.approved)?.contract.updated_at;
+		sandbox.admin.setLiquidationStatus(SEED_IDS.contracts.marginCall, 'SecondMarginCall');
+		await call('DELETE', `/api/contracts/${SEED_IDS.contracts.approved}`);
+		const feed = (await call('GET', '/api/notifications')).json.data;
+		expect(feed.map((message: { type: string; data: { contract_id: string } }) => [message.type, message.data.contract_id])).toEqual([
+			['ContractUpdate', SEED_IDS.contracts.approved],
+			['ContractUpdate', SEED_IDS.contracts.marginCall],
+		]);
+		expect(sandbox.state.contracts.get(SEED_IDS.contracts.approved)?.contract.updated_at).not.toBe(before);
+	});
+});
+
+describe('admin over HTTP', () => {
+	const admin = (method: string, path: string, body?: unknown) => call(method, `/__admin${path}`, { key: null, body });
+
+	it('changes contracts, offers and notifications', async () => {
+		const status = await admin('POST', `/contracts/${SEED_IDS.contracts.approved}/status`, { status: 'CollateralConfirmed' });
+		expect(status.json).toMatchObject({ status: 'CollateralConfirmed', deposited_sats: expect.any(Number) });
+		const offer = await admin('POST', '/offers', { name: 'Flash offer', loan_amount_min: 10, loan_amount_max: 20 });
+		expect(offer.json).toMatchObject({ name: 'Flash offer', status: 'Available' });
+		expect((await createContract({ ...validContract, loan_id: offer.json.id })).json.details).toContain('$10-$20');
+		await admin('POST', `/offers/${offer.json.id}/withdraw`);
+		expectSpecError(await createContract({ ...validContract, loan_id: offer.json.id, loan_amount: 15 }), 404, 'OFFER_NOT_FOUND');
+		const posted = await admin('POST', '/notifications', { api_key: sandbox.keys.borrower, type: 'ChatMessage', data: { counterparty_name: 'Bob' } });
+		expect(posted.json).toMatchObject({ type: 'ChatMessage', data: { counterparty_name: 'Bob', read: false } });
+		const bulk = await admin('POST', '/contracts', { api_key: sandbox.keys.borrower, count: 20, status: 'Approved' });
+		expect(bulk.json.created).toBe(20);
+	});
+
+	it('reports redacted requests, stats and config, and resets', async () => {
+		await call('GET', '/api/offers');
+		const requests = (await admin('GET', '/requests')).json;
+		expect(requests).toHaveLength(1);
+		expect(requests[0]).toMatchObject({ method: 'GET', path: '/api/offers', headers: { 'x-api-key': '<redacted>' } });
+		expect(JSON.stringify(requests)).not.toContain(sandbox.keys.borrower);
+		expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
+		expect((await admin('GET', '/stats')).json).toMatchObject({ requests: 1, byStatus: { '200': 1 } });
+		expect((await admin('PUT', '/config', { dialect: 'live' })).json.dialect).toBe('live');
+		expect((await admin('PUT', '/config', { dialect: 'xml' })).status).toBe(400);
+		expect((await admin('GET', '/keys')).json).toEqual(sandbox.keys);
+		await admin('POST', '/reset');
+		expect(sandbox.config.dialect).toBe('spec');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('concurrency', () => {
+	it('handles hundreds of simultaneous requests', async () => {
+		const answers = await Promise.all(
+			Array.from({ length: 300 }, (_, index) =>
+				index % 3 === 0 ? createContract({ ...validContract, loan_amount: 100 + index }) : call('GET', '/api/contracts?limit=5'),
+			),
+		);
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(sandbox.stats()).toMatchObject({ requests: 300, contractsCreated: 100, duplicateContracts: 0 });
+		expect((await call('GET', '/api/contracts?limit=1')).json.total).toBe(105);
+	});
+});

@@ -1,0 +1,247 @@
+/**
+ * The admin surface for tests and demos: programmatic functions (`sandbox.admin.*`) and the same
+ * operations over HTTP under /__admin (no API key, JSON in and out, spec-style error bodies).
+ */
+import { ApiError, shorten } from './errors';
+import { evmAddressFor, publicKeyFor } from './ids';
+import { createContractEntry } from './loans';
+import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
+import {
+	changeLiquidationStatus,
+	changeStatus,
+	nowIso,
+	pushNotification,
+	recordStatus,
+	userOfKey,
+	type SandboxState,
+} from './state';
+import type {
+	Contract,
+	ContractEntry,
+	LoanOffer,
+	NotificationData,
+	NotificationMessage,
+	RecordedRequest,
+	SandboxConfig,
+	SandboxKeys,
+	SandboxStats,
+	User,
+} from './types';
+import { isPositiveInteger, type JsonObject } from './validate';
+
+export interface AdminHost {
+	state(): SandboxState;
+	currentConfig(): SandboxConfig;
+	configure(patch: Partial<SandboxConfig>): void;
+	reset(): void;
+	stats(): SandboxStats;
+	requests(): RecordedRequest[];
+	keys: SandboxKeys;
+}
+
+export interface NotificationInput {
+	type?: string;
+	data?: Partial<NotificationData>;
+}
+
+/** Contract fields to override; `loan_id` picks the offer (default: the first available offer). */
+export type AdminContractInput = Partial<Contract>;
+
+export interface SandboxAdmin {
+	setContractStatus(id: string, status: string): Contract;
+	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
+	addOffer(partial?: Partial<LoanOffer>): LoanOffer;
+	withdrawOffer(id: string): LoanOffer;
+	postNotification(ownerKey: string, notification?: NotificationInput): NotificationMessage;
+	createContract(ownerKey: string, partial?: AdminContractInput): Contract;
+	createContracts(ownerKey: string, count: number, partial?: AdminContractInput): Contract[];
+	configure(patch: Partial<SandboxConfig>): SandboxConfig;
+	reset(): void;
+	stats(): SandboxStats;
+	/** Recorded requests with the x-api-key value replaced by '<redacted>'. */
+	requests(): RecordedRequest[];
+}
+
+function notFound(what: string, id: string): ApiError {
+	return new ApiError(404, 'NOT_FOUND', `${what} ${shorten(id)} not found`);
+}
+
+function invalid(details: string): ApiError {
+	return new ApiError(400, 'INVALID_BODY', details);
+}
+
+function anyContract(state: SandboxState, id: string): ContractEntry {
+	const entry = state.contracts.get(id);
+	if (!entry) throw notFound('Contract', id);
+	return entry;
+}
+
+function ownerOfKey(state: SandboxState, apiKey: string): User {
+	const user = typeof apiKey === 'string' ? userOfKey(state, apiKey) : undefined;
+	if (!user) throw notFound('API key', '<given key>');
+	return user;
+}
+
+function requireText(value: unknown, field: string): string {
+	if (typeof value === 'string' && value !== '') return value;
+	throw invalid(`Field ${field} must be a non-empty string`);
+}
+
+function offerFromPartial(state: SandboxState, partial: Partial<LoanOffer>): LoanOffer {
+	const id = partial.id ?? state.ids.uuid();
+	if (state.offers.has(id)) throw invalid(`Offer ${id} already exists`);
+	const lender = [...state.lenders.values()][0];
+	return {
+		id,
+		name: `Sandbox offer ${state.offers.size + 1}`,
+		lender: { ...lender },
+		min_ltv: 0.5,
+		interest_rate: 0.12,
+		loan_amount_min: 100,
+		loan_amount_max: 10000,
+		duration_days_min: 7,
+		duration_days_max: 365,
+		loan_asset: 'UsdcPol',
+		loan_payout: 'Direct',
+		status: 'Available',
+		loan_repayment_address: evmAddressFor(state.seed, `${id}:repay`),
+		origination_fee: [{ fee: 0.01, from_day: 0, to_day: 100000 }],
+		kyc_link: null,
+		lender_pk: publicKeyFor('lendasat-sandbox-lenders', lender.id),
+		repayment_plan: 'bullet',
+		collateral_asset: 'BitcoinBtc',
+		...partial,
+	};
+}
+
+function offerForContract(state: SandboxState, offerId: string | undefined): LoanOffer {
+	if (offerId !== undefined) {
+		const offer = state.offers.get(offerId);
+		if (!offer) throw notFound('Offer', offerId);
+		return offer;
+	}
+	const first = [...state.offers.values()].find((offer) => offer.status === 'Available');
+	if (!first) throw invalid('No available offer to base the contract on');
+	return first;
+}
+
+function adminContract(state: SandboxState, ownerKey: string, partial: AdminContractInput): Contract {
+	const owner = ownerOfKey(state, ownerKey);
+	const offer = offerForContract(state, partial.loan_id);
+	if (partial.id !== undefined && state.contracts.has(partial.id)) throw invalid(`Contract ${partial.id} already exists`);
+	const createdAt = partial.created_at ?? nowIso(state);
+	const entry = createContractEntry(state, {
+		id: partial.id,
+		offer,
+		owner: owner.id,
+		loanAmount: partial.loan_amount ?? offer.loan_amount_min,
+		durationDays: partial.duration_days ?? offer.duration_days_min,
+		status: 'Requested',
+		createdAt,
+	});
+	if (partial.status !== undefined && partial.status !== 'Requested') {
+		recordStatus(state, entry.contract, partial.status, createdAt);
+	}
+	return Object.assign(entry.contract, partial);
+}
+
+export function createAdmin(host: AdminHost): SandboxAdmin {
+	const state = (): SandboxState => host.state();
+	return {
+		setContractStatus: (id, status) => changeStatus(state(), anyContract(state(), id), requireText(status, 'status')),
+		setLiquidationStatus: (id, liquidationStatus) =>
+			changeLiquidationStatus(state(), anyContract(state(), id), requireText(liquidationStatus, 'liquidation_status')),
+		addOffer: (partial = {}) => {
+			const offer = offerFromPartial(state(), partial);
+			state().offers.set(offer.id, offer);
+			return offer;
+		},
+		withdrawOffer: (id) => {
+			const offer = state().offers.get(id);
+			if (!offer) throw notFound('Offer', id);
+			offer.status = 'Unavailable';
+			return offer;
+		},
+		postNotification: (ownerKey, notification = {}) => {
+			const owner = ownerOfKey(state(), ownerKey);
+			const data: NotificationData = { id: state().ids.uuid(), timestamp: nowIso(state()), read: false, ...notification.data };
+			return pushNotification(state(), owner.id, { type: notification.type ?? 'ContractUpdate', data });
+		},
+		createContract: (ownerKey, partial = {}) => adminContract(state(), ownerKey, partial),
+		createContracts: (ownerKey, count, partial = {}) => {
+			if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
+			return Array.from({ length: count }, () => adminContract(state(), ownerKey, partial));
+		},
+		configure: (patch) => {
+			host.configure(patch);
+			return host.currentConfig();
+		},
+		reset: () => host.reset(),
+		stats: () => host.stats(),
+		requests: () =>
+			host.requests().map((request) =>
+				request.headers['x-api-key'] === undefined
+					? { ...request }
+					: { ...request, headers: { ...request.headers, 'x-api-key': '<redacted>' } },
+			),
+	};
+}
+
+function bodyObject(ctx: RequestContext): JsonObject {
+	const { body } = ctx;
+	if (body === undefined || body === null) return {};
+	if (typeof body === 'object' && !Array.isArray(body)) return body as JsonObject;
+	throw invalid('The request body must be a JSON object');
+}
+
+function createContractsOverHttp(admin: SandboxAdmin, ctx: RequestContext): Reply {
+	const { api_key: apiKey, count, ...partial } = bodyObject(ctx);
+	const key = requireText(apiKey, 'api_key');
+	if (count === undefined) return jsonReply(admin.createContract(key, partial as AdminContractInput));
+	const created = admin.createContracts(key, count as number, partial as AdminContractInput);
+	return jsonReply({ created: created.length, first_id: created[0].id, last_id: created[created.length - 1].id });
+}
+
+/** The /__admin routes (served without API key, faults, rate limit, latency or recording). */
+export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
+	const route = (method: string, pattern: string, handle: Route['handle']): Route => ({
+		method,
+		pattern: `/__admin${pattern}`,
+		auth: 'none',
+		body: method === 'GET' || method === 'DELETE' ? 'none' : 'json',
+		handle,
+	});
+	const noBody = (method: string, pattern: string, handle: Route['handle']): Route => ({
+		...route(method, pattern, handle),
+		body: 'none',
+	});
+	return [
+		route('GET', '/keys', () => jsonReply(host.keys)),
+		route('GET', '/config', () => jsonReply(host.currentConfig())),
+		route('PUT', '/config', (ctx) => jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>))),
+		route('POST', '/config', (ctx) => jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>))),
+		noBody('POST', '/reset', () => {
+			admin.reset();
+			return jsonReply({ ok: true });
+		}),
+		route('GET', '/stats', () => jsonReply(admin.stats())),
+		route('GET', '/requests', () => jsonReply(admin.requests())),
+		route('POST', '/contracts', (ctx) => createContractsOverHttp(admin, ctx)),
+		route('POST', '/contracts/:id/status', (ctx) =>
+			jsonReply(admin.setContractStatus(ctx.params.id, bodyObject(ctx).status as string)),
+		),
+		route('POST', '/contracts/:id/liquidation-status', (ctx) =>
+			jsonReply(admin.setLiquidationStatus(ctx.params.id, bodyObject(ctx).liquidation_status as string)),
+		),
+		route('POST', '/offers', (ctx) => jsonReply(admin.addOffer(bodyObject(ctx) as Partial<LoanOffer>))),
+		noBody('POST', '/offers/:id/withdraw', (ctx) => jsonReply(admin.withdrawOffer(ctx.params.id))),
+		route('DELETE', '/offers/:id', (ctx) => {
+			admin.withdrawOffer(ctx.params.id);
+			return emptyReply();
+		}),
+		route('POST', '/notifications', (ctx) => {
+			const { api_key: apiKey, ...notification } = bodyObject(ctx);
+			return jsonReply(admin.postNotification(requireText(apiKey, 'api_key'), notification as NotificationInput));
+		}),
+	];
+}

@@ -1,0 +1,253 @@
+/**
+ * Contract arithmetic and life cycle: building a contract from an offer, its installment schedule,
+ * extensions and repayments. Prices are fixed so that every number is deterministic.
+ */
+import { btcAddressFor, evmAddressFor, npubFor, publicKeyFor } from './ids';
+import { addDays, changeStatus, nowIso, pushNotification, storeContract, type SandboxState } from './state';
+import type { Contract, ContractEntry, Installment, LoanOffer } from './types';
+import { roundMoney } from './validate';
+
+/** USD (or EUR) per BTC used for every collateral figure. */
+export const BTC_PRICE = 100_000;
+const SATS_PER_BTC = 100_000_000;
+const LIQUIDATION_LTV = 0.9;
+export const FIAT_ASSETS = new Set(['Usd', 'Eur', 'Chf', 'Mxn']);
+export const CANCELLABLE_STATUSES = new Set(['Requested', 'pending', 'Approved']);
+const SETTLED_INSTALLMENTS = new Set(['paid', 'confirmed', 'cancelled']);
+
+export interface ContractDraft {
+	offer: LoanOffer;
+	owner: string;
+	loanAmount: number;
+	durationDays: number;
+	status: string;
+	createdAt: string;
+	id?: string;
+	apiKey?: string | null;
+	request?: Record<string, unknown> | null;
+	loanType?: string;
+	clientContractId?: string;
+	borrowerBtcAddress?: string;
+	borrowerLoanAddress?: string;
+	borrowerPk?: string;
+	borrowerDerivationPath?: string;
+	collateralAddress?: string;
+	repaymentAddress?: string;
+}
+
+export function interestFor(amount: number, yearlyRate: number, days: number): number {
+	return roundMoney((amount * yearlyRate * days) / 365);
+}
+
+function sats(amountUsd: number): number {
+	return Math.round((amountUsd / BTC_PRICE) * SATS_PER_BTC);
+}
+
+function originationFeeRate(offer: LoanOffer, days: number): number {
+	return offer.origination_fee.find((fee) => days >= fee.from_day && days < fee.to_day)?.fee ?? 0;
+}
+
+function installmentPeriod(plan: string): number | null {
+	if (plan === 'interest_only_weekly') return 7;
+	if (plan === 'interest_only_monthly') return 30;
+	return null;
+}
+
+/** bullet: one installment at term; interest_only_*: interest every 7/30 days, principal with the last. */
+export function generateInstallments(
+	state: SandboxState,
+	plan: string,
+	principal: number,
+	interest: number,
+	days: number,
+	start: string,
+): Installment[] {
+	const period = installmentPeriod(plan);
+	const dueDays: number[] = [];
+	if (period !== null) for (let day = period; day < days; day += period) dueDays.push(day);
+	dueDays.push(days);
+	let interestLeft = interest;
+	let previousDay = 0;
+	return dueDays.map((day, index) => {
+		const last = index === dueDays.length - 1;
+		const share = last ? roundMoney(interestLeft) : roundMoney((interest * (day - previousDay)) / days);
+		interestLeft -= share;
+		previousDay = day;
+		return {
+			id: state.ids.uuid(),
+			principal: last ? principal : 0,
+			interest: share,
+			due_date: addDays(start, day),
+			status: 'pending',
+			paid_date: null,
+			payment_id: null,
+		};
+	});
+}
+
+function defaultLoanType(offer: LoanOffer): string {
+	return FIAT_ASSETS.has(offer.loan_asset) ? 'Fiat' : 'StableCoin';
+}
+
+function canExtend(offer: LoanOffer): boolean {
+	return offer.loan_payout === 'Direct' && !FIAT_ASSETS.has(offer.loan_asset);
+}
+
+export function buildContract(state: SandboxState, draft: ContractDraft): Contract {
+	const { offer, loanAmount: amount, durationDays: days, createdAt } = draft;
+	const id = draft.id ?? state.ids.uuid();
+	const interest = interestFor(amount, offer.interest_rate, days);
+	const initialCollateral = sats(amount / offer.min_ltv);
+	const extendable = canExtend(offer);
+	const contract: Contract = {
+		id,
+		status: draft.status,
+		loan_id: offer.id,
+		loan_type: draft.loanType ?? defaultLoanType(offer),
+		loan_asset: offer.loan_asset,
+		client_contract_id: draft.clientContractId ?? null,
+		created_at: createdAt,
+		updated_at: createdAt,
+		expiry: addDays(createdAt, days),
+		loan_amount: amount,
+		balance_outstanding: roundMoney(amount + interest),
+		interest,
+		interest_rate: offer.interest_rate,
+		duration_days: days,
+		initial_collateral_sats: initialCollateral,
+		origination_fee_sats: sats(amount * originationFeeRate(offer, days)),
+		collateral_sats: 0,
+		deposited_sats: 0,
+		initial_ltv: offer.min_ltv,
+		collateral_asset: offer.collateral_asset,
+		liquidation_price: roundMoney(amount / ((initialCollateral / SATS_PER_BTC) * LIQUIDATION_LTV)),
+		liquidation_status: 'Healthy',
+		ltv_threshold_margin_call_1: 0.8,
+		ltv_threshold_margin_call_2: 0.85,
+		ltv_threshold_liquidation: LIQUIDATION_LTV,
+		contract_address: null,
+		collateral_script: null,
+		borrower_btc_address: draft.borrowerBtcAddress ?? draft.collateralAddress ?? btcAddressFor(state.seed, `${id}:refund`),
+		borrower_loan_address:
+			draft.borrowerLoanAddress ?? draft.repaymentAddress ?? evmAddressFor(state.seed, `${id}:payout`),
+		loan_repayment_address: offer.loan_repayment_address,
+		btc_loan_repayment_address: null,
+		borrower_pk: draft.borrowerPk ?? publicKeyFor(state.seed, `${draft.owner}:borrower`),
+		borrower_derivation_path: draft.borrowerDerivationPath ?? "m/84'/1'/0'/0/0",
+		lender_pk: offer.lender_pk,
+		lender_npub: npubFor(state.seed, offer.lender.id),
+		lender: { ...offer.lender },
+		can_extend: extendable,
+		extension_max_duration_days: extendable ? 180 : 0,
+		extension_interest_rate: extendable ? offer.interest_rate : null,
+		extension_origination_fee: extendable ? offer.origination_fee.map((fee) => ({ ...fee })) : [],
+		extends_contract: null,
+		extended_by_contract: null,
+		installments: generateInstallments(state, offer.repayment_plan, amount, interest, days, createdAt),
+		transactions: [],
+		timeline: [{ date: createdAt, txid: null, event: { type: 'contract_status_change', status: draft.status } }],
+		kyc_info: offer.kyc_link ? { kyc_link: offer.kyc_link, is_kyc_done: false } : null,
+	};
+	if (draft.collateralAddress !== undefined) contract.collateral_address = draft.collateralAddress;
+	if (draft.repaymentAddress !== undefined) contract.repayment_address = draft.repaymentAddress;
+	return contract;
+}
+
+export function createContractEntry(state: SandboxState, draft: ContractDraft): ContractEntry {
+	return storeContract(state, {
+		owner: draft.owner,
+		apiKey: draft.apiKey ?? null,
+		request: draft.request ?? null,
+		contract: buildContract(state, draft),
+	});
+}
+
+/** The old contract becomes Extended; a new one in PrincipalGiven carries the longer term. */
+export function extendContract(state: SandboxState, entry: ContractEntry, extraDays: number): ContractEntry {
+	const old = entry.contract;
+	const at = nowIso(state);
+	const days = old.duration_days + extraDays;
+	const rate = old.extension_interest_rate ?? old.interest_rate;
+	const remainingPrincipal = old.installments.reduce(
+		(sum, installment) => (SETTLED_INSTALLMENTS.has(installment.status) ? sum : sum + installment.principal),
+		0,
+	);
+	const interest = interestFor(remainingPrincipal, rate, extraDays);
+	const expiry = addDays(old.expiry, extraDays);
+	const next: Contract = {
+		...structuredClone(old),
+		id: state.ids.uuid(),
+		status: 'PrincipalGiven',
+		created_at: at,
+		updated_at: at,
+		expiry,
+		duration_days: days,
+		interest_rate: rate,
+		interest,
+		balance_outstanding: roundMoney(remainingPrincipal + interest),
+		extends_contract: old.id,
+		extended_by_contract: null,
+		installments: [],
+		transactions: [],
+		timeline: [{ date: at, txid: null, event: { type: 'contract_status_change', status: 'PrincipalGiven' } }],
+	};
+	next.installments = [
+		{
+			id: state.ids.uuid(),
+			principal: remainingPrincipal,
+			interest,
+			due_date: expiry,
+			status: 'pending',
+			paid_date: null,
+			payment_id: null,
+		},
+	];
+	const created = storeContract(state, { owner: entry.owner, apiKey: entry.apiKey, request: null, contract: next });
+	old.extended_by_contract = next.id;
+	changeStatus(state, entry, 'Extended');
+	return created;
+}
+
+export function findInstallment(contract: Contract, installmentId: string): Installment | undefined {
+	return contract.installments.find((installment) => installment.id === installmentId);
+}
+
+/** Marks one installment paid; when every installment is settled the contract becomes RepaymentProvided. */
+export function markInstallmentPaid(
+	state: SandboxState,
+	entry: ContractEntry,
+	installment: Installment,
+	paymentId: string,
+): void {
+	const at = nowIso(state);
+	const contract = entry.contract;
+	if (!SETTLED_INSTALLMENTS.has(installment.status)) {
+		contract.balance_outstanding = Math.max(
+			0,
+			roundMoney(contract.balance_outstanding - installment.principal - installment.interest),
+		);
+	}
+	installment.status = 'paid';
+	installment.paid_date = at;
+	installment.payment_id = paymentId;
+	contract.updated_at = at;
+	contract.timeline.push({
+		date: at,
+		txid: paymentId === '' ? null : paymentId,
+		event: { type: 'installment_payment', installment_id: installment.id, is_confirmed: false },
+	});
+	pushNotification(state, entry.owner, {
+		type: 'InstallmentUpdate',
+		data: {
+			id: state.ids.uuid(),
+			installment_id: installment.id,
+			contract_id: contract.id,
+			timestamp: at,
+			status: 'paid',
+			read: false,
+		},
+	});
+	if (contract.installments.every((item) => SETTLED_INSTALLMENTS.has(item.status))) {
+		changeStatus(state, entry, 'RepaymentProvided');
+	}
+}

@@ -1,0 +1,171 @@
+/**
+ * The sandbox's in-memory store and the mutations every part of it shares (keys, contract status
+ * changes with their notifications). Everything here is synchronous, so request handling is race-free.
+ */
+import { contractNotFound } from './errors';
+import { IdGenerator, escrowAddressFor } from './ids';
+import type {
+	ApiAccount,
+	ApiKeyRecord,
+	Contract,
+	ContractEntry,
+	LenderStats,
+	LoanOffer,
+	NotificationMessage,
+	User,
+} from './types';
+
+export interface SandboxState {
+	seed: string;
+	now: () => Date;
+	ids: IdGenerator;
+	users: Map<string, User>;
+	/** API key value → key record (master and borrower keys). */
+	keys: Map<string, ApiKeyRecord>;
+	/** Accounts created through POST /api/create-api-account, in order. */
+	accounts: ApiAccount[];
+	lenders: Map<string, LenderStats>;
+	/** All offers in insertion order, withdrawn ones included (status Unavailable). */
+	offers: Map<string, LoanOffer>;
+	contracts: Map<string, ContractEntry>;
+	/** User id → that user's contracts in creation order. */
+	contractsByOwner: Map<string, ContractEntry[]>;
+	/** User id → that user's notifications in insertion order. */
+	notifications: Map<string, NotificationMessage[]>;
+	nextKeyId: number;
+}
+
+export function createEmptyState(seed: string, now: () => Date): SandboxState {
+	return {
+		seed,
+		now,
+		ids: new IdGenerator(seed),
+		users: new Map(),
+		keys: new Map(),
+		accounts: [],
+		lenders: new Map(),
+		offers: new Map(),
+		contracts: new Map(),
+		contractsByOwner: new Map(),
+		notifications: new Map(),
+		nextKeyId: 1,
+	};
+}
+
+export function nowIso(state: SandboxState): string {
+	return state.now().toISOString();
+}
+
+export function addDays(iso: string, days: number): string {
+	return new Date(Date.parse(iso) + days * 86_400_000).toISOString();
+}
+
+export function issueKey(
+	state: SandboxState,
+	userId: string,
+	kind: ApiKeyRecord['kind'],
+	description: string,
+	key: string = state.ids.borrowerKey(),
+): ApiKeyRecord {
+	const record: ApiKeyRecord = {
+		id: state.nextKeyId,
+		key,
+		kind,
+		userId,
+		description,
+		created_at: nowIso(state),
+	};
+	state.nextKeyId += 1;
+	state.keys.set(key, record);
+	return record;
+}
+
+export function keysOfUser(state: SandboxState, userId: string): ApiKeyRecord[] {
+	return [...state.keys.values()].filter((record) => record.userId === userId && record.kind === 'borrower');
+}
+
+export function userOfKey(state: SandboxState, apiKey: string): User | undefined {
+	const record = state.keys.get(apiKey);
+	return record ? state.users.get(record.userId) : undefined;
+}
+
+export function storeContract(state: SandboxState, entry: ContractEntry): ContractEntry {
+	state.contracts.set(entry.contract.id, entry);
+	const owned = state.contractsByOwner.get(entry.owner);
+	if (owned) owned.push(entry);
+	else state.contractsByOwner.set(entry.owner, [entry]);
+	return entry;
+}
+
+/** The caller's contract, or the "not found" error (404 spec / 500 live) for unknown and foreign ids. */
+export function ownedContract(state: SandboxState, userId: string, id: string): ContractEntry {
+	const entry = state.contracts.get(id);
+	if (!entry || entry.owner !== userId) throw contractNotFound(id);
+	return entry;
+}
+
+export function pushNotification(state: SandboxState, userId: string, message: NotificationMessage): NotificationMessage {
+	const list = state.notifications.get(userId);
+	if (list) list.push(message);
+	else state.notifications.set(userId, [message]);
+	return message;
+}
+
+function notifyContractUpdate(state: SandboxState, entry: ContractEntry, timestamp: string): void {
+	pushNotification(state, entry.owner, {
+		type: 'ContractUpdate',
+		data: {
+			id: state.ids.uuid(),
+			contract_id: entry.contract.id,
+			timestamp,
+			status: entry.contract.status,
+			read: false,
+		},
+	});
+}
+
+const FUNDED_STATUSES = new Set([
+	'CollateralConfirmed',
+	'PrincipalGiven',
+	'RepaymentProvided',
+	'RepaymentConfirmed',
+	'Undercollateralized',
+	'Defaulted',
+	'Extended',
+]);
+
+/** Side effects that make a record consistent with a status reached out of band (admin, seed). */
+export function applyStatusEffects(state: SandboxState, contract: Contract, status: string): void {
+	const needsAddress = status !== 'Requested' && status !== 'pending' && status !== 'Cancelled' && status !== 'Rejected';
+	if (needsAddress && contract.contract_address === null) {
+		contract.contract_address = escrowAddressFor(state.seed, contract.id);
+	}
+	if ((FUNDED_STATUSES.has(status) || status === 'CollateralSeen') && contract.deposited_sats === 0) {
+		contract.deposited_sats = contract.initial_collateral_sats + contract.origination_fee_sats;
+		contract.collateral_sats = contract.initial_collateral_sats;
+	}
+}
+
+/** Records a status in the timeline without notifying (seeding). */
+export function recordStatus(state: SandboxState, contract: Contract, status: string, at: string): void {
+	applyStatusEffects(state, contract, status);
+	contract.status = status;
+	contract.updated_at = at;
+	contract.timeline.push({ date: at, txid: null, event: { type: 'contract_status_change', status } });
+}
+
+/** A status change at run time: updated_at, timeline and a ContractUpdate notification for the owner. */
+export function changeStatus(state: SandboxState, entry: ContractEntry, status: string): Contract {
+	const at = nowIso(state);
+	recordStatus(state, entry.contract, status, at);
+	notifyContractUpdate(state, entry, at);
+	return entry.contract;
+}
+
+export function changeLiquidationStatus(state: SandboxState, entry: ContractEntry, liquidationStatus: string): Contract {
+	const at = nowIso(state);
+	entry.contract.liquidation_status = liquidationStatus;
+	entry.contract.updated_at = at;
+	notifyContractUpdate(state, entry, at);
+	return entry.contract;
+}

@@ -1,0 +1,246 @@
+/**
+ * Shared types of the Lendasat borrower API sandbox: configuration, recorded traffic and the
+ * records it serves (shapes follow /work/shared/spec/live-api.md §3, plus the spec fields).
+ */
+
+export type Dialect = 'spec' | 'live';
+
+export type FaultKind = '500' | '502-html' | '503' | 'reset' | 'slow' | 'truncated-json' | 'empty-body';
+
+export interface FaultRule {
+	kind: FaultKind;
+	/** HTTP method to match (case-insensitive); any method when absent. */
+	method?: string;
+	/** Path to match: exact, or a prefix ending at a segment boundary ('/api/contracts' matches '/api/contracts/x'). */
+	path?: string;
+	/** How many matching requests the rule hits before it is used up. Default 1. Ignored with probability. */
+	times?: number;
+	/** Chance (0..1) to hit each matching request, from a seeded PRNG; the rule is never used up. */
+	probability?: number;
+	/** Process the request normally first, then answer with the fault instead of the real answer. */
+	after?: boolean;
+	/** Delay for 'slow' (default 5000 ms). */
+	delayMs?: number;
+}
+
+export interface RateLimitConfig {
+	requestsPerSecond: number;
+	retryAfter?: 'seconds' | 'http-date' | 'none';
+}
+
+export interface SandboxConfig {
+	dialect: Dialect;
+	createStatus: 200 | 201;
+	rateLimit: null | RateLimitConfig;
+	idempotency: boolean;
+	faults: FaultRule[];
+	latencyMs: number;
+}
+
+export interface SeedOptions {
+	/** Seed of the deterministic ids, keys and fault PRNG. Default 'lendasat-sandbox'. */
+	seed?: string;
+	/** Extra generated contracts for the main borrower key (on top of the hand-written ones). Default 0. */
+	extraContracts?: number;
+}
+
+export interface RecordedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string>;
+	rawBody: string;
+	body: unknown;
+	at: number;
+}
+
+export interface SandboxStats {
+	requests: number;
+	byStatus: Record<string, number>;
+	contractsCreated: number;
+	duplicateContracts: number;
+	rateLimited: number;
+	faultsInjected: number;
+}
+
+export interface LenderStats {
+	id: string;
+	name: string;
+	successful_contracts: number;
+	timezone: string | null;
+	joined_at: string;
+	vetted: boolean;
+}
+
+export interface OriginationFee {
+	fee: number;
+	from_day: number;
+	to_day: number;
+}
+
+export interface LoanOffer {
+	id: string;
+	name: string;
+	lender: LenderStats;
+	min_ltv: number;
+	interest_rate: number;
+	loan_amount_min: number;
+	loan_amount_max: number;
+	duration_days_min: number;
+	duration_days_max: number;
+	loan_asset: string;
+	loan_payout: string;
+	status: string;
+	loan_repayment_address: string;
+	origination_fee: OriginationFee[];
+	kyc_link: string | null;
+	lender_pk: string;
+	repayment_plan: string;
+	collateral_asset: string;
+}
+
+export interface Installment {
+	id: string;
+	principal: number;
+	interest: number;
+	due_date: string;
+	status: string;
+	paid_date: string | null;
+	payment_id: string | null;
+}
+
+export interface ContractTransaction {
+	id: string;
+	contract_id: string;
+	txid: string;
+	timestamp: string;
+	transaction_type: string;
+}
+
+export type TimelineEventBody =
+	| { type: 'contract_status_change'; status: string }
+	| { type: 'installment_payment'; installment_id: string; is_confirmed: boolean };
+
+export interface TimelineEvent {
+	date: string;
+	txid: string | null;
+	event: TimelineEventBody;
+}
+
+export interface Contract {
+	id: string;
+	status: string;
+	loan_id: string;
+	loan_type: string;
+	loan_asset: string;
+	client_contract_id: string | null;
+	created_at: string;
+	updated_at: string;
+	expiry: string;
+	loan_amount: number;
+	balance_outstanding: number;
+	interest: number;
+	interest_rate: number;
+	duration_days: number;
+	initial_collateral_sats: number;
+	origination_fee_sats: number;
+	collateral_sats: number;
+	deposited_sats: number;
+	initial_ltv: number;
+	collateral_asset: string;
+	liquidation_price: number;
+	liquidation_status: string;
+	ltv_threshold_margin_call_1: number;
+	ltv_threshold_margin_call_2: number;
+	ltv_threshold_liquidation: number;
+	contract_address: string | null;
+	collateral_script: string | null;
+	borrower_btc_address: string;
+	borrower_loan_address: string | null;
+	loan_repayment_address: string | null;
+	btc_loan_repayment_address: string | null;
+	borrower_pk: string;
+	borrower_derivation_path: string | null;
+	lender_pk: string;
+	lender_npub: string;
+	lender: LenderStats;
+	can_extend: boolean;
+	extension_max_duration_days: number;
+	extension_interest_rate: number | null;
+	extension_origination_fee: OriginationFee[];
+	extends_contract: string | null;
+	extended_by_contract: string | null;
+	installments: Installment[];
+	transactions: ContractTransaction[];
+	timeline: TimelineEvent[];
+	kyc_info: { kyc_link: string; is_kyc_done: boolean } | null;
+	/** Spec field, echoed only when the request carried it. */
+	collateral_address?: string;
+	/** Spec field, echoed only when the request carried it. */
+	repayment_address?: string;
+}
+
+/** A stored contract with the sandbox's bookkeeping around the public record. */
+export interface ContractEntry {
+	/** User id of the owner. */
+	owner: string;
+	/** API key that created it (null for seeded or admin-created contracts). */
+	apiKey: string | null;
+	/** The request body as received (all fields, including unknown extras), or null. */
+	request: Record<string, unknown> | null;
+	contract: Contract;
+}
+
+export interface User {
+	id: string;
+	name: string;
+	email: string | null;
+	verified: boolean;
+	timezone: string | null;
+	locale: string | null;
+	totp_enabled: boolean;
+	created_at: string;
+	updated_at: string;
+	personal_telegram_token: string;
+	personal_referral_codes: string[];
+	used_referral_code: string | null;
+	first_time_discount_rate: number;
+}
+
+export interface ApiKeyRecord {
+	id: number;
+	key: string;
+	kind: 'master' | 'borrower';
+	userId: string;
+	description: string;
+	created_at: string;
+}
+
+export interface ApiAccount {
+	id: string;
+	name: string;
+	email: string;
+	timezone: string;
+	api_key: string;
+	/** User id of the partner whose master key created the account. */
+	createdBy: string;
+}
+
+export interface NotificationData {
+	id: string;
+	timestamp: string;
+	read: boolean;
+	contract_id?: string;
+	[field: string]: unknown;
+}
+
+export interface NotificationMessage {
+	type: string;
+	data: NotificationData;
+}
+
+export interface SandboxKeys {
+	master: string;
+	borrower: string;
+	otherBorrower: string;
+}
