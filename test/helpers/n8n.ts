@@ -9,7 +9,9 @@ import {
 	CredentialTestContext,
 	DirectoryLoader,
 	ExecutionLifecycleHooks,
+	LoadOptionsContext,
 	PackageDirectoryLoader,
+	PollContext,
 	WorkflowExecute,
 } from 'n8n-core';
 import {
@@ -23,9 +25,12 @@ import {
 	type ICredentialType,
 	type IDataObject,
 	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
 	type INode,
 	type INodeCredentialTestResult,
+	type INodeParameters,
 	type INodeExecutionData,
+	type INodeListSearchResult,
 	type INodeType,
 	type INodeTypes,
 	type IRun,
@@ -180,7 +185,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 export interface RunOptions {
 	credential: TestCredential;
 	/** Items fed into the first Lendasat node; default one empty item. */
-	items?: IDataObject[];
+	items?: object[];
 	/** Fixed execution ID, e.g. to run "the same execution" twice. */
 	executionId?: string;
 }
@@ -194,10 +199,18 @@ export interface RunResult {
 }
 
 /** Runs a workflow (nodes + connections, as exported from n8n) through WorkflowExecute. */
-export async function runWorkflow(
-	workflowJson: Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>,
-	options: RunOptions,
-): Promise<RunResult> {
+/** A workflow as n8n exports it (or a fixture file imported as JSON). */
+export interface WorkflowFixture {
+	id?: string;
+	name?: string;
+	nodes: Array<Omit<INode, 'position' | 'id' | 'parameters'> & { id?: string; position: number[]; parameters: object }>;
+	/** As exported: connection types are plain strings there. */
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }> | null>>>;
+	settings?: object;
+}
+
+export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions): Promise<RunResult> {
+	const workflowJson = fixture as unknown as Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>;
 	const loader = await loadPackage();
 	const nodeTypes = new PackageNodeTypes(loader);
 	const credentialTypes = Object.fromEntries(
@@ -261,7 +274,7 @@ export async function runWorkflow(
 	} as unknown as IWorkflowExecuteAdditionalData;
 
 	const startNode = nodes.find((node) => node.type === NODE_TYPE) ?? nodes[0];
-	const inputItems = (options.items ?? [{}]).map((json) => ({ json }));
+	const inputItems = (options.items ?? [{}]).map((json) => ({ json: json as IDataObject }));
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
@@ -296,7 +309,7 @@ export async function runWorkflow(
 }
 
 /** A one-node workflow around the Lendasat Borrower node, as a user would build it. */
-export function singleNodeWorkflow(parameters: IDataObject, settings: Partial<INode> = {}) {
+export function singleNodeWorkflow(parameters: object, settings: Partial<INode> = {}): WorkflowFixture {
 	return {
 		nodes: [
 			{
@@ -305,7 +318,7 @@ export function singleNodeWorkflow(parameters: IDataObject, settings: Partial<IN
 				type: NODE_TYPE,
 				typeVersion: 1,
 				position: [0, 0] as [number, number],
-				parameters,
+				parameters: parameters as INodeParameters,
 				...settings,
 			},
 		],
@@ -329,4 +342,124 @@ export async function testCredential(credential: TestCredential): Promise<INodeC
 	};
 	const context = new CredentialTestContext() as unknown as ICredentialTestFunctions;
 	return await test.call(context, decrypted);
+}
+
+/**
+ * Runs one of the node's listSearch methods (a resource locator's "From List") the way n8n's editor
+ * does: through n8n-core's LoadOptionsContext, on a node holding the test credential.
+ */
+export async function searchList(
+	methodName: string,
+	filter: string | undefined,
+	credential: TestCredential,
+	parameters: IDataObject = { resource: 'offer', operation: 'get' },
+): Promise<INodeListSearchResult> {
+	const loader = await loadPackage();
+	const nodeTypes = new PackageNodeTypes(loader);
+	const method = nodeTypes.getByNameAndVersion(NODE_TYPE).methods?.listSearch?.[methodName];
+	if (!method) throw new Error(`the node has no listSearch method ${methodName}`);
+	const credentialTypes = Object.fromEntries(
+		Object.entries(loader.credentialTypes).map(([name, { type }]) => [name, type]),
+	);
+	const node = {
+		id: 'b3f1c5e2-0000-4000-8000-000000000001',
+		name: 'Lendasat Borrower',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'Lendasat test' } },
+	} as INode;
+	const workflow = new Workflow({ id: 'test-workflow', name: 'Test', nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(credentialTypes, credential),
+		currentNodeParameters: parameters,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		variables: {},
+		userId: 'test-user',
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const context = new LoadOptionsContext(workflow, workflow.getNode(node.name) ?? node, additionalData, 'parameters.offerId');
+	return await method.call(context as unknown as ILoadOptionsFunctions, filter);
+}
+
+export const TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.lendasatBorrowerTrigger`;
+
+export interface PollOptions {
+	credential: TestCredential;
+	/** 'trigger': a scheduled poll of an active workflow; 'manual': the editor's "Fetch Test Event". */
+	mode?: 'trigger' | 'manual';
+	/** The node's static data. Pass the same object to every poll, as n8n keeps it for an active workflow. */
+	staticData?: IDataObject;
+}
+
+export interface PollResult {
+	/** The items the poll emitted, or null when it found nothing new. */
+	items: INodeExecutionData[] | null;
+	/** What the poll threw, if it failed. */
+	error?: Error;
+}
+
+/**
+ * Runs the Lendasat Borrower Trigger's poll() once through n8n-core's PollContext, as n8n's poll
+ * scheduler (mode 'trigger') and the editor's "Fetch Test Event" (mode 'manual') do. The node's
+ * static data is the object passed in, so a test sees exactly what a poll leaves behind.
+ */
+export async function pollTrigger(parameters: IDataObject, options: PollOptions): Promise<PollResult> {
+	const loader = await loadPackage();
+	const nodeTypes = new PackageNodeTypes(loader);
+	const nodeType = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE);
+	if (!nodeType.poll) throw new Error('the trigger has no poll method');
+	const credentialTypes = Object.fromEntries(
+		Object.entries(loader.credentialTypes).map(([name, { type }]) => [name, type]),
+	);
+	const mode = options.mode ?? 'trigger';
+	const node = {
+		id: 'b3f1c5e2-0000-4000-8000-0000000000f1',
+		name: 'Lendasat Borrower Trigger',
+		type: TRIGGER_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'Lendasat test' } },
+	} as INode;
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: mode === 'trigger',
+		nodeTypes,
+	});
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(credentialTypes, options.credential),
+		executionId: undefined,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		variables: {},
+		userId: 'test-user',
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const staticData = options.staticData ?? {};
+	const context = new PollContext(
+		workflow,
+		workflow.getNode(node.name) ?? node,
+		additionalData,
+		mode,
+		mode === 'manual' ? 'manual' : 'activate',
+		undefined,
+		undefined,
+		undefined,
+		undefined,
+		() => staticData,
+	);
+	try {
+		const result = await nodeType.poll.call(context);
+		return { items: result?.[0] ?? null };
+	} catch (error) {
+		return { items: null, error: error as Error };
+	}
 }

@@ -2,10 +2,9 @@ import { RateGate } from '../../nodes/LendasatBorrower/shared/rateGate';
 
 describe('RateGate', () => {
 	it('lets requests through unpaced until the first 429', async () => {
-		let now = 1_000;
-		const gate = new RateGate(() => now);
-		expect(await gate.acquire()).toBe(1_000);
-		expect(await gate.acquire()).toBe(1_000);
+		const gate = new RateGate(() => 1_000);
+		expect(await gate.acquire()).toEqual({ pacing: 0 });
+		expect(await gate.acquire()).toEqual({ pacing: 0 });
 		expect(gate.spacingMs).toBe(0);
 	});
 
@@ -14,7 +13,7 @@ describe('RateGate', () => {
 		const gate = new RateGate(() => now);
 		for (let i = 0; i < 20; i++) gate.recordSuccess();
 		now = 1_010;
-		gate.recordRateLimited(1_005, 1_000, 500);
+		gate.recordRateLimited({ pacing: 0 }, 1_000);
 		expect(gate.spacingMs).toBe(50);
 	});
 
@@ -23,18 +22,29 @@ describe('RateGate', () => {
 		const gate = new RateGate(() => now);
 		for (let i = 0; i < 10; i++) gate.recordSuccess();
 		now = 1_020;
-		gate.recordRateLimited(1_000, undefined, 500);
+		gate.recordRateLimited({ pacing: 0 }, 500);
 		const afterFirst = gate.spacingMs;
-		gate.recordRateLimited(1_001, undefined, 500);
-		gate.recordRateLimited(1_002, undefined, 500);
+		gate.recordRateLimited({ pacing: 0 }, 500);
+		gate.recordRateLimited({ pacing: 0 }, 500);
 		expect(gate.spacingMs).toBe(afterFirst);
+	});
+
+	it('sends a request queued under an old pacing to the back of the new queue', async () => {
+		let now = 0;
+		const gate = new RateGate(() => now);
+		for (let i = 0; i < 10; i++) gate.recordSuccess();
+		gate.recordRateLimited({ pacing: 0 }, 5);
+		const queued = gate.acquire();
+		gate.recordRateLimited({ pacing: 1 }, 10);
+		now = 50;
+		expect(await queued).toEqual({ pacing: 2 });
 	});
 
 	it('speeds up again while the server keeps accepting', () => {
 		let now = 1_000;
 		const gate = new RateGate(() => now);
 		gate.recordSuccess();
-		gate.recordRateLimited(now, undefined, 0);
+		gate.recordRateLimited({ pacing: 0 }, 0);
 		const slowed = gate.spacingMs;
 		now += 5_000;
 		for (let i = 0; i < 50; i++) gate.recordSuccess();

@@ -14,6 +14,22 @@ export interface ApiErrorInput {
 	notFound?: string;
 	/** Values that must never be shown (the credential's API key). */
 	secrets?: string[];
+	/** The operation's own reading of failures, tried before the generic one. */
+	guidance?: ErrorGuidance[];
+}
+
+/**
+ * An operation-specific explanation of a failure. It applies when the status matches (if given)
+ * and, if `codes` or `text` are given, when the spec's code is one of `codes` or the server's
+ * text (the live {message}, or the spec's error/details) matches `text`.
+ */
+export interface ErrorGuidance {
+	statusCodes?: number[];
+	codes?: string[];
+	text?: RegExp;
+	message: string;
+	/** Follows "<operation>: " in the description. */
+	hint: string;
 }
 
 export interface MappedApiError {
@@ -83,7 +99,9 @@ export function mapApiError(input: ApiErrorInput): MappedApiError {
 	const scrub = (text: string) => redactSecrets(text, input.secrets ?? []);
 	const serverText = describeServerAnswer(body, input.statusCode);
 	const code = body.code ? scrub(body.code) : undefined;
-	const guidance = code ? CODE_GUIDANCE[code] : undefined;
+	const guidance =
+		findGuidance([...(input.guidance ?? []), ...unknownIdGuidance(input.notFound)], input.statusCode, body) ??
+		(code ? CODE_GUIDANCE[code] : undefined);
 	const headline = guidance?.message ?? statusHeadline(input);
 	const hint = guidance?.hint ?? statusHint(input);
 
@@ -93,6 +111,36 @@ export function mapApiError(input: ApiErrorInput): MappedApiError {
 		httpCode: String(input.statusCode),
 		code,
 	};
+}
+
+/** The live backend answers 500 "Something went wrong", not 404, for an unknown or foreign ID. */
+function unknownIdGuidance(notFound: string | undefined): ErrorGuidance[] {
+	if (!notFound) return [];
+	return [
+		{
+			statusCodes: [500],
+			text: /^something went wrong\.?$/i,
+			message: `Lendasat had an internal error — ${notFound} may not exist`,
+			hint:
+				"Lendasat answers this way when an ID does not exist in the credential's environment or belongs to another " +
+				'account. Check the ID; if it is right and this keeps happening, contact Lendasat support.',
+		},
+	];
+}
+
+function findGuidance(
+	guidance: ErrorGuidance[],
+	statusCode: number,
+	body: ErrorBody,
+): ErrorGuidance | undefined {
+	const texts = [body.message, body.error, body.details].filter((text): text is string => typeof text === 'string');
+	return guidance.find((entry) => {
+		if (entry.statusCodes && !entry.statusCodes.includes(statusCode)) return false;
+		if (!entry.codes && !entry.text) return true;
+		const codeMatches = Boolean(entry.codes && body.code && entry.codes.includes(body.code));
+		const textMatches = Boolean(entry.text && texts.some((text) => entry.text?.test(text)));
+		return codeMatches || textMatches;
+	});
 }
 
 function statusHeadline({ statusCode, notFound }: ApiErrorInput): string {

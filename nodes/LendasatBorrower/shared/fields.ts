@@ -1,7 +1,6 @@
 import type {
 	IDataObject,
 	IExecuteSingleFunctions,
-	IN8nHttpFullResponse,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -51,7 +50,6 @@ export function simplifyTo(fields: string[]) {
 	return async function simplify(
 		this: IExecuteSingleFunctions,
 		items: INodeExecutionData[],
-		_response: IN8nHttpFullResponse,
 	): Promise<INodeExecutionData[]> {
 		if (!this.getNodeParameter('simplify', false)) return items;
 		return items.map((item) => ({ ...item, json: pickFields(item.json, fields) }));

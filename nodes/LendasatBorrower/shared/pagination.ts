@@ -5,7 +5,7 @@ import type {
 	INodeExecutionData,
 } from 'n8n-workflow';
 
-import { sendWithRetries } from './transport';
+import { asRequestOperation, sendRequest } from './transport';
 
 /** The API's largest page (GET /api/contracts and /api/notifications take limit 1–100). */
 export const MAX_PAGE_SIZE = 100;
@@ -16,7 +16,9 @@ export const MAX_PAGE_SIZE = 100;
  * through the retrying transport. It stops at a short page or at the Limit, and skips records
  * already seen when new ones shift the pages while it walks them.
  */
-export async function paginatePages(
+export const paginatePages = asRequestOperation(walkPages);
+
+async function walkPages(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
@@ -31,7 +33,7 @@ export async function paginatePages(
 			...requestData,
 			options: { ...requestData.options, qs: { ...requestData.options.qs, page, limit: pageSize } },
 		};
-		const items = await sendWithRetries.call(this, pageRequest);
+		const items = await sendRequest.call(this, pageRequest);
 		for (const item of items) {
 			const id = (item.json as IDataObject).id ?? (item.json.data as IDataObject | undefined)?.id;
 			if (id !== undefined && seen.has(id)) continue;

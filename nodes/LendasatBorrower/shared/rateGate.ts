@@ -1,5 +1,11 @@
 import { sleep } from 'n8n-workflow';
 
+/** Proof of a place in the gate's queue, given back with the answer it led to. */
+export interface GateTicket {
+	/** The pacing the request was sent under. */
+	pacing: number;
+}
+
 /**
  * Paces the requests of one API key across every item, execution and workflow in this n8n process.
  *
@@ -17,8 +23,8 @@ export class RateGate {
 
 	private pausedUntil = 0;
 
-	/** When the spacing last changed: 429s of requests sent before that say nothing new. */
-	private lastSlowdownAt = 0;
+	/** Changes with every slowdown: requests queued under an older pacing take a new place. */
+	private pacing = 0;
 
 	private recentSuccesses: number[] = [];
 
@@ -26,36 +32,40 @@ export class RateGate {
 
 	constructor(private readonly now: () => number = Date.now) {}
 
-	/** Waits for this request's turn; returns the time it was let through. */
-	async acquire(): Promise<number> {
-		const now = this.now();
-		this.forgetIfIdle(now);
-		const start = Math.max(now, this.nextStartAt, this.pausedUntil);
-		this.nextStartAt = start + this.intervalMs;
-		this.lastUsedAt = start;
-		if (start > now) await sleep(start - now);
-		return start;
+	/** Waits for this request's turn under the current pacing. */
+	async acquire(): Promise<GateTicket> {
+		for (;;) {
+			const now = this.now();
+			this.forgetIfIdle(now);
+			const start = Math.max(now, this.nextStartAt, this.pausedUntil);
+			this.nextStartAt = start + this.intervalMs;
+			this.lastUsedAt = start;
+			const pacing = this.pacing;
+			if (start > now) await sleep(start - now);
+			if (pacing === this.pacing) return { pacing };
+		}
 	}
 
 	recordSuccess(): void {
 		const now = this.now();
 		this.recentSuccesses.push(now);
 		this.dropOldSuccesses(now);
-		// Additive speed-up: about 1 % faster per success, so it probes upward over a few seconds.
+		// About 1 % faster per success: it probes upward again within a few dozen requests.
 		if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * 0.99;
 	}
 
-	/** A 429 for a request let through at `sentAt`; `retryAfterMs` from the server when it said. */
-	recordRateLimited(sentAt: number, retryAfterMs: number | undefined, fallbackPauseMs: number): void {
+	/** A 429 for a request sent with `ticket`: everyone pauses for `pauseMs`, and the pacing slows. */
+	recordRateLimited(ticket: GateTicket, pauseMs: number): void {
 		const now = this.now();
 		this.dropOldSuccesses(now);
-		this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? fallbackPauseMs));
-		if (sentAt < this.lastSlowdownAt) return;
+		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
+		// One slowdown per pacing: the other 429s of the same wave say nothing new.
+		if (ticket.pacing !== this.pacing) return;
 		// What the server let through in the last second is the best guess of its limit.
 		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
 		this.intervalMs = Math.max(this.intervalMs * 1.25, 1000 / acceptedPerSecond);
-		this.lastSlowdownAt = now;
-		this.nextStartAt = Math.max(this.nextStartAt, this.pausedUntil);
+		this.pacing += 1;
+		this.nextStartAt = this.pausedUntil;
 	}
 
 	/** The current spacing, for tests and diagnostics. */
@@ -64,9 +74,9 @@ export class RateGate {
 	}
 
 	private dropOldSuccesses(now: number): void {
-		while (this.recentSuccesses.length && this.recentSuccesses[0] <= now - 1000) {
-			this.recentSuccesses.shift();
-		}
+		let stale = 0;
+		while (stale < this.recentSuccesses.length && this.recentSuccesses[stale] <= now - 1000) stale++;
+		if (stale) this.recentSuccesses.splice(0, stale);
 	}
 
 	/** After a minute without traffic the learned limit may be stale: start unpaced again. */

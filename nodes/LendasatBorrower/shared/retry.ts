@@ -142,20 +142,29 @@ export function readRetrySettings(options: {
 	};
 }
 
+/** "connection reset (ECONNRESET)", "HTTP 503" */
 export function describeFailure(failure: Failure): string {
-	if (failure.kind === 'network') return NETWORK_CODE_TEXT[failure.code] ?? `network error ${failure.code}`;
+	if (failure.kind === 'network') return `${networkFailureInWords(failure.code)} (${failure.code})`;
 	return `HTTP ${failure.statusCode}`;
 }
 
-const NETWORK_CODE_TEXT: Record<string, string> = {
-	ECONNRESET: 'connection reset (ECONNRESET)',
-	ECONNREFUSED: 'connection refused (ECONNREFUSED)',
-	ETIMEDOUT: 'timed out (ETIMEDOUT)',
-	ECONNABORTED: 'timed out (ECONNABORTED)',
-	ESOCKETTIMEDOUT: 'timed out (ESOCKETTIMEDOUT)',
-	EPIPE: 'connection closed while sending (EPIPE)',
-	ENOTFOUND: 'host not found (ENOTFOUND)',
-	EAI_AGAIN: 'DNS lookup failed (EAI_AGAIN)',
+/**
+ * The words alone, for an error message: n8n replaces any message that contains a network error
+ * code with its own generic sentence, so the code itself goes in the description.
+ */
+export function networkFailureInWords(code: string): string {
+	return NETWORK_CODE_WORDS[code] ?? 'network error';
+}
+
+const NETWORK_CODE_WORDS: Record<string, string> = {
+	ECONNRESET: 'connection reset',
+	ECONNREFUSED: 'connection refused',
+	ETIMEDOUT: 'timed out',
+	ECONNABORTED: 'timed out',
+	ESOCKETTIMEDOUT: 'timed out',
+	EPIPE: 'connection closed while sending',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'DNS lookup failed',
 };
 
 /** "3 attempts: HTTP 503, HTTP 503, connection reset (ECONNRESET)" */

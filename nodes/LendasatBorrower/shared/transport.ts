@@ -19,12 +19,12 @@ import {
 } from 'n8n-workflow';
 
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
-import { mapApiError, redactSecrets } from './errors';
+import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
 import { rateGateFor } from './rateGate';
 import {
-	backoffDelay,
 	describeFailure,
 	networkFailure,
+	networkFailureInWords,
 	parseRetryAfter,
 	readRetrySettings,
 	retryDelay,
@@ -43,6 +43,8 @@ export interface OperationMeta {
 	keyType: KeyType | 'any';
 	/** What a 404 means: the parameter holding the ID and what it identifies. */
 	notFound?: { parameter: string; label: string };
+	/** What this operation's own failures mean (e.g. a status that does not allow it). */
+	errors?: ErrorGuidance[];
 }
 
 type PaginationFunction = (
@@ -59,6 +61,13 @@ interface RouteExtras {
 
 const operations = new Map<string, OperationMeta>();
 
+/**
+ * An error a preSend found, held until the transport runs. Thrown from a preSend, n8n would turn it
+ * into a failed item without `pairedItem`, which breaks the error output's item linking; the
+ * transport returns it as a failed item of its own, with its pairedItem.
+ */
+const preSendErrors = new WeakMap<object, NodeOperationError | NodeApiError>();
+
 /** The HTTP failure behind a mapped error, for the retry loop. */
 const failureOfError = new WeakMap<object, Failure>();
 
@@ -74,13 +83,40 @@ export function apiRoute(
 	operations.set(`${meta.resource}:${meta.operation}`, meta);
 	const routing: INodePropertyRouting = {
 		request,
-		send: { paginate: true, preSend: [checkKeyType, ...(extras.preSend ?? [])] },
+		send: { paginate: true, preSend: [checkKeyType, ...(extras.preSend ?? [])].map(holdingErrors) },
 		output: { postReceive: [throwOnErrorResponse, ...(extras.postReceive ?? [])] },
 	};
 	if (extras.pagination) {
 		routing.operations = { pagination: extras.pagination } as IN8nRequestOperations;
 	}
 	return routing;
+}
+
+/** Runs a preSend unless an earlier one already failed for this request, and holds its error. */
+/** The node-level hook: every operation without pagination of its own sends through it. */
+export const sendWithRetries: PaginationFunction = asRequestOperation(sendRequest);
+
+function holdingErrors(preSend: PreSendAction): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		if (preSendErrors.has(requestOptions)) return requestOptions;
+		try {
+			return await preSend.call(this, requestOptions);
+		} catch (error) {
+			preSendErrors.set(
+				requestOptions,
+				error instanceof NodeApiError || error instanceof NodeOperationError
+					? error
+					: new NodeOperationError(this.getNode(), error as Error, { itemIndex: this.getItemIndex() }),
+			);
+			return requestOptions;
+		}
+	};
+}
+
+/** The failed item when the node continues on fail; otherwise the error is thrown. */
+function failedItem(context: IExecuteSingleFunctions, error: NodeOperationError | NodeApiError): INodeExecutionData[] {
+	if (!context.continueOnFail()) throw error;
+	return [{ json: { error: error.message }, error, pairedItem: { item: context.getItemIndex() } }];
 }
 
 export function operationMetaOf(context: IExecuteSingleFunctions): OperationMeta {
@@ -128,7 +164,10 @@ async function throwOnErrorResponse(
 	items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ): Promise<INodeExecutionData[]> {
-	if (response.statusCode < 400) return items;
+	// Having a postReceive stops n8n from splitting a JSON array into items; do it as n8n would.
+	if (response.statusCode < 400) {
+		return Array.isArray(response.body) ? response.body.map((json) => ({ json })) : items;
+	}
 	const meta = operationMetaOf(this);
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const mapped = mapApiError({
@@ -138,6 +177,7 @@ async function throwOnErrorResponse(
 		body: response.body,
 		requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 		notFound: meta.notFound ? describeNotFound(this, meta.notFound) : undefined,
+		guidance: meta.errors,
 		secrets: [String(credentials.apiKey ?? '')],
 	});
 	const error = new NodeApiError(
@@ -167,11 +207,31 @@ function describeNotFound(
 }
 
 /**
- * The node's `requestOperations.pagination`: n8n calls it for every request of every operation,
- * which makes it the one place where a request can be repeated. It sends through the key's
- * shared rate gate and retries what the Options allow.
+ * Wraps how an operation sends its request(s) into n8n's `requestOperations.pagination` hook: every
+ * item it returns is linked to its input item (n8n cannot infer that once the error output splits
+ * items), and an input error a preSend held back, or the final error of sending, becomes a failed
+ * item when the node continues on fail, and is thrown otherwise.
  */
-export async function sendWithRetries(
+export function asRequestOperation(send: PaginationFunction): PaginationFunction {
+	return async function (this: IExecutePaginationFunctions, requestData) {
+		const refused = preSendErrors.get(requestData.options);
+		if (refused) return failedItem(this, refused);
+		try {
+			const items = await send.call(this, requestData);
+			const pairedItem = { item: this.getItemIndex() };
+			return items.map((item) => (item.pairedItem ? item : { ...item, pairedItem }));
+		} catch (error) {
+			return failedItem(this, error as NodeOperationError | NodeApiError);
+		}
+	};
+}
+
+/**
+ * Sends one request through the key's shared rate gate, retrying what the Options allow. n8n calls
+ * the node's pagination hook for every request of every operation, which makes it the one place
+ * where a request can be repeated.
+ */
+export async function sendRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
@@ -184,7 +244,7 @@ export async function sendWithRetries(
 	const failures: Failure[] = [];
 
 	for (;;) {
-		const sentAt = await gate.acquire();
+		const ticket = await gate.acquire();
 		try {
 			const items = await this.makeRoutingRequest(requestData);
 			gate.recordSuccess();
@@ -195,7 +255,8 @@ export async function sendWithRetries(
 			failures.push(failure);
 			const retriesDone = failures.length - 1;
 			if (failure.kind === 'http' && failure.statusCode === 429) {
-				gate.recordRateLimited(sentAt, failure.retryAfterMs, backoffDelay(failures.length, settings));
+				// Everyone waits out the Retry-After (capped by Max Retry Delay), or a backoff without one.
+				gate.recordRateLimited(ticket, retryDelay(failures.length, settings, failure.retryAfterMs));
 			}
 			if (!shouldRetry(failure, settings, retriesDone, repeatable)) {
 				throw finalError(this, error, failures, {
@@ -235,7 +296,7 @@ function gateIdentity(baseUrl: string, apiKey: string): string {
 }
 
 /** The network error code behind an error thrown by n8n's HTTP helper, if it is one. */
-function networkFailureOf(error: unknown): Failure | undefined {
+export function networkFailureOf(error: unknown): Failure | undefined {
 	const code = networkCodeOf(error);
 	return code ? networkFailure(code) : undefined;
 }
@@ -277,10 +338,12 @@ function finalError(
 		context.getNode(),
 		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
 		{
-			message: scrub(`Could not get an answer from Lendasat: ${describeFailure(last)}`),
+			message: scrub(
+				`Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
+			),
 			description: scrub(
 				[
-					`${meta.label}: the request to ${target.baseUrl} failed.`,
+					`${meta.label}: the request to ${target.baseUrl} failed (${describeFailure(last)}).`,
 					...notes,
 					"Check the credential's environment or base URL, and that the host is reachable from n8n.",
 				].join(' '),

@@ -1,0 +1,197 @@
+/**
+ * The transport every operation shares: rate limits, transient failures and duplicate-safe retries,
+ * against the sandbox's injected faults.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { startSandbox, SEED_IDS, type Sandbox } from '../sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { everythingVisible } from '../helpers/secrets';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const borrower = (overrides: Partial<TestCredential> = {}): TestCredential => ({
+	environment: 'custom',
+	baseUrl: sandbox.url,
+	keyType: 'borrower',
+	apiKey: sandbox.keys.borrower,
+	...overrides,
+});
+
+/** Fast retries for tests that exhaust them; the defaults are what users get. */
+const quickRetries = { initialDelay: 20, maxDelay: 200 };
+
+function contractCreate(options: Record<string, unknown> = {}) {
+	return singleNodeWorkflow({
+		resource: 'contract',
+		operation: 'create',
+		loanId: { __rl: true, mode: 'id', value: SEED_IDS.offers.usdcPolygon },
+		loanAmount: '={{ $json.amount ?? 1500 }}',
+		durationDays: 30,
+		options,
+	});
+}
+
+describe('rate limits', () => {
+	/*
+	 * The node remembers the rate each key may use on each server (that is the point of its shared
+	 * pacing), so each test meets its limit on a server of its own.
+	 */
+	let limited: Sandbox;
+	beforeEach(async () => {
+		limited = await startSandbox();
+	});
+	afterEach(async () => limited.close());
+	const onLimited = () => borrower({ baseUrl: limited.url, apiKey: limited.keys.borrower });
+
+	it.each(['seconds', 'http-date'] as const)('waits out a 429 (Retry-After as %s) and succeeds', async (retryAfter) => {
+		limited.configure({ rateLimit: { requestsPerSecond: 2, retryAfter } });
+		const { output, error } = await runWorkflow(contractCreate(), {
+			credential: onLimited(),
+			items: [{ amount: 101 }, { amount: 102 }, { amount: 103 }, { amount: 104 }],
+		});
+		expect(error).toBeUndefined();
+		expect(output('Lendasat Borrower').map((item) => item.json.loan_amount)).toEqual([101, 102, 103, 104]);
+		expect(limited.stats().rateLimited).toBeGreaterThan(0);
+		expect(limited.stats().contractsCreated).toBe(4);
+	});
+
+	it('gets 200 items through a limit of 20 requests per second with default settings, no duplicate', async () => {
+		limited.configure({ rateLimit: { requestsPerSecond: 20 }, idempotency: true });
+		const items = Array.from({ length: 200 }, (_, index) => ({ amount: 100 + index }));
+		const { output, error } = await runWorkflow(contractCreate(), { credential: onLimited(), items });
+		expect(error).toBeUndefined();
+		const out = output('Lendasat Borrower');
+		expect(out).toHaveLength(200);
+		expect(out.every((item) => item.json.status === 'pending')).toBe(true);
+		expect(new Set(out.map((item) => item.json.id)).size).toBe(200);
+		expect(limited.stats()).toMatchObject({ contractsCreated: 200, duplicateContracts: 0 });
+	});
+
+	it('says how many attempts were made when the limit never lifts', async () => {
+		limited.configure({ rateLimit: { requestsPerSecond: 0.01 } });
+		const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), {
+			credential: onLimited(),
+			items: [{ amount: 101 }, { amount: 102 }],
+		});
+		expect(error?.message).toBe('Lendasat is rate limiting this API key (HTTP 429, RATE_LIMITED) — 3 attempts made');
+		expect((error as { description?: string }).description).toContain('Gave up after 3 attempts: HTTP 429, HTTP 429, HTTP 429.');
+	});
+});
+
+describe('transient failures', () => {
+	it('retries a 503 until it succeeds', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 2 }] });
+		const { output, error } = await runWorkflow(contractCreate(quickRetries), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(output('Lendasat Borrower')[0].json.status).toBe('pending');
+		expect(sandbox.requests).toHaveLength(3);
+	});
+
+	it('gives up after the maximum retries and lists every attempt', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 10 }] });
+		const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), { credential: borrower() });
+		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503, SERVICE_UNAVAILABLE) — 3 attempts made');
+		expect((error as { description?: string }).description).toContain('Gave up after 3 attempts: HTTP 503, HTTP 503, HTTP 503.');
+		expect(sandbox.requests).toHaveLength(3);
+	});
+
+	it('retries only the failures the user chose', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 1 }] });
+		const { error } = await runWorkflow(contractCreate({ ...quickRetries, retryOn: ['rateLimit'] }), { credential: borrower() });
+		expect(error?.message).toMatch(/HTTP 503/);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it('retries a refused connection, then says the host could not be reached', async () => {
+		const closed = http.createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise<void>((resolve) => closed.close(() => resolve()));
+		const apiKey = 'lndst_sk_0123456789ab_UnreachableHostKey';
+		const { error, run } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 1 }), {
+			credential: borrower({ baseUrl: `http://127.0.0.1:${port}`, apiKey }),
+		});
+		expect(error?.message).toBe('Could not get an answer from Lendasat: connection refused');
+		expect((error as { description?: string }).description).toContain(
+			'Gave up after 2 attempts: connection refused (ECONNREFUSED), connection refused (ECONNREFUSED).',
+		);
+		expect(everythingVisible(run, error)).not.toContain(apiKey);
+	});
+});
+
+describe('duplicate-safe contract creation', () => {
+	it.each([
+		['a 503 after the contract was created', '503'],
+		['a connection reset after the contract was created', 'reset'],
+	] as const)('%s yields exactly one contract', async (_case, kind) => {
+		sandbox.configure({ idempotency: true, faults: [{ kind, path: '/api/contracts', after: true, times: 1 }] });
+		const { output, error } = await runWorkflow(contractCreate(quickRetries), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(sandbox.requests).toHaveLength(2);
+		expect(sandbox.requests[0].headers['idempotency-key']).toBe(sandbox.requests[1].headers['idempotency-key']);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		const [contract] = output('Lendasat Borrower');
+		expect(sandbox.state.contracts.has(String(contract.json.id))).toBe(true);
+	});
+
+	it('does not retry a 503 or a reset without an idempotency key, and says why', async () => {
+		sandbox.configure({ faults: [{ kind: 'reset', path: '/api/contracts', after: true, times: 1 }] });
+		const { error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), { credential: borrower() });
+		expect(error?.message).toBe('Could not get an answer from Lendasat: connection reset');
+		expect((error as { description?: string }).description).toContain('failed (connection reset (ECONNRESET))');
+		expect((error as { description?: string }).description).toContain('Not retried: the request may already have been processed');
+		expect(sandbox.requests).toHaveLength(1);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('still retries a 429 without a key: a rate-limited request was not processed', async () => {
+		sandbox.configure({ rateLimit: { requestsPerSecond: 1 } });
+		const { error } = await runWorkflow(contractCreate({ sendIdempotencyKey: false }), {
+			credential: borrower(),
+			items: [{ amount: 101 }, { amount: 102 }],
+		});
+		expect(error).toBeUndefined();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 2, duplicateContracts: 0 });
+	});
+
+	it('never retries account creation after a possible delivery: it has no idempotency key', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: '/api/create-api-account', after: true, times: 1 }] });
+		const { error } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'account', operation: 'create', name: 'Ada', email: 'ada@example.com', timezone: 'Europe/London' }),
+			{ credential: { environment: 'custom', baseUrl: sandbox.url, keyType: 'master', apiKey: sandbox.keys.master } },
+		);
+		expect(error?.message).toMatch(/HTTP 503/);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+});
+
+describe('secrets', () => {
+	it('keeps the key out of every output, error and description, whatever failed', async () => {
+		sandbox.configure({
+			idempotency: true,
+			faults: [
+				{ kind: '502-html', path: '/api/contracts', times: 1 },
+				{ kind: 'truncated-json', path: '/api/contracts', times: 1 },
+			],
+		});
+		const runs = await Promise.all([
+			runWorkflow(contractCreate({ ...quickRetries, maxRetries: 0 }), { credential: borrower() }),
+			runWorkflow(contractCreate({ ...quickRetries, maxRetries: 0 }), { credential: borrower() }),
+			runWorkflow(contractCreate(), { credential: borrower({ apiKey: `${sandbox.keys.borrower}x` }) }),
+			runWorkflow(contractCreate(), { credential: borrower(), items: [{ amount: 1 }, { amount: 1500 }] }),
+		]);
+		for (const { run, error } of runs) {
+			const visible = everythingVisible(run, error);
+			expect(visible).not.toContain(sandbox.keys.borrower);
+			expect(visible).not.toContain(sandbox.keys.borrower.slice(-20));
+		}
+	});
+});
