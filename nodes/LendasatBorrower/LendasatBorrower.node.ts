@@ -6,9 +6,15 @@ import {
 } from 'n8n-workflow';
 
 import { accountDescription } from './resources/account';
+import { apiKeyDescription } from './resources/apiKey';
 import { contractDescription } from './resources/contract';
+import { notificationDescription } from './resources/notification';
+import { offerDescription } from './resources/offer';
+import { userDescription } from './resources/user';
+import { searchContracts } from './shared/contractPicker';
 import { lendasatApiTest } from './shared/credentialTest';
 import { BASE_URL_EXPRESSION } from './shared/credentials';
+import { searchLoanOffers } from './shared/offerPicker';
 import { optionsCollection } from './shared/options';
 import { sendWithRetries } from './shared/transport';
 
@@ -44,17 +50,26 @@ export class LendasatBorrower implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Account', value: 'account', description: 'Borrower accounts created by a partner' },
+					{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
 					{ name: 'Contract', value: 'contract', description: 'Loan contracts and contract requests' },
+					{ name: 'Notification', value: 'notification', description: 'The in-app notification feed' },
+					{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
+					{ name: 'User', value: 'user', description: 'The account the key belongs to' },
 				],
 				default: 'contract',
 			},
 			...accountDescription,
+			...apiKeyDescription,
 			...contractDescription,
+			...notificationDescription,
+			...offerDescription,
+			...userDescription,
 			optionsCollection,
 		],
 	};
 
 	methods = {
 		credentialTest: { lendasatApiTest },
+		listSearch: { searchContracts, searchLoanOffers },
 	};
 }

@@ -1,5 +1,5 @@
 import { startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow } from '../helpers/n8n';
+import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import partnerOnboarding from '../workflows/partner-onboarding.json';
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const master = () => ({ environment: 'custom' as const, baseUrl: sandbox.url, keyType: 'master' as const, apiKey: sandbox.keys.master });
+const master = (): TestCredential => ({ environment: 'custom', baseUrl: sandbox.url, keyType: 'master', apiKey: sandbox.keys.master });
 
 function createAccount(parameters: Record<string, unknown>, credential = master()) {
 	return runWorkflow(

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { bitcoinNetworkFor, CREDENTIAL_TYPE } from '../../shared/credentials';
+import { loanOfferModes } from '../../shared/offerPicker';
 import { invalidParameter, requireText, requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
 import {
@@ -49,26 +50,11 @@ export const contractCreateFields: INodeProperties[] = [
 		name: 'loanId',
 		type: 'resourceLocator',
 		required: true,
-		default: { mode: 'id', value: '' },
+		default: { mode: 'list', value: '' },
 		description: 'The loan offer to take',
 		displayOptions: showOnlyForContractCreate,
-		modes: [
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-							errorMessage: 'Not a loan offer ID: expected a UUID such as 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
-						},
-					},
-				],
-			},
-		],
+		// "From List" first; saved "By ID" values and plain ID strings keep working.
+		modes: loanOfferModes,
 		routing: { send: { type: 'body', property: 'loan_id' } },
 	},
 	{

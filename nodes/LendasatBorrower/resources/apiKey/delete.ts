@@ -1,0 +1,78 @@
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { requireValid } from '../../shared/parameters';
+import { apiRoute } from '../../shared/transport';
+import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
+
+const showOnlyForApiKeyDelete = { show: { resource: ['apiKey'], operation: ['delete'] } };
+
+/** Key IDs are PostgreSQL int4 values in the live backend. */
+const MAX_KEY_ID = 2_147_483_647;
+const KEY_ID_EXAMPLE = '42';
+
+export const apiKeyDeleteOperation: INodePropertyOptions = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete an API key',
+	description: 'Revoke one of this account\'s API keys; it stops working at once',
+	routing: apiRoute(
+		{
+			resource: 'apiKey',
+			operation: 'delete',
+			label: 'API Key → Delete',
+			keyType: 'borrower',
+			notFound: { parameter: 'apiKeyId', label: 'API key' },
+		},
+		{ method: 'DELETE', url: '/api/keys' },
+		{ preSend: [setKeyUrl], postReceive: [reportDeleted] },
+	),
+};
+
+export const apiKeyDeleteFields: INodeProperties[] = [
+	{
+		displayName: 'API Key ID',
+		name: 'apiKeyId',
+		type: 'number',
+		required: true,
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 0,
+		placeholder: 'e.g. 42',
+		description:
+			'The numeric ID of the key, as listed by API Key → Get Many. Careful: deleting the key this credential itself uses succeeds, but locks the credential out: every request sent with it afterwards, including other items of this run, fails with 401 until you put another key into the credential.',
+		displayOptions: showOnlyForApiKeyDelete,
+	},
+];
+
+async function setKeyUrl(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const id = toNumber(requireValid(this, 'API Key ID', this.getNodeParameter('apiKeyId'), checkKeyId));
+	requestOptions.url = `/api/keys/${id}`;
+	return requestOptions;
+}
+
+/** The API answers an empty 200; the item says which key is gone. */
+async function reportDeleted(this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
+	const id = toNumber(this.getNodeParameter('apiKeyId'));
+	return [{ json: { id, deleted: true } }];
+}
+
+function checkKeyId(value: unknown): ValidationProblem {
+	const id = toNumber(value);
+	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter a key ID like ${KEY_ID_EXAMPLE}.`;
+	if (Number.isNaN(id)) {
+		return `Expected a whole-number key ID like ${KEY_ID_EXAMPLE} (API Key → Get Many lists them), got ${describeValue(value)}.`;
+	}
+	if (!Number.isInteger(id)) return `Must be a whole number like ${KEY_ID_EXAMPLE}, got ${describeValue(value)}.`;
+	if (id < 1 || id > MAX_KEY_ID) {
+		return `Must be between 1 and ${MAX_KEY_ID}, got ${describeValue(value)}.`;
+	}
+	return null;
+}

@@ -1,0 +1,44 @@
+import type {
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { apiRoute } from '../../shared/transport';
+import { contractIdOf, sendToContract } from './shared';
+
+export const contractCancelOperation: INodePropertyOptions = {
+	name: 'Cancel',
+	value: 'cancel',
+	action: 'Cancel a contract request',
+	description:
+		'Withdraw a contract request that is still Requested or Approved (before collateral is sent). The output is the contract ID with cancelled: true.',
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'cancel',
+			label: 'Contract → Cancel',
+			keyType: 'borrower',
+			notFound: { parameter: 'contractId', label: 'contract' },
+			errors: [
+				{
+					statusCodes: [400],
+					codes: ['INVALID_STATE'],
+					text: /cannot cancel/i,
+					message: 'The contract can no longer be cancelled',
+					hint: 'only contract requests in status Requested (pending) or Approved can be cancelled. Contract → Get shows the current status.',
+				},
+			],
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'DELETE', url: '/api/contracts/{id}' },
+		{ preSend: [sendToContract()], postReceive: [confirmCancellation] },
+	),
+};
+
+/** The API answers an empty 200; the output names the contract so that the workflow can go on with it. */
+async function confirmCancellation(
+	this: IExecuteSingleFunctions,
+): Promise<INodeExecutionData[]> {
+	return [{ json: { id: contractIdOf(this), cancelled: true } }];
+}

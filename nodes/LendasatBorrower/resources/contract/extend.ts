@@ -1,0 +1,74 @@
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { simplifyTo } from '../../shared/fields';
+import { requireValid } from '../../shared/parameters';
+import { apiRoute } from '../../shared/transport';
+import { checkWholeDays, toNumber } from '../../shared/validation';
+import { sendToContract, SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+
+/*
+ * POST without an idempotency key: the transport retries it only on 429 (not processed), never
+ * after a failure where the server may already have created the extension.
+ */
+export const contractExtendOperation: INodePropertyOptions = {
+	name: 'Extend',
+	value: 'extend',
+	action: 'Extend a contract',
+	description:
+		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'extend',
+			label: 'Contract → Extend',
+			keyType: 'borrower',
+			notFound: { parameter: 'contractId', label: 'contract' },
+			errors: [
+				{
+					statusCodes: [400],
+					codes: ['INVALID_DURATION'],
+					text: /maximum extension|duration cannot be zero/i,
+					message: 'Too many days to add for this contract',
+					hint: "Days to Add must not exceed the contract's extension_max_duration_days (Contract → Get with Simplify off shows it).",
+				},
+				{
+					statusCodes: [400],
+					codes: ['INVALID_STATE', 'EXTENSION_NOT_ALLOWED'],
+					text: /cannn?ot be extended|only be extended/i,
+					message: 'The contract cannot be extended now',
+					hint: 'only a running loan (status PrincipalGiven) whose offer allows extensions (can_extend) can be extended, and Lendasat may require half of its duration to have passed. Contract → Get shows status and can_extend.',
+				},
+			],
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'POST', url: '/api/contracts/{id}/extend' },
+		{ preSend: [sendToContract('/extend'), addExtensionBody], postReceive: [simplifyTo(SIMPLIFIED_CONTRACT_FIELDS)] },
+	),
+};
+
+export const contractExtendFields: INodeProperties[] = [
+	{
+		displayName: 'Days to Add',
+		name: 'days',
+		type: 'number',
+		required: true,
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 30,
+		description: "Whole days added to the loan's duration, at most the contract's extension_max_duration_days",
+		displayOptions: { show: { resource: ['contract'], operation: ['extend'] } },
+	},
+];
+
+async function addExtensionBody(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const days = requireValid(this, 'Days to Add', this.getNodeParameter('days'), checkWholeDays);
+	requestOptions.body = { new_duration: toNumber(days) };
+	return requestOptions;
+}

@@ -1,0 +1,24 @@
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { simplifyTo } from '../../shared/fields';
+import { apiRoute } from '../../shared/transport';
+import { sendToContract, SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+
+export const contractGetOperation: INodePropertyOptions = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a contract',
+	description: 'Get one of your contracts with its status, collateral and repayment details',
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'get',
+			label: 'Contract → Get',
+			keyType: 'borrower',
+			notFound: { parameter: 'contractId', label: 'contract' },
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'GET', url: '/api/contracts/{id}' },
+		{ preSend: [sendToContract()], postReceive: [simplifyTo(SIMPLIFIED_CONTRACT_FIELDS)] },
+	),
+};

@@ -1,0 +1,147 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { returnAllAndLimit, simplifyTo } from '../../shared/fields';
+import { paginatePages } from '../../shared/pagination';
+import { invalidParameter } from '../../shared/parameters';
+import { apiRoute } from '../../shared/transport';
+import { describeValue } from '../../shared/validation';
+import { SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+
+const showOnlyForContractGetAll = { resource: ['contract'], operation: ['getAll'] };
+
+/** A status as the API spells it (PascalCase; the server also accepts snake_case). */
+const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+export const contractGetAllOperation: INodePropertyOptions = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many contracts',
+	description: 'List your contracts, newest first unless sorted otherwise',
+	routing: apiRoute(
+		{ resource: 'contract', operation: 'getAll', label: 'Contract → Get Many', keyType: 'borrower' },
+		{ method: 'GET', url: '/api/contracts' },
+		{
+			preSend: [addListQuery],
+			pagination: paginatePages,
+			postReceive: [
+				{ type: 'rootProperty', properties: { property: 'data' } },
+				simplifyTo(SIMPLIFIED_CONTRACT_FIELDS),
+			],
+		},
+	),
+};
+
+export const contractGetAllFields: INodeProperties[] = [
+	...returnAllAndLimit(showOnlyForContractGetAll),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: { show: showOnlyForContractGetAll },
+		options: [
+			{
+				displayName: 'Sort By',
+				name: 'sortBy',
+				type: 'options',
+				default: 'created_at',
+				description: 'Field to sort the contracts by',
+				options: [
+					{ name: 'Collateral (Sats)', value: 'collateral_sats' },
+					{ name: 'Created At', value: 'created_at' },
+					{ name: 'Expiry Date', value: 'expiry_date' },
+					{ name: 'Interest Rate', value: 'interest_rate' },
+					{ name: 'Loan Amount', value: 'loan_amount' },
+					{ name: 'Status', value: 'status' },
+					{ name: 'Updated At', value: 'updated_at' },
+				],
+			},
+			{
+				displayName: 'Sort Order',
+				name: 'sortOrder',
+				type: 'options',
+				default: 'desc',
+				options: [
+					{ name: 'Ascending', value: 'asc' },
+					{ name: 'Descending', value: 'desc' },
+				],
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'multiOptions',
+				default: [],
+				description: 'Only contracts in one of these statuses',
+				options: [
+					{ name: 'Approval Expired', value: 'ApprovalExpired' },
+					{ name: 'Approved', value: 'Approved' },
+					{ name: 'Cancelled', value: 'Cancelled' },
+					{ name: 'Closed', value: 'Closed' },
+					{ name: 'Closed By Defaulting', value: 'ClosedByDefaulting' },
+					{ name: 'Closed By Liquidation', value: 'ClosedByLiquidation' },
+					{ name: 'Closed By Recovery', value: 'ClosedByRecovery' },
+					{ name: 'Closing (Legacy)', value: 'Closing', description: 'Older name of Closing By Claim' },
+					{ name: 'Closing By Claim', value: 'ClosingByClaim' },
+					{ name: 'Closing By Defaulting', value: 'ClosingByDefaulting' },
+					{ name: 'Closing By Liquidation', value: 'ClosingByLiquidation' },
+					{ name: 'Closing By Recovery', value: 'ClosingByRecovery' },
+					{ name: 'Collateral Confirmed', value: 'CollateralConfirmed' },
+					{ name: 'Collateral Recoverable', value: 'CollateralRecoverable' },
+					{ name: 'Collateral Seen', value: 'CollateralSeen' },
+					{ name: 'Defaulted', value: 'Defaulted' },
+					{ name: 'Dispute Borrower Started', value: 'DisputeBorrowerStarted' },
+					{ name: 'Dispute Lender Started', value: 'DisputeLenderStarted' },
+					{ name: 'Extended', value: 'Extended' },
+					{ name: 'Principal Given', value: 'PrincipalGiven' },
+					{ name: 'Rejected', value: 'Rejected' },
+					{ name: 'Repayment Confirmed', value: 'RepaymentConfirmed' },
+					{ name: 'Repayment Provided', value: 'RepaymentProvided' },
+					{ name: 'Request Expired', value: 'RequestExpired' },
+					{ name: 'Requested', value: 'Requested' },
+					{ name: 'Undercollateralized', value: 'Undercollateralized' },
+				],
+			},
+		],
+	},
+];
+
+/** The filters as the API's query parameters; `page` and `limit` are added per page by the pagination. */
+async function addListQuery(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const filters = this.getNodeParameter('filters', {}) as IDataObject;
+	const qs: IDataObject = { ...requestOptions.qs };
+	const statuses = statusesOf(this, filters.status);
+	if (statuses.length) qs.status = statuses.join(',');
+	if (filters.sortBy) qs.sort_by = filters.sortBy;
+	if (filters.sortOrder) qs.sort_order = filters.sortOrder;
+	requestOptions.qs = qs;
+	return requestOptions;
+}
+
+/**
+ * The chosen statuses, also from an expression giving a list or comma-separated text.
+ * Statuses the node does not list still go through: the server may know newer ones.
+ */
+function statusesOf(context: IExecuteSingleFunctions, value: unknown): string[] {
+	if (value === undefined || value === null || value === '') return [];
+	const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+	const statuses = list.map((status) => (typeof status === 'string' ? status.trim() : status)).filter((status) => status !== '');
+	const invalid = statuses.find((status) => typeof status !== 'string' || !STATUS_PATTERN.test(status));
+	if (invalid !== undefined) {
+		throw invalidParameter(
+			context,
+			'Status',
+			`${describeValue(invalid)} is not a contract status. Use values such as PrincipalGiven or Requested.`,
+		);
+	}
+	return statuses as string[];
+}

@@ -1,0 +1,62 @@
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { simplifyField } from '../../shared/fields';
+import { loanOfferModes } from '../../shared/offerPicker';
+import { requireText } from '../../shared/parameters';
+import { apiRoute } from '../../shared/transport';
+import { checkUuid } from '../../shared/validation';
+import { simplifyOffers } from './simplify';
+
+const showOnlyForOfferGet = { show: { resource: ['offer'], operation: ['get'] } };
+
+export const offerGetOperation: INodePropertyOptions = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a loan offer',
+	description: 'Get one loan offer by its ID',
+	routing: apiRoute(
+		{
+			resource: 'offer',
+			operation: 'get',
+			label: 'Offer → Get',
+			keyType: 'borrower',
+			notFound: { parameter: 'offerId', label: 'loan offer' },
+		},
+		// The preSend appends the offer ID once it is validated.
+		{ method: 'GET', url: '/api/offers' },
+		{ preSend: [addOfferToRequest], postReceive: [simplifyOffers] },
+	),
+};
+
+export const offerGetFields: INodeProperties[] = [
+	{
+		displayName: 'Loan Offer',
+		name: 'offerId',
+		type: 'resourceLocator',
+		required: true,
+		default: { mode: 'list', value: '' },
+		description: 'The loan offer to get',
+		displayOptions: showOnlyForOfferGet,
+		modes: loanOfferModes,
+	},
+	simplifyField(showOnlyForOfferGet.show),
+];
+
+/**
+ * The API applies the offer-list filters to this endpoint too, and its loan type filter defaults
+ * to Direct: without `loan_type=All` an Indirect or MoonCardInstant offer would be "not found".
+ */
+async function addOfferToRequest(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const offerId = requireText(this, 'Loan Offer', this.getNodeParameter('offerId', '', { extractValue: true }), checkUuid);
+	requestOptions.url = `/api/offers/${encodeURIComponent(offerId)}`;
+	requestOptions.qs = { ...requestOptions.qs, loan_type: 'All' };
+	return requestOptions;
+}

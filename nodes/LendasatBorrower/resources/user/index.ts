@@ -1,0 +1,15 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { userGetMeOperation } from './getMe';
+
+export const userDescription: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['user'] } },
+		options: [userGetMeOperation],
+		default: 'getMe',
+	},
+];

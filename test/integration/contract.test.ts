@@ -1,0 +1,517 @@
+import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../sandbox/server';
+import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { everythingVisible } from '../helpers/secrets';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const CONTRACTS = SEED_IDS.contracts;
+const NODE = 'Lendasat Borrower';
+
+const SIMPLIFIED_FIELDS = [
+	'id',
+	'status',
+	'loan_amount',
+	'loan_asset',
+	'duration_days',
+	'interest_rate',
+	'balance_outstanding',
+	'collateral_sats',
+	'liquidation_status',
+	'liquidation_price',
+	'contract_address',
+	'expiry',
+	'created_at',
+	'updated_at',
+];
+
+const borrower = (overrides: Partial<TestCredential> = {}): TestCredential => ({
+	environment: 'custom',
+	baseUrl: sandbox.url,
+	keyType: 'borrower',
+	apiKey: sandbox.keys.borrower,
+	...overrides,
+});
+
+const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
+const fromList = (id: string) => ({ __rl: true, mode: 'list', value: id });
+
+async function contract(
+	operation: string,
+	parameters: Record<string, unknown> = {},
+	credential = borrower(),
+	items?: Record<string, unknown>[],
+) {
+	const result = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation, ...parameters }), {
+		credential,
+		items,
+	});
+	return { ...result, items: result.output(NODE).map((item) => item.json) };
+}
+
+/** The record as the sandbox holds it, as JSON would carry it. */
+function stored(id: string): Contract {
+	const entry = sandbox.state.contracts.get(id);
+	if (!entry) throw new Error(`no contract ${id} in the sandbox`);
+	return JSON.parse(JSON.stringify(entry.contract)) as Contract;
+}
+
+function simplified(record: Contract): Record<string, unknown> {
+	const all = record as unknown as Record<string, unknown>;
+	return Object.fromEntries(SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [field, all[field]]));
+}
+
+const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
+
+function describedBy(error: unknown): string {
+	return String((error as { description?: unknown } | undefined)?.description ?? '');
+}
+
+describe('Contract → Get: a borrower looks at one contract', () => {
+	it('returns the simplified contract by default, asking only for that contract', async () => {
+		const { items, error } = await contract('get', { contractId: byId(CONTRACTS.principalGiven) });
+
+		expect(error).toBeUndefined();
+		expect(items).toEqual([simplified(stored(CONTRACTS.principalGiven))]);
+		expect(Object.keys(items[0])).toEqual(expect.arrayContaining(['id', 'status', 'contract_address', 'expiry']));
+		expect(items[0]).not.toHaveProperty('installments');
+
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe(`GET /api/contracts/${CONTRACTS.principalGiven}`);
+		expect(request.query).toEqual({});
+		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	it('returns the whole record with Simplify off', async () => {
+		const { items } = await contract('get', { contractId: byId(CONTRACTS.principalGiven), simplify: false });
+		expect(items).toEqual([stored(CONTRACTS.principalGiven)]);
+		expect(items[0]).toHaveProperty('installments');
+		expect(items[0]).toHaveProperty('timeline');
+	});
+
+	it('takes a contract picked From List, and an ID typed with surrounding spaces', async () => {
+		await contract('get', { contractId: fromList(CONTRACTS.marginCall) });
+		await contract('get', { contractId: byId(`  ${CONTRACTS.approved} `) });
+		expect(received()).toEqual([
+			`GET /api/contracts/${CONTRACTS.marginCall}`,
+			`GET /api/contracts/${CONTRACTS.approved}`,
+		]);
+	});
+
+	it('passes through a status and liquidation status the node does not know', async () => {
+		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'AwaitingSomethingNew');
+		sandbox.admin.setLiquidationStatus(CONTRACTS.principalGiven, 'ThirdMarginCall');
+		const { items, error } = await contract('get', { contractId: byId(CONTRACTS.principalGiven) });
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({ status: 'AwaitingSomethingNew', liquidation_status: 'ThirdMarginCall' });
+	});
+
+	it("names the contract when it belongs to another borrower (the sandbox's spec dialect: 404)", async () => {
+		const foreign = CONTRACTS.otherBorrowers;
+		const { error, items } = await contract('get', { contractId: byId(foreign) });
+
+		expect(items).toEqual([]);
+		expect(error?.message).toBe(`Not found: contract ${foreign} (HTTP 404, CONTRACT_NOT_FOUND)`);
+		expect(describedBy(error)).toContain('Contract → Get: check the ID');
+		expect(received()).toEqual([`GET /api/contracts/${foreign}`]);
+	});
+
+	it('explains the live API\'s 500 "Something went wrong" for a foreign ID, without retrying it', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const foreign = CONTRACTS.otherBorrowers;
+		const { error } = await contract('get', { contractId: byId(foreign) });
+
+		expect(error?.message).toBe(`Lendasat had an internal error — contract ${foreign} may not exist (HTTP 500)`);
+		expect(describedBy(error)).toContain('does not exist in the credential');
+		expect(describedBy(error)).toContain('belongs to another account');
+		expect(describedBy(error)).toContain('Server said: "Something went wrong"');
+		expect(received()).toEqual([`GET /api/contracts/${foreign}`]);
+	});
+
+	it('keeps a 500 that is not the "unknown ID" answer a plain internal error', async () => {
+		sandbox.configure({ faults: [{ kind: 'empty-body', method: 'GET', path: '/api/contracts' }] });
+		const { error } = await contract('get', { contractId: byId(CONTRACTS.approved) });
+		expect(error?.message).toBe('Lendasat had an internal error (HTTP 500)');
+	});
+
+	it('flags a typed ID that is not a UUID before running', async () => {
+		const { error } = await contract('get', { contractId: byId('contract-42') });
+		expect(error?.message).toContain('Not a contract ID: expected a UUID');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['not a UUID', '={{ "contract-42" }}', 'is not an ID of the form 8-4-4-4-12'],
+		['empty', '={{ "" }}', 'Must not be empty'],
+	])('stops before sending when an expression gives an ID that is %s', async (_case, value, problem) => {
+		const { error } = await contract('get', { contractId: byId(value) });
+		expect(error?.message).toBe('Invalid Contract [item 0]');
+		expect(describedBy(error)).toContain(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Contract → Get Many: a borrower lists contracts', () => {
+	/** The main borrower's contracts, newest first, as the API orders them by default. */
+	function newestFirst(): Contract[] {
+		const owned = sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower) ?? [];
+		return owned
+			.map((entry) => entry.contract)
+			.sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)));
+	}
+
+	it('walks every page with Return All (250 more contracts, pages of 100)', async () => {
+		sandbox.admin.createContracts(sandbox.keys.borrower, 250);
+		const total = sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower)?.length;
+		expect(total).toBe(255);
+
+		const { items, error } = await contract('getAll', { returnAll: true });
+
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(255);
+		expect(new Set(items.map((item) => item.id)).size).toBe(255);
+		expect(items.map((item) => item.id)).toEqual(newestFirst().map((record) => record.id));
+		expect(items[0]).toEqual(simplified(stored(items[0].id as string)));
+		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'GET /api/contracts',
+			'GET /api/contracts',
+			'GET /api/contracts',
+		]);
+		expect(sandbox.requests.map((request) => request.query)).toEqual([
+			{ page: '1', limit: '100' },
+			{ page: '2', limit: '100' },
+			{ page: '3', limit: '100' },
+		]);
+	});
+
+	it('asks for one short page when the Limit is below a page', async () => {
+		sandbox.admin.createContracts(sandbox.keys.borrower, 20);
+		const { items } = await contract('getAll', { limit: 7 });
+
+		expect(items.map((item) => item.id)).toEqual(newestFirst().slice(0, 7).map((record) => record.id));
+		expect(sandbox.requests.map((request) => request.query)).toEqual([{ page: '1', limit: '7' }]);
+	});
+
+	it('stops at the Limit when it spans pages', async () => {
+		sandbox.admin.createContracts(sandbox.keys.borrower, 250);
+		const { items } = await contract('getAll', { limit: 150 });
+
+		expect(items).toHaveLength(150);
+		expect(sandbox.requests.map((request) => request.query)).toEqual([
+			{ page: '1', limit: '100' },
+			{ page: '2', limit: '100' },
+		]);
+	});
+
+	it('sends the filters as status, sort_by and sort_order', async () => {
+		const { items, error } = await contract('getAll', {
+			returnAll: true,
+			filters: { status: ['Requested', 'PrincipalGiven'], sortBy: 'loan_amount', sortOrder: 'asc' },
+		});
+
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].query).toEqual({
+			status: 'Requested,PrincipalGiven',
+			sort_by: 'loan_amount',
+			sort_order: 'asc',
+			page: '1',
+			limit: '100',
+		});
+		expect(items.map((item) => [item.status, item.loan_amount])).toEqual([
+			['Requested', 1000],
+			['PrincipalGiven', 1500],
+			['PrincipalGiven', 2500],
+		]);
+	});
+
+	it('takes statuses from an expression, including ones the node does not list', async () => {
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'SomethingNew');
+		const { items } = await contract('getAll', {
+			limit: 5,
+			filters: { status: '={{ "Requested, SomethingNew" }}' },
+		});
+		expect(sandbox.requests[0].query).toMatchObject({ status: 'Requested,SomethingNew' });
+		expect(items.map((item) => item.id).sort()).toEqual([CONTRACTS.requested, CONTRACTS.approved].sort());
+	});
+
+	it('rejects a status that cannot be one before sending', async () => {
+		const { error } = await contract('getAll', { filters: { status: '={{ ["Principal Given!"] }}' } });
+		expect(error?.message).toBe('Invalid Status [item 0]');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('returns the whole records with Simplify off, and only the caller\'s own contracts', async () => {
+		const { items } = await contract('getAll', { returnAll: true, simplify: false });
+		expect(items).toHaveLength(5);
+		expect(items.map((item) => item.id)).not.toContain(CONTRACTS.otherBorrowers);
+		expect(items.find((item) => item.id === CONTRACTS.closed)).toEqual(stored(CONTRACTS.closed));
+	});
+});
+
+describe('Contract → Cancel: a borrower withdraws a contract request', () => {
+	it.each([
+		['Requested', CONTRACTS.requested],
+		['Approved', CONTRACTS.approved],
+	])('cancels a contract in status %s', async (_status, id) => {
+		const { items, error } = await contract('cancel', { contractId: byId(id) });
+
+		expect(error).toBeUndefined();
+		expect(items).toEqual([{ id, cancelled: true }]);
+		expect(sandbox.requests).toHaveLength(1);
+		expect(`${sandbox.requests[0].method} ${sandbox.requests[0].path}`).toBe(`DELETE /api/contracts/${id}`);
+		expect(sandbox.requests[0].rawBody).toBe('');
+		expect(stored(id).status).toBe('Cancelled');
+	});
+
+	it('explains that a contract past approval can no longer be cancelled', async () => {
+		sandbox.admin.setContractStatus(CONTRACTS.requested, 'CollateralSeen');
+		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.requested) });
+
+		expect(error?.message).toBe('The contract can no longer be cancelled (HTTP 400, INVALID_STATE)');
+		expect(describedBy(error)).toContain('only contract requests in status Requested (pending) or Approved');
+		expect(describedBy(error)).toContain('Cannot cancel a contract request with status CollateralSeen');
+		expect(stored(CONTRACTS.requested).status).toBe('CollateralSeen');
+	});
+
+	it('explains the same with the live {message} error', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.principalGiven) });
+		expect(error?.message).toBe('The contract can no longer be cancelled (HTTP 400)');
+		expect(describedBy(error)).toContain('Server said: "Cannot cancel a contract request with status PrincipalGiven"');
+	});
+
+	it("does not touch another borrower's contract", async () => {
+		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.otherBorrowers) });
+		expect(error?.message).toBe(`Not found: contract ${CONTRACTS.otherBorrowers} (HTTP 404, CONTRACT_NOT_FOUND)`);
+		expect(stored(CONTRACTS.otherBorrowers).status).toBe('PrincipalGiven');
+	});
+});
+
+describe('Contract → Extend: a borrower renews a running loan', () => {
+	it('sends the days to add and returns the new contract', async () => {
+		const before = stored(CONTRACTS.principalGiven);
+		const { items, error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(1);
+		const extension = items[0];
+		expect(extension.id).not.toBe(CONTRACTS.principalGiven);
+		expect(extension).toMatchObject({ status: 'PrincipalGiven', duration_days: before.duration_days + 30 });
+		expect(extension).toEqual(simplified(stored(extension.id as string)));
+
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe(`POST /api/contracts/${CONTRACTS.principalGiven}/extend`);
+		expect(request.body).toEqual({ new_duration: 30 });
+		expect(stored(CONTRACTS.principalGiven)).toMatchObject({ status: 'Extended', extended_by_contract: extension.id });
+	});
+
+	it('returns the whole new contract with Simplify off', async () => {
+		const { items } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 14, simplify: false });
+		expect(items[0]).toMatchObject({ extends_contract: CONTRACTS.principalGiven });
+	});
+
+	it('explains that a contract request cannot be extended', async () => {
+		const { error } = await contract('extend', { contractId: byId(CONTRACTS.requested), days: 30 });
+		expect(error?.message).toBe('The contract cannot be extended now (HTTP 400, INVALID_STATE)');
+		expect(describedBy(error)).toContain('only a running loan (status PrincipalGiven)');
+		expect(describedBy(error)).toContain('Cannot extend a contract with status Requested');
+	});
+
+	it('explains too many days to add, in both error dialects', async () => {
+		const tooMany = { contractId: byId(CONTRACTS.principalGiven), days: 181 };
+		const spec = await contract('extend', tooMany);
+		expect(spec.error?.message).toBe('Too many days to add for this contract (HTTP 400, INVALID_DURATION)');
+		expect(describedBy(spec.error)).toContain('Maximum extension is 180 days');
+
+		sandbox.configure({ dialect: 'live' });
+		const live = await contract('extend', tooMany);
+		expect(live.error?.message).toBe('Too many days to add for this contract (HTTP 400)');
+		expect(stored(CONTRACTS.principalGiven).status).toBe('PrincipalGiven');
+	});
+
+	it('explains the live "cannnot be extended" answer', async () => {
+		sandbox.configure({ dialect: 'live' });
+		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'RepaymentProvided');
+		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+		expect(error?.message).toBe('The contract cannot be extended now (HTTP 400)');
+		expect(describedBy(error)).toContain('Server said: "The contract cannnot be extended"');
+	});
+
+	it.each([
+		['zero', 0, 'Must be at least 1 day'],
+		['a fraction', 2.5, 'Must be a whole number of days'],
+		['text', '={{ "two weeks" }}', 'Expected a whole number of days'],
+	])('stops before sending when Days to Add is %s', async (_case, days, problem) => {
+		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days });
+		expect(error?.message).toBe('Invalid Days to Add [item 0]');
+		expect(describedBy(error)).toContain(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('is not sent twice after a 503: the extension may already exist', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: `/api/contracts/${CONTRACTS.principalGiven}/extend`, after: true }] });
+		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+
+		expect(error?.message).toMatch(/\(HTTP 503/);
+		expect(describedBy(error)).toContain('Not retried: the request may already have been processed');
+		expect(received()).toEqual([`POST /api/contracts/${CONTRACTS.principalGiven}/extend`]);
+	});
+
+	it('is sent again after a 429: the server refused it without extending anything', async () => {
+		sandbox.configure({ rateLimit: { requestsPerSecond: 1, retryAfter: 'seconds' } });
+		const running = [CONTRACTS.principalGiven, CONTRACTS.marginCall];
+
+		const { items, error } = await contract(
+			'extend',
+			{ contractId: byId('={{ $json.id }}'), days: 7 },
+			borrower(),
+			running.map((id) => ({ id })),
+		);
+
+		expect(error).toBeUndefined();
+		expect(sandbox.stats().rateLimited).toBeGreaterThan(0);
+		expect(items.map((item) => stored(item.id as string).extends_contract)).toEqual(running);
+		for (const id of running) expect(stored(id).status).toBe('Extended');
+		expect(sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower)).toHaveLength(5 + 2);
+	});
+});
+
+describe('Contract → Report Repayment: a borrower reports a paid installment', () => {
+	const TXID = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+
+	it('reports the last installment; the contract then awaits the lender\'s confirmation', async () => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const { items, error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: ` ${TXID} `,
+		});
+
+		expect(error).toBeUndefined();
+		expect(items).toEqual([{ id: CONTRACTS.marginCall, installment_id: installment.id, payment_id: TXID, reported: true }]);
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe(`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`);
+		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID });
+
+		const after = stored(CONTRACTS.marginCall);
+		expect(after.installments[0]).toMatchObject({ status: 'paid', payment_id: TXID });
+		expect(after.status).toBe('RepaymentProvided');
+	});
+
+	it('explains that only a running loan takes repayments', async () => {
+		const [installment] = stored(CONTRACTS.requested).installments;
+		const { error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.requested),
+			installmentId: installment.id,
+			paymentId: TXID,
+		});
+		expect(error?.message).toBe('Repayments can only be reported for a running loan (HTTP 400, INVALID_STATE)');
+		expect(describedBy(error)).toContain('Cannot mark an installment as paid for a contract with status Requested');
+	});
+
+	it('explains an installment of another contract, in both error dialects', async () => {
+		const [foreignInstallment] = stored(CONTRACTS.requested).installments;
+		const parameters = { contractId: byId(CONTRACTS.marginCall), installmentId: foreignInstallment.id, paymentId: TXID };
+		const spec = await contract('reportRepayment', parameters);
+		expect(spec.error?.message).toBe('The installment is not part of this contract (HTTP 400, INSTALLMENT_NOT_FOUND)');
+
+		sandbox.configure({ dialect: 'live' });
+		const live = await contract('reportRepayment', parameters);
+		expect(live.error?.message).toBe('The installment is not part of this contract (HTTP 400)');
+		expect(stored(CONTRACTS.marginCall).status).toBe('PrincipalGiven');
+	});
+
+	it.each([
+		['the installment ID is not a UUID', { installmentId: 'first' }, 'Invalid Installment ID [item 0]'],
+		['the payment transaction ID is empty', { paymentId: '   ' }, 'Invalid Payment Transaction ID [item 0]'],
+	])('stops before sending when %s', async (_case, override, message) => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const { error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: TXID,
+			...override,
+		});
+		expect(error?.message).toBe(message);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Contract picker: choosing a contract From List', () => {
+	const search = (filter?: string, credential = borrower()) =>
+		searchList('searchContracts', filter, credential, { resource: 'contract', operation: 'get' });
+
+	it("lists the key's contracts, most recently updated first, in one line each", async () => {
+		const { results } = await search();
+
+		const own = (sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower) ?? [])
+			.map((entry) => entry.contract)
+			.sort((a, b) => (a.updated_at === b.updated_at ? b.id.localeCompare(a.id) : b.updated_at.localeCompare(a.updated_at)));
+		expect(results.map((result) => result.value)).toEqual(own.map((record) => record.id));
+		expect(results.map((result) => result.value)).not.toContain(CONTRACTS.otherBorrowers);
+
+		const marginCall = stored(CONTRACTS.marginCall);
+		expect(results.find((result) => result.value === CONTRACTS.marginCall)?.name).toBe(
+			`PrincipalGiven · UsdcSol · $1,500 · 60 days · ${marginCall.expiry.slice(0, 10)} (c000…)`,
+		);
+
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe('GET /api/contracts');
+		expect(request.query).toEqual({ sort_by: 'updated_at', sort_order: 'desc', limit: '100' });
+		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	it.each([
+		['a status', 'requested', [CONTRACTS.requested]],
+		['an asset', 'USDTETH', [CONTRACTS.approved, CONTRACTS.principalGiven]],
+		['part of an ID', '000000000005', [CONTRACTS.closed]],
+		['several words', 'principalgiven usdteth', [CONTRACTS.principalGiven]],
+		['text nothing matches', 'eur', []],
+	])('narrows the list by %s', async (_case, filter, expected) => {
+		const { results } = await search(filter);
+		expect(results.map((result) => result.value).sort()).toEqual([...expected].sort());
+	});
+
+	it('shows a fiat amount with its own currency sign and a status it does not know', async () => {
+		const eur = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.eurBankKyc,
+			loan_amount: 2500.5,
+			duration_days: 90,
+			status: 'WaitingForKyc',
+		});
+		const { results } = await search(eur.id);
+		expect(results).toEqual([
+			{ name: `WaitingForKyc · Eur · €2,500.5 · 90 days · ${eur.expiry.slice(0, 10)} (${eur.id.slice(0, 4)}…)`, value: eur.id },
+		]);
+	});
+
+	it('says that a partner master key cannot list contracts, without sending anything', async () => {
+		await expect(search(undefined, borrower({ keyType: 'master', apiKey: sandbox.keys.master }))).rejects.toThrow(
+			'The Contract list needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('maps a rejected key to a clear error that never shows the key', async () => {
+		const wrongKey = 'lndst_sk_0123456789ab_ThisKeyDoesNotExist42';
+		const error = await search(undefined, borrower({ apiKey: wrongKey })).catch((caught: unknown) => caught);
+		expect((error as Error).message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
+		expect(describedBy(error)).toContain('Contract list: this operation needs a Borrower Key');
+		expect(everythingVisible(error)).not.toContain('ThisKeyDoesNotExist42');
+	});
+
+	it('says where it could not connect to', async () => {
+		const error = await search(undefined, borrower({ baseUrl: 'http://127.0.0.1:9' })).catch((caught: unknown) => caught);
+		expect((error as Error).message).toBe('Could not load your contracts from http://127.0.0.1:9');
+		expect(describedBy(error)).toMatch(/^Contract list: the request failed \(ECONNREFUSED\)\. Check the credential's environment or base URL/);
+	});
+});
