@@ -1,0 +1,138 @@
+// Installs the real n8n pinned in e2e/n8n/package-lock.json into e2e/n8n/node_modules — only when
+// e2e/n8n/package.json or its lockfile changed since the last successful install (a stamp file in
+// node_modules records their hash). Then compiles sqlite3 against Node 24's headers and checks
+// `n8n --version`.
+//
+//   npx tsx scripts/ensure-n8n.ts           install if needed
+//   npx tsx scripts/ensure-n8n.ts --force   install again
+//
+// Why it is done this way (see also e2e/README.md): the registry mirror lacks some newest transitive
+// packages (hence the overrides in e2e/n8n/package.json, which the node package itself may not have);
+// with install scripts on, a Kafka client's script downloads a binary and fails; sqlite3 has no
+// reachable prebuild, so it is compiled from source.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { runLogged, seconds, step } from './lib/steps';
+
+export const ROOT = join(__dirname, '..');
+export const N8N_DIR = join(ROOT, 'e2e', 'n8n');
+const MODULES = join(N8N_DIR, 'node_modules');
+const STAMP = join(MODULES, '.lendasat-install-stamp');
+const LOG = join(N8N_DIR, 'install.log');
+
+/** The n8n CLI entry point (run it with node24().bin). */
+export const n8nCli = (): string => join(MODULES, 'n8n', 'bin', 'n8n');
+
+const major = (version: string): number => Number(version.replace(/^v/, '').split('.')[0]);
+
+export interface Node24 {
+	/** The node binary. */
+	bin: string;
+	/** Its installation folder, with include/node for node-gyp. */
+	dir: string;
+	version: string;
+}
+
+let cachedNode24: Node24 | undefined;
+
+/**
+ * A Node ≥ 24 and its headers: the one running this script if new enough (`npm run …` puts the
+ * project's devDependency `node` first on PATH), else that devDependency's platform package.
+ */
+export function node24(): Node24 {
+	if (cachedNode24) return cachedNode24;
+	const platformPackage = `node-${process.platform}-${process.arch}`;
+	const candidates = [
+		dirname(dirname(process.execPath)),
+		join(ROOT, 'node_modules', 'node', 'node_modules', platformPackage),
+		join(ROOT, 'node_modules', platformPackage),
+	];
+	for (const dir of candidates) {
+		const bin = join(dir, 'bin', 'node');
+		if (!existsSync(bin) || !existsSync(join(dir, 'include', 'node', 'node_version.h'))) continue;
+		const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
+		if (major(version) >= 24) return (cachedNode24 = { bin, dir, version });
+	}
+	throw new Error(
+		'n8n needs Node 24: run `npm install` in the project root (it installs the `node` devDependency) ' +
+			'and start this through `npm run …`.',
+	);
+}
+
+/** Environment for npm and n8n child processes: Node 24 first on PATH, its headers for node-gyp. */
+export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+	const { dir } = node24();
+	return { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, npm_config_nodedir: dir, ...extra };
+}
+
+function installHash(): string {
+	const hash = createHash('sha256');
+	for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(N8N_DIR, file)));
+	hash.update(String(major(node24().version)));
+	return hash.digest('hex');
+}
+
+export const wantedVersion = (): string =>
+	JSON.parse(readFileSync(join(N8N_DIR, 'package.json'), 'utf8')).dependencies.n8n as string;
+
+export const isInstalled = (): boolean =>
+	existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === installHash();
+
+function freeBytes(): number {
+	const { bavail, bsize } = statfsSync(N8N_DIR);
+	return bavail * bsize;
+}
+
+export async function ensureN8n({ force = false } = {}): Promise<void> {
+	const version = wantedVersion();
+	if (!force && isInstalled()) {
+		process.stdout.write(`✔ n8n ${version} is installed in e2e/n8n (cached; reinstalled only when its lockfile changes)\n`);
+		return;
+	}
+	const env = node24Env();
+	mkdirSync(N8N_DIR, { recursive: true });
+	writeFileSync(LOG, `install of n8n ${version}, ${new Date().toISOString()}\n`);
+	process.stdout.write(
+		`  Installing n8n ${version} into e2e/n8n (first run, or its lockfile changed).\n` +
+			'  This takes about 3 minutes and 2.2 GB; later runs reuse it. Details: e2e/n8n/install.log\n',
+	);
+	// Shrinking free disk space is a cheap, honest sign that npm is unpacking.
+	const freeAtStart = freeBytes();
+	const unpacked = (): string => `~${Math.max(0, (freeAtStart - freeBytes()) / 1e9).toFixed(1)} GB unpacked`;
+	await step(`npm install n8n@${version} (e2e/n8n)`, () =>
+		runLogged('npm', ['install', '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund'], {
+			cwd: N8N_DIR,
+			env,
+			logFile: LOG,
+			label: 'npm install',
+			progress: unpacked,
+		}),
+	);
+	await step('compile sqlite3 for Node 24 (about a minute)', () =>
+		runLogged('npm', ['rebuild', 'sqlite3', '--foreground-scripts'], {
+			cwd: N8N_DIR,
+			env: { ...env, JOBS: 'max' },
+			logFile: LOG,
+			label: 'sqlite3 build',
+		}),
+	);
+	await step('check n8n --version and sqlite3', () => {
+		const got = execFileSync(node24().bin, [n8nCli(), '--version'], { env, encoding: 'utf8' }).trim();
+		if (got !== version) throw new Error(`expected n8n ${version}, got ${got}`);
+		// Loading sqlite3 proves the native build matches this Node.
+		execFileSync(node24().bin, ['-e', 'require("sqlite3")'], { cwd: N8N_DIR, env });
+	});
+	writeFileSync(STAMP, `${installHash()}\n`);
+}
+
+if (require.main === module) {
+	const started = Date.now();
+	ensureN8n({ force: process.argv.includes('--force') })
+		.then(() => process.stdout.write(`n8n ready (${seconds(started)} s)\n`))
+		.catch((error: Error) => {
+			process.stderr.write(`${error.message}\n`);
+			process.exit(1);
+		});
+}

@@ -1,0 +1,226 @@
+/**
+ * The demo workflows in a real n8n (e2e/n8n, installed by scripts/ensure-n8n.ts) against the sandbox,
+ * both on 127.0.0.1: imported and run with the n8n CLI, then the trigger on a running n8n server.
+ * Run with `npm run test:e2e`.
+ */
+import { SEED_IDS, startSandbox, type Sandbox } from '../sandbox/server';
+import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../scripts/n8n-env';
+import {
+	DEMO_CREDENTIALS,
+	DEMO_WORKFLOWS,
+	demoCredentials,
+	demoWorkflows,
+} from '../../scripts/lib/demo';
+import { apiRequests, nodeOutput, runError, startReceiver, waitFor, type Receiver } from './helpers';
+
+/** A credential that claims to hold a borrower key but holds the partner master key. */
+const MISLABELLED = { id: 'lendasatMislabel', name: 'Lendasat (master key saved as borrower key)' };
+const WRONG_KEY_TYPE_WORKFLOW = 'lsE2eWrongKeyTyp';
+const REJECTED_KEY_WORKFLOW = 'lsE2eRejectedKey';
+
+let sandbox: Sandbox;
+let receiver: Receiver;
+let home: N8nHome;
+let workflows: Json[];
+
+const workflow = (id: string): Json => structuredClone(workflows.find((candidate) => candidate.id === id));
+
+/** Every API key the sandbox knows, to prove none leaks into n8n's output. */
+function sandboxKeys(): string[] {
+	return [sandbox.keys.master, sandbox.keys.borrower, sandbox.keys.otherBorrower];
+}
+
+function expectNoKeyIn(text: string): void {
+	for (const key of sandboxKeys()) expect(text.includes(key)).toBe(false);
+}
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ idempotency: true });
+	receiver = await startReceiver();
+	home = createN8nHome();
+	// The alert goes to our receiver instead of the demo's n8n inbox.
+	workflows = demoWorkflows({ sandboxUrl: sandbox.url, n8nUrl: receiver.url });
+	const wrongKeyType = workflow(DEMO_WORKFLOWS.takeLoan);
+	wrongKeyType.id = WRONG_KEY_TYPE_WORKFLOW;
+	wrongKeyType.name = 'e2e: contract with the master key';
+	wrongKeyType.nodes.find((node: Json) => node.name === 'Request the loan').credentials.lendasatApi = DEMO_CREDENTIALS.master;
+	const rejectedKey = workflow(DEMO_WORKFLOWS.openReport);
+	rejectedKey.id = REJECTED_KEY_WORKFLOW;
+	rejectedKey.name = 'e2e: master key saved as a borrower key';
+	rejectedKey.nodes.find((node: Json) => node.name === 'Open contracts').credentials.lendasatApi = MISLABELLED;
+
+	await home.importCredentials([
+		...demoCredentials(sandbox.url, sandbox.keys),
+		{
+			...MISLABELLED,
+			type: 'lendasatApi',
+			data: { environment: 'custom', baseUrl: sandbox.url, keyType: 'borrower', apiKey: sandbox.keys.master },
+		},
+	]);
+	await home.importWorkflows([...workflows, wrongKeyType, rejectedKey]);
+});
+
+afterAll(async () => {
+	await sandbox?.close();
+	await receiver?.close();
+	home?.remove();
+});
+
+describe('demo workflows run with `n8n execute`', () => {
+	test('partner onboarding: creates an account with the master key, then uses the returned key', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(DEMO_WORKFLOWS.onboarding);
+		expect(run.code).toBe(0);
+		expect(run.data.status).toBe('success');
+
+		const [account] = nodeOutput(run.data, 'Create borrower account');
+		expect(account).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
+		expect(typeof account.api_key).toBe('string');
+		const [me] = nodeOutput(run.data, 'Use the new borrower key');
+		expect(me.user).toMatchObject({ email: 'grace@example.com' });
+
+		const [create, useKey] = apiRequests(sandbox.requests, from);
+		expect(create).toMatchObject({ method: 'POST', path: '/api/create-api-account' });
+		expect(create.headers['x-api-key']).toBe(sandbox.keys.master);
+		expect(create.body).toEqual({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
+		expect(useKey).toMatchObject({ method: 'GET', path: '/api/users/me' });
+		expect(useKey.headers['x-api-key']).toBe(account.api_key);
+	});
+
+	test('take a loan: picks the cheapest matching offer and creates the contract with the order id as idempotency key', async () => {
+		const from = sandbox.requests.length;
+		const contractsBefore = sandbox.state.contracts.size;
+		const run = await home.execute(DEMO_WORKFLOWS.takeLoan);
+		expect(run.code).toBe(0);
+
+		const offers = nodeOutput(run.data, 'Find matching offers');
+		expect(offers.length).toBeGreaterThan(0);
+		for (const offer of offers) {
+			expect(offer.loan_amount_min).toBeLessThanOrEqual(1000);
+			expect(offer.loan_amount_max).toBeGreaterThanOrEqual(1000);
+		}
+		const cheapest = Math.min(...offers.map((offer) => offer.interest_rate));
+		const [best] = nodeOutput(run.data, 'Best offer');
+		expect(best.interest_rate).toBe(cheapest);
+
+		const [contract] = nodeOutput(run.data, 'Request the loan');
+		expect(contract.loan_id).toBe(best.id);
+		expect(sandbox.state.contracts.size).toBe(contractsBefore + 1);
+
+		const [listOffers] = apiRequests(sandbox.requests, from, '/api/offers');
+		expect(listOffers.method).toBe('GET');
+		expect(listOffers.headers['x-api-key']).toBe(sandbox.keys.borrower);
+		const [create] = apiRequests(sandbox.requests, from, '/api/contracts');
+		expect(create.method).toBe('POST');
+		expect(create.headers['x-api-key']).toBe(sandbox.keys.borrower);
+		expect(create.headers['idempotency-key']).toBe('order-1042');
+		expect(create.body).toEqual({
+			loan_id: best.id,
+			loan_amount: 1000,
+			duration_days: 90,
+			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+		});
+
+		// The same order again: the idempotency key returns the same contract, no second loan.
+		const again = await home.execute(DEMO_WORKFLOWS.takeLoan);
+		expect(again.code).toBe(0);
+		expect(nodeOutput(again.data, 'Request the loan')[0].id).toBe(contract.id);
+		expect(sandbox.state.contracts.size).toBe(contractsBefore + 1);
+	});
+
+	test('report of open contracts: lists open contracts and sums them up', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(DEMO_WORKFLOWS.openReport);
+		expect(run.code).toBe(0);
+		const contracts = nodeOutput(run.data, 'Open contracts');
+		const ids = contracts.map((contract) => contract.id);
+		expect(ids).toEqual(expect.arrayContaining([SEED_IDS.contracts.requested, SEED_IDS.contracts.principalGiven]));
+		expect(ids).not.toContain(SEED_IDS.contracts.closed);
+		expect(ids).not.toContain(SEED_IDS.contracts.otherBorrowers);
+		const [report] = nodeOutput(run.data, 'Report');
+		expect(report.report).toContain(`Open Lendasat contracts: ${contracts.length},`);
+
+		const [list] = apiRequests(sandbox.requests, from, '/api/contracts');
+		expect(list.method).toBe('GET');
+		expect(list.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	test('a contract with the master key fails before anything is sent, with our message and no key', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(WRONG_KEY_TYPE_WORKFLOW);
+		expect(run.code).not.toBe(0);
+		const error = runError(run.data);
+		expect(error.message).toMatch(/needs a Borrower Key, but the credential holds a Partner Master Key/);
+		expect(apiRequests(sandbox.requests, from, '/api/contracts')).toHaveLength(0);
+		expectNoKeyIn(run.stdout + run.stderr);
+	});
+
+	test('a master key saved as a borrower key is rejected by the API; the mapped error names no key', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(REJECTED_KEY_WORKFLOW);
+		expect(run.code).not.toBe(0);
+		const error = runError(run.data);
+		expect(`${error.message} ${error.description ?? ''}`).toMatch(/Check the credential/);
+		const [list] = apiRequests(sandbox.requests, from, '/api/contracts');
+		expect(list.headers['x-api-key']).toBe(sandbox.keys.master);
+		expectNoKeyIn(run.stdout + run.stderr);
+	});
+});
+
+describe('on a running n8n server', () => {
+	let server: N8nServer;
+
+	beforeAll(async () => {
+		server = await home.start();
+		await server.setupOwner();
+	});
+
+	afterAll(async () => {
+		await server?.stop();
+	});
+
+	test('the failed runs are recorded with our message and without any key', async () => {
+		const expected: Record<string, RegExp> = {
+			[WRONG_KEY_TYPE_WORKFLOW]: /needs a Borrower Key, but the credential holds a Partner Master Key/,
+			[REJECTED_KEY_WORKFLOW]: /Check the credential/,
+		};
+		for (const [id, message] of Object.entries(expected)) {
+			const [summary] = await server.executions(id);
+			expect(summary.status).toBe('error');
+			const execution = await server.execution(summary.id);
+			const error = runError(execution.data);
+			expect(`${error.message} ${error.description ?? ''}`).toMatch(message);
+			expectNoKeyIn(JSON.stringify(execution));
+		}
+	});
+
+	test('margin-call alert: activated, a contract goes into margin call, the alert is sent', async () => {
+		const from = sandbox.requests.length;
+		await server.activate(DEMO_WORKFLOWS.marginCall);
+		// The trigger's first poll (at the start of the next minute) learns the current state; a change
+		// after it is news at the following poll.
+		await waitFor(() => apiRequests(sandbox.requests, from, '/api/contracts').length > 0, 75_000, 'the first poll');
+		const contractPolls = apiRequests(sandbox.requests, from, '/api/contracts');
+		expect(contractPolls[0].method).toBe('GET');
+		expect(contractPolls[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
+		sandbox.admin.setLiquidationStatus(SEED_IDS.contracts.principalGiven, 'FirstMarginCall');
+		const [summary] = await waitFor(
+			async () => {
+				const executions = await server.executions(DEMO_WORKFLOWS.marginCall);
+				return executions.length > 0 && executions[0].status !== 'running' ? executions : undefined;
+			},
+			75_000,
+			'the margin-call workflow to run',
+		);
+		expect(summary.status).toBe('success');
+		const execution = await server.execution(summary.id);
+		const [event] = nodeOutput(execution.data, 'Margin call');
+		expect(event.id).toBe(SEED_IDS.contracts.principalGiven);
+		const alerts = receiver.received.filter((request) => request.path === '/webhook/lendasat-alerts');
+		expect(alerts).toHaveLength(1);
+		expect(alerts[0].method).toBe('POST');
+		expect(alerts[0].body.contract_id).toBe(SEED_IDS.contracts.principalGiven);
+		expect(alerts[0].body.text).toMatch(/^Margin call on Lendasat contract/);
+	}, 200_000);
+});

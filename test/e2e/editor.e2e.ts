@@ -1,0 +1,38 @@
+/**
+ * Smoke test of the node in the real n8n editor (headless Debian chromium + playwright-core):
+ * scripts/screenshots.ts signs in, opens the node creator and the "Request the loan" node, checks
+ * that our icon, fields and offer picker render, runs the demo, and fails on console errors that
+ * mention this package. Skipped when chromium or playwright-core is missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHROMIUM_PATH_DEFAULT } from './helpers';
+
+const ROOT = join(__dirname, '..', '..');
+const hasPlaywright = (() => {
+	try {
+		require.resolve('playwright-core');
+		return true;
+	} catch {
+		return false;
+	}
+})();
+const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM_PATH_DEFAULT);
+
+(canRun ? test : test.skip)('the node renders in the n8n editor without console errors from the package', () => {
+	const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
+	try {
+		const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/screenshots.ts', '--out', out], {
+			cwd: ROOT,
+			encoding: 'utf8',
+			timeout: 170_000,
+		});
+		expect(`${result.stdout}\n${result.stderr}`).toContain('Screenshots in');
+		expect(result.status).toBe(0);
+		expect(readdirSync(out).sort()).toEqual(['1-node-actions.png', '2-operation-panel.png', '3-finished-run.png', '4-run-output.png']);
+	} finally {
+		rmSync(out, { recursive: true, force: true });
+	}
+});

@@ -1,0 +1,72 @@
+/** Helpers for the end-to-end tests: reading n8n run data and the sandbox's recorded requests. */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Json } from '../../scripts/n8n-env';
+import type { RecordedRequest } from '../sandbox/server';
+
+/** The JSON items a node produced in a run (`execute --rawOutput` or a REST execution's data). */
+export function nodeOutput(run: Json, nodeName: string): Json[] {
+	const runData = run?.data?.resultData?.runData ?? run?.resultData?.runData;
+	const task = runData?.[nodeName]?.[0];
+	if (!task) throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(runData ?? {}).join(', ')}`);
+	return (task.data?.main?.[0] ?? []).map((item: Json) => item.json);
+}
+
+/** The error n8n recorded for a run, if any. */
+export function runError(run: Json): Json {
+	return run?.data?.resultData?.error ?? run?.resultData?.error;
+}
+
+/** API requests (not /__admin) the sandbox received since index `from`, optionally one path only. */
+export function apiRequests(requests: RecordedRequest[], from = 0, path?: string): RecordedRequest[] {
+	return requests.slice(from).filter((request) => request.path.startsWith('/api/') && (!path || request.path === path));
+}
+
+export interface Receiver {
+	url: string;
+	received: { method: string; path: string; body: Json }[];
+	close(): Promise<void>;
+}
+
+/** A tiny HTTP server on 127.0.0.1 that records JSON posts (stands in for a chat webhook). */
+export function startReceiver(): Promise<Receiver> {
+	const received: Receiver['received'] = [];
+	const server = createServer((req: IncomingMessage, res) => {
+		let raw = '';
+		req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+		req.on('end', () => {
+			let body: Json = raw;
+			try {
+				body = JSON.parse(raw);
+			} catch {
+				// keep the text
+			}
+			received.push({ method: req.method ?? '', path: req.url ?? '', body });
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+	});
+	return new Promise((resolve) =>
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			const port = typeof address === 'object' && address ? address.port : 0;
+			resolve({
+				url: `http://127.0.0.1:${port}`,
+				received,
+				close: () => new Promise<void>((done) => server.close(() => done())),
+			});
+		}),
+	);
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number, what: string): Promise<NonNullable<T>> {
+	const started = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value as NonNullable<T>;
+		if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+/** Debian's chromium package; CHROMIUM_PATH overrides it (also in scripts/screenshots.ts). */
+export const CHROMIUM_PATH_DEFAULT = '/usr/bin/chromium';
