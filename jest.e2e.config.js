@@ -13,6 +13,6 @@ module.exports = {
 	testTimeout: 180_000,
 	maxWorkers: 1,
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
 	},
 };

@@ -30,28 +30,29 @@ const major = (version: string): number => Number(version.replace(/^v/, '').spli
 export interface Node24 {
 	/** The node binary. */
 	bin: string;
-	/** Its installation folder, with include/node for node-gyp. */
+	/** Its installation folder. */
 	dir: string;
 	version: string;
 }
 
 let cachedNode24: Node24 | undefined;
 
+const platformPackage = `node-${process.platform}-${process.arch}`;
+
 /**
- * A Node ≥ 24 and its headers: the one running this script if new enough (`npm run …` puts the
- * project's devDependency `node` first on PATH), else that devDependency's platform package.
+ * A Node ≥ 24: the one running this script if new enough (`npm run …` puts the project's
+ * devDependency `node` first on PATH), else that devDependency's own binary.
  */
 export function node24(): Node24 {
 	if (cachedNode24) return cachedNode24;
-	const platformPackage = `node-${process.platform}-${process.arch}`;
 	const candidates = [
 		dirname(dirname(process.execPath)),
+		join(ROOT, 'node_modules', 'node'),
 		join(ROOT, 'node_modules', 'node', 'node_modules', platformPackage),
-		join(ROOT, 'node_modules', platformPackage),
 	];
 	for (const dir of candidates) {
 		const bin = join(dir, 'bin', 'node');
-		if (!existsSync(bin) || !existsSync(join(dir, 'include', 'node', 'node_version.h'))) continue;
+		if (!existsSync(bin)) continue;
 		const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
 		if (major(version) >= 24) return (cachedNode24 = { bin, dir, version });
 	}
@@ -61,10 +62,26 @@ export function node24(): Node24 {
 	);
 }
 
-/** Environment for npm and n8n child processes: Node 24 first on PATH, its headers for node-gyp. */
+/**
+ * Node 24's C headers, for compiling sqlite3: they come with the platform package that the `node`
+ * devDependency's install script fetches (a later `npm install` may prune it; `npm rebuild node`
+ * brings it back).
+ */
+function node24Headers(): string {
+	const candidates = [
+		dirname(dirname(process.execPath)),
+		join(ROOT, 'node_modules', 'node', 'node_modules', platformPackage),
+		join(ROOT, 'node_modules', platformPackage),
+	];
+	const found = candidates.find((dir) => existsSync(join(dir, 'include', 'node', 'node_version.h')));
+	if (!found) throw new Error('Node 24 headers are missing (needed to compile sqlite3): run `npm rebuild node`.');
+	return found;
+}
+
+/** Environment for npm and n8n child processes: Node 24 first on PATH. */
 export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-	const { dir } = node24();
-	return { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, npm_config_nodedir: dir, ...extra };
+	const { bin } = node24();
+	return { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH ?? ''}`, ...extra };
 }
 
 function installHash(): string {
@@ -113,7 +130,7 @@ export async function ensureN8n({ force = false } = {}): Promise<void> {
 	await step('compile sqlite3 for Node 24 (about a minute)', () =>
 		runLogged('npm', ['rebuild', 'sqlite3', '--foreground-scripts'], {
 			cwd: N8N_DIR,
-			env: { ...env, JOBS: 'max' },
+			env: { ...env, JOBS: 'max', npm_config_nodedir: node24Headers() },
 			logFile: LOG,
 			label: 'sqlite3 build',
 		}),

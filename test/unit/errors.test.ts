@@ -100,3 +100,20 @@ describe('redactSecrets', () => {
 		expect(redactSecrets('a b c', ['a'])).toBe('a b c');
 	});
 });
+
+describe('unknown IDs in the live dialect', () => {
+	it('reads 400 "Loan offer not found" as not found', () => {
+		const mapped = mapApiError({ ...base, statusCode: 400, notFound: 'loan offer 5f1b', body: { message: 'Loan offer not found' } });
+		expect(mapped.message).toBe('Not found: loan offer 5f1b (HTTP 400)');
+	});
+
+	it('reads 500 "Something went wrong" as a possibly unknown ID', () => {
+		const mapped = mapApiError({ ...base, statusCode: 500, notFound: 'contract c1', body: { message: 'Something went wrong' } });
+		expect(mapped.message).toBe('Lendasat had an internal error — contract c1 may not exist (HTTP 500)');
+	});
+
+	it('keeps other 400s as they are', () => {
+		const mapped = mapApiError({ ...base, statusCode: 400, notFound: 'loan offer 5f1b', body: { message: 'Loan duration cannot be zero' } });
+		expect(mapped.message).toBe('Lendasat rejected the request (HTTP 400)');
+	});
+});

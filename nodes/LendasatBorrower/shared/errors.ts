@@ -113,10 +113,19 @@ export function mapApiError(input: ApiErrorInput): MappedApiError {
 	};
 }
 
-/** The live backend answers 500 "Something went wrong", not 404, for an unknown or foreign ID. */
+/**
+ * The live backend rarely answers 404: an unknown offer is 400 "Loan offer not found", an unknown or
+ * foreign contract 500 "Something went wrong".
+ */
 function unknownIdGuidance(notFound: string | undefined): ErrorGuidance[] {
 	if (!notFound) return [];
 	return [
+		{
+			statusCodes: [400],
+			text: /\bnot found\b/i,
+			message: `Not found: ${notFound}`,
+			hint: "check the ID, and that it exists in the credential's environment.",
+		},
 		{
 			statusCodes: [500],
 			text: /^something went wrong\.?$/i,
