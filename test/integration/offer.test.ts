@@ -247,11 +247,11 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 		expect(descriptionOf(error)).toContain("Offer → Get: check the ID, and that it exists in the credential's environment.");
 	});
 
-	it('passes on the live backend\'s "Loan offer not found" (live: 400)', async () => {
+	it('reads the live backend\'s 400 "Loan offer not found" as not found', async () => {
 		sandbox.configure({ dialect: 'live' });
 		const missing = '0ffe0000-0000-4000-8000-0000000000ff';
 		const { error } = await runWorkflow(offerGet(byId(missing)), { credential: borrower() });
-		expect(error?.message).toBe('Lendasat rejected the request (HTTP 400)');
+		expect(error?.message).toBe(`Not found: loan offer ${missing} (HTTP 400)`);
 		expect(descriptionOf(error)).toContain('Server said: "Loan offer not found".');
 	});
 
