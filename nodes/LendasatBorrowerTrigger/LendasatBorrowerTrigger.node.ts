@@ -9,8 +9,8 @@ import {
 	type NodeConnectionType,
 } from 'n8n-workflow';
 
+import { CONTRACT_STATUS_OPTIONS } from '../LendasatBorrower/shared/contractStatuses';
 import { lendasatApiTest } from '../LendasatBorrower/shared/credentialTest';
-import { CONTRACT_STATUS_OPTIONS } from './contractStatuses';
 import { pollContracts, sampleContract, type ContractEvent } from './contracts';
 import { pollNotifications, sampleNotification } from './notifications';
 import { offerFiltersParameter, offerQuery } from './offerFilters';

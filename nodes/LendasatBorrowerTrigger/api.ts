@@ -8,10 +8,12 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { borrowerRequestError, getWithCredential } from '../LendasatBorrower/shared/credentialRequest';
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf } from '../LendasatBorrower/shared/credentials';
-import { mapApiError, redactSecrets } from '../LendasatBorrower/shared/errors';
+import { redactSecrets } from '../LendasatBorrower/shared/errors';
 import {
 	describeFailure,
+	networkFailureInWords,
 	parseRetryAfter,
 	retryDelay,
 	shouldRetry,
@@ -20,6 +22,7 @@ import {
 	type RetrySettings,
 } from '../LendasatBorrower/shared/retry';
 import { networkFailureOf } from '../LendasatBorrower/shared/transport';
+import { isRecord } from '../LendasatBorrower/shared/validation';
 
 /**
  * A poll has a time budget and n8n polls again soon anyway, so a failing request is retried
@@ -54,15 +57,7 @@ export async function getJson(
 	for (;;) {
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
-				method: 'GET',
-				url: `${baseUrl}${path}`,
-				qs,
-				headers: { Accept: 'application/json' },
-				json: true,
-				ignoreHttpStatusErrors: true,
-				returnFullResponse: true,
-			})) as IN8nHttpFullResponse;
+			response = await getWithCredential(context, `${baseUrl}${path}`, qs);
 		} catch (error) {
 			const failure = networkFailureOf(error);
 			if (!failure) throw unexpectedError(context, error, apiKey);
@@ -110,10 +105,6 @@ export async function getList(
 	return body.filter(isRecord);
 }
 
-function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Waits before the next attempt and returns true, or returns false when the failure must not be retried. */
 async function waitBeforeRetry(failures: Failure[]): Promise<boolean> {
 	const last = failures[failures.length - 1];
@@ -143,20 +134,14 @@ function httpError(
 	failures: Failure[],
 	apiKey: string,
 ): NodeApiError {
-	const mapped = mapApiError({
-		operation: label,
-		statusCode: response.statusCode,
-		headers: response.headers,
-		body: response.body,
-		requiredKeyType: 'borrower',
-		secrets: [apiKey],
-	});
 	const attempts = failures.length > 1 ? ` Gave up after ${summarizeAttempts(failures)}.` : '';
-	return new NodeApiError(context.getNode(), { httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject, {
-		message: mapped.message,
-		description: `${mapped.description}${attempts} Nothing was emitted; the next poll tries again.`,
-		httpCode: mapped.httpCode,
-	});
+	return borrowerRequestError(
+		context.getNode(),
+		label,
+		response,
+		apiKey,
+		`${attempts} Nothing was emitted; the next poll tries again.`,
+	);
 }
 
 function networkError(
@@ -172,7 +157,9 @@ function networkError(
 		context.getNode(),
 		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
 		{
-			message: scrub(`Could not get an answer from Lendasat: ${describeFailure(last)}`),
+			message: scrub(
+				`Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
+			),
 			description: scrub(
 				`${label}: the request to ${baseUrl} failed (${summarizeAttempts(failures)}). ` +
 					"Check the credential's environment or base URL, and that the host is reachable from n8n. " +

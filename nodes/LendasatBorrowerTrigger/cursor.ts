@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isRecord } from '../LendasatBorrower/shared/validation';
+
 /**
  * Where each event keeps its cursor in the node's static data. Both contract events share one
  * cursor: it records every contract's status and liquidation status, whichever event is chosen.
@@ -33,10 +35,5 @@ export function saveCursor(staticData: IDataObject, key: CursorKey, cursor: obje
 }
 
 export function isRecordOf(value: unknown, isEntry: (entry: unknown) => boolean): boolean {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		!Array.isArray(value) &&
-		Object.values(value).every(isEntry)
-	);
+	return isRecord(value) && Object.values(value).every(isEntry);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import { isRecord } from '../LendasatBorrower/shared/validation';
 import { getPage } from './api';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
 import { byTimeAscending, OVERLAP_MS, timestampOf, walkNewestFirst, type NewestFirstListing } from './walk';
@@ -72,7 +73,7 @@ export function advanceNotificationCursor(
 
 function notificationData(notification: IDataObject): IDataObject {
 	const data = notification.data;
-	return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as IDataObject) : notification;
+	return isRecord(data) ? data : notification;
 }
 
 function notificationTime(notification: IDataObject): number {

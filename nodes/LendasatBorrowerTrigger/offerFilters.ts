@@ -6,15 +6,9 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { offerFilterQuery } from '../LendasatBorrower/resources/offer/filterQuery';
 import { offerGetAllFields } from '../LendasatBorrower/resources/offer/getAll';
-import {
-	checkPositiveAmount,
-	checkWholeDays,
-	describeValue,
-	toNumber,
-	type ValidationProblem,
-} from '../LendasatBorrower/shared/validation';
-import { listOf } from './parameters';
+import { describeValue, toNumber, type ValidationProblem } from '../LendasatBorrower/shared/validation';
 
 /**
  * The loan offer filters of Offer → Get Many, shown for the New Loan Offer event: the same
@@ -26,46 +20,17 @@ export function offerFiltersParameter(show: NonNullable<INodeProperties['display
 	return { ...filters, displayOptions: { show } };
 }
 
-interface OfferFilters {
-	assetType?: unknown;
-	durationDays?: unknown;
-	kyc?: unknown;
-	loanAssets?: unknown;
-	loanType?: unknown;
-	maxInterestRate?: unknown;
-	minLoanAmount?: unknown;
-}
-
 /**
  * The query of GET /api/offers for the chosen filters, as Offer → Get Many sends it; a bad value
  * stops the poll with a message naming the filter.
  */
-export function offerQuery(node: INode, filters: OfferFilters): IDataObject {
-	const qs: IDataObject = {};
-	const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
-	if (text(filters.loanType)) qs.loan_type = text(filters.loanType);
-	if (text(filters.assetType)) qs.asset_type = text(filters.assetType);
-	if (text(filters.kyc)) qs.kyc = text(filters.kyc);
-	const assets = listOf(filters.loanAssets);
-	if (assets.length) qs.loan_assets = assets.join(',');
-	if (filters.minLoanAmount !== undefined) {
-		qs.min_loan_amount = checked(node, 'Loan Amount', filters.minLoanAmount, checkPositiveAmount);
+export function offerQuery(node: INode, filters: IDataObject): IDataObject {
+	const query = offerFilterQuery(filters, checkRate);
+	if ('error' in query) {
+		const { field, problem } = query.error;
+		throw new NodeOperationError(node, `Invalid filter ${field}`, { description: `${field}: ${problem}` });
 	}
-	if (filters.maxInterestRate !== undefined) {
-		qs.max_interest_rate = checked(node, 'Max Interest Rate', filters.maxInterestRate, checkRate);
-	}
-	if (filters.durationDays !== undefined) {
-		qs.duration_min = checked(node, 'Duration (Days)', filters.durationDays, checkWholeDays);
-	}
-	return qs;
-}
-
-function checked(node: INode, displayName: string, value: unknown, check: (value: unknown) => ValidationProblem): number {
-	const problem = check(value);
-	if (problem) {
-		throw new NodeOperationError(node, `Invalid filter ${displayName}`, { description: `${displayName}: ${problem}` });
-	}
-	return toNumber(value);
+	return query.qs;
 }
 
 function checkRate(value: unknown): ValidationProblem {

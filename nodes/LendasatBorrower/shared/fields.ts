@@ -5,6 +5,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { toNumber } from './validation';
+
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
 /** "Return All" and "Limit" for a Get Many operation. */
@@ -28,6 +30,18 @@ export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: numbe
 			displayOptions: { show: { ...show, returnAll: [false] } },
 		},
 	];
+}
+
+/**
+ * The postReceive of a Get Many whose endpoint has no paging: the whole list arrives at once
+ * and the Limit is applied to it.
+ */
+export async function applyLimitToList(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	if (this.getNodeParameter('returnAll', false)) return items;
+	return items.slice(0, toNumber(this.getNodeParameter('limit', 50)));
 }
 
 /** The "Simplify" switch of an operation returning big records. */

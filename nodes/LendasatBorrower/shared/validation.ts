@@ -1,3 +1,5 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { parseBitcoinAddress, type BitcoinNetwork } from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
 
@@ -264,6 +266,11 @@ export function parseJsonObject(value: unknown): { value: Record<string, unknown
 
 function describeNotAJsonObject(value: unknown): string {
 	return `Expected a JSON object like ${JSON_OBJECT_EXAMPLE}, got ${describeValue(value)}.`;
+}
+
+/** A JSON object: anything but null, a list or a primitive. */
+export function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -6,6 +6,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { CONTRACT_STATUS_OPTIONS } from '../../shared/contractStatuses';
 import { returnAllAndLimit, simplifyTo } from '../../shared/fields';
 import { paginatePages } from '../../shared/pagination';
 import { invalidParameter } from '../../shared/parameters';
@@ -79,34 +80,7 @@ export const contractGetAllFields: INodeProperties[] = [
 				type: 'multiOptions',
 				default: [],
 				description: 'Only contracts in one of these statuses',
-				options: [
-					{ name: 'Approval Expired', value: 'ApprovalExpired' },
-					{ name: 'Approved', value: 'Approved' },
-					{ name: 'Cancelled', value: 'Cancelled' },
-					{ name: 'Closed', value: 'Closed' },
-					{ name: 'Closed By Defaulting', value: 'ClosedByDefaulting' },
-					{ name: 'Closed By Liquidation', value: 'ClosedByLiquidation' },
-					{ name: 'Closed By Recovery', value: 'ClosedByRecovery' },
-					{ name: 'Closing (Legacy)', value: 'Closing', description: 'Older name of Closing By Claim' },
-					{ name: 'Closing By Claim', value: 'ClosingByClaim' },
-					{ name: 'Closing By Defaulting', value: 'ClosingByDefaulting' },
-					{ name: 'Closing By Liquidation', value: 'ClosingByLiquidation' },
-					{ name: 'Closing By Recovery', value: 'ClosingByRecovery' },
-					{ name: 'Collateral Confirmed', value: 'CollateralConfirmed' },
-					{ name: 'Collateral Recoverable', value: 'CollateralRecoverable' },
-					{ name: 'Collateral Seen', value: 'CollateralSeen' },
-					{ name: 'Defaulted', value: 'Defaulted' },
-					{ name: 'Dispute Borrower Started', value: 'DisputeBorrowerStarted' },
-					{ name: 'Dispute Lender Started', value: 'DisputeLenderStarted' },
-					{ name: 'Extended', value: 'Extended' },
-					{ name: 'Principal Given', value: 'PrincipalGiven' },
-					{ name: 'Rejected', value: 'Rejected' },
-					{ name: 'Repayment Confirmed', value: 'RepaymentConfirmed' },
-					{ name: 'Repayment Provided', value: 'RepaymentProvided' },
-					{ name: 'Request Expired', value: 'RequestExpired' },
-					{ name: 'Requested', value: 'Requested' },
-					{ name: 'Undercollateralized', value: 'Undercollateralized' },
-				],
+				options: CONTRACT_STATUS_OPTIONS,
 			},
 		],
 	},

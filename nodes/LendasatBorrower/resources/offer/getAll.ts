@@ -8,17 +8,12 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { returnAllAndLimit, simplifyField } from '../../shared/fields';
-import { isRecord, notAnOfferList } from '../../shared/offerPicker';
+import { applyLimitToList, returnAllAndLimit, simplifyField } from '../../shared/fields';
+import { notAnOfferList } from '../../shared/offerPicker';
 import { invalidParameter, requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
-import {
-	checkPositiveAmount,
-	checkWholeDays,
-	describeValue,
-	toNumber,
-	type ValidationProblem,
-} from '../../shared/validation';
+import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
+import { offerFilterQuery } from './filterQuery';
 import { simplifyOffers } from './simplify';
 
 const showOnlyForOfferGetAll = { show: { resource: ['offer'], operation: ['getAll'] } };
@@ -31,7 +26,7 @@ export const offerGetAllOperation: INodePropertyOptions = {
 	routing: apiRoute(
 		{ resource: 'offer', operation: 'getAll', label: 'Offer → Get Many', keyType: 'borrower' },
 		{ method: 'GET', url: '/api/offers' },
-		{ preSend: [addOfferFilters], postReceive: [splitOfferList, keepLimit, simplifyOffers] },
+		{ preSend: [addOfferFilters], postReceive: [requireOfferList, applyLimitToList, simplifyOffers] },
 	),
 };
 
@@ -138,7 +133,7 @@ export const offerGetAllFields: INodeProperties[] = [
 	simplifyField(showOnlyForOfferGetAll.show),
 ];
 
-/** Reads the filters into the live API's query parameters, refusing bad numbers before sending. */
+/** Reads the filters into the live API's query parameters, refusing bad values before sending. */
 async function addOfferFilters(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
@@ -146,59 +141,10 @@ async function addOfferFilters(
 	if (!this.getNodeParameter('returnAll', false)) {
 		requireValid(this, 'Limit', this.getNodeParameter('limit', 50), checkLimit);
 	}
-	const filters = this.getNodeParameter('filters', {}) as IDataObject;
-	const query: IDataObject = {};
-	if (filters.loanType !== undefined) query.loan_type = requireChoice(this, 'Loan Type', filters.loanType);
-	if (filters.assetType !== undefined) query.asset_type = requireChoice(this, 'Asset Type', filters.assetType);
-	if (filters.kyc !== undefined) query.kyc = requireChoice(this, 'KYC', filters.kyc);
-	if (filters.loanAssets !== undefined) {
-		const assets = loanAssetList(this, filters.loanAssets);
-		if (assets) query.loan_assets = assets;
-	}
-	if (filters.minLoanAmount !== undefined) {
-		query.min_loan_amount = toNumber(requireValid(this, 'Loan Amount', filters.minLoanAmount, checkPositiveAmount));
-	}
-	if (filters.maxInterestRate !== undefined) {
-		query.max_interest_rate = toNumber(
-			requireValid(this, 'Max Interest Rate', filters.maxInterestRate, checkInterestRate),
-		);
-	}
-	if (filters.durationDays !== undefined) {
-		query.duration_min = toNumber(requireValid(this, 'Duration (Days)', filters.durationDays, checkWholeDays));
-	}
-	requestOptions.qs = { ...requestOptions.qs, ...query };
+	const query = offerFilterQuery(this.getNodeParameter('filters', {}) as IDataObject);
+	if ('error' in query) throw invalidParameter(this, query.error.field, query.error.problem);
+	requestOptions.qs = { ...requestOptions.qs, ...query.qs };
 	return requestOptions;
-}
-
-/** Option values are sent as chosen (an expression may name a value this node does not list yet). */
-function requireChoice(context: IExecuteSingleFunctions, displayName: string, value: unknown): string {
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	throw invalidParameter(context, displayName, `Expected one of the listed values, got ${describeValue(value)}.`);
-}
-
-/** The chosen assets comma-joined; an expression may also give a comma-separated text. */
-function loanAssetList(context: IExecuteSingleFunctions, value: unknown): string {
-	const assets = typeof value === 'string' ? value.split(',') : value;
-	if (!Array.isArray(assets) || !assets.every((asset) => typeof asset === 'string')) {
-		throw invalidParameter(
-			context,
-			'Loan Assets',
-			`Expected a list of loan assets like ["UsdcPol", "UsdtEth"], got ${describeValue(value)}.`,
-		);
-	}
-	return assets
-		.map((asset) => asset.trim())
-		.filter(Boolean)
-		.join(',');
-}
-
-function checkInterestRate(value: unknown): ValidationProblem {
-	const rate = toNumber(value);
-	const example = 'a yearly rate as a decimal like 0.12 (12%)';
-	if (Number.isNaN(rate)) return `Expected ${example}, got ${describeValue(value)}.`;
-	if (rate < 0) return `Must not be negative, got ${describeValue(value)}.`;
-	if (rate > 1) return `${describeValue(value)} is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.`;
-	return null;
 }
 
 function checkLimit(value: unknown): ValidationProblem {
@@ -207,22 +153,12 @@ function checkLimit(value: unknown): ValidationProblem {
 	return `Must be a whole number of at least 1, like 50, got ${describeValue(value)}.`;
 }
 
-/** GET /api/offers answers with a plain array (no pagination envelope): one item per offer. */
-async function splitOfferList(
-	this: IExecuteSingleFunctions,
-	_items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-): Promise<INodeExecutionData[]> {
-	const body: unknown = response.body;
-	if (!Array.isArray(body)) throw notAnOfferList(this.getNode(), 'Offer → Get Many', response, []);
-	return body.map((offer: unknown) => ({ json: isRecord(offer) ? offer : ({ value: offer } as IDataObject) }));
-}
-
-/** The endpoint has no paging: the Limit is applied to the full answer. */
-async function keepLimit(
+/** GET /api/offers answers with a plain array (no pagination envelope); anything else is not the offer list. */
+async function requireOfferList(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
 ): Promise<INodeExecutionData[]> {
-	if (this.getNodeParameter('returnAll', false)) return items;
-	return items.slice(0, toNumber(this.getNodeParameter('limit', 50)));
+	if (!Array.isArray(response.body)) throw notAnOfferList(this.getNode(), 'Offer → Get Many', response, []);
+	return items;
 }

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute } from '../../shared/transport';
+import { isRecord } from '../../shared/validation';
 
 /**
  * Links a Telegram chat to this account's notifications when sent to Lendasat's bot, so it is a
@@ -32,8 +33,8 @@ async function withholdSecrets(
 ): Promise<INodeExecutionData[]> {
 	return items.map((item) => {
 		const user = item.json.user;
-		if (!user || typeof user !== 'object' || Array.isArray(user)) return item;
-		const kept: IDataObject = { ...(user as IDataObject) };
+		if (!isRecord(user)) return item;
+		const kept: IDataObject = { ...user };
 		for (const field of WITHHELD_USER_FIELDS) delete kept[field];
 		return { ...item, json: { ...item.json, user: kept } };
 	});
