@@ -8,12 +8,10 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { borrowerRequestError, getWithCredential } from '../LendasatBorrower/shared/credentialRequest';
+import { borrowerRequestError, getWithCredential, unreachableError } from '../LendasatBorrower/shared/credentialRequest';
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf } from '../LendasatBorrower/shared/credentials';
 import { redactSecrets } from '../LendasatBorrower/shared/errors';
 import {
-	describeFailure,
-	networkFailureInWords,
 	parseRetryAfter,
 	retryDelay,
 	shouldRetry,
@@ -151,22 +149,11 @@ function networkError(
 	failures: Failure[],
 	apiKey: string,
 ): NodeApiError {
-	const last = failures[failures.length - 1];
-	const scrub = (text: string) => redactSecrets(text, [apiKey]);
-	return new NodeApiError(
-		context.getNode(),
-		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
-		{
-			message: scrub(
-				`Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
-			),
-			description: scrub(
-				`${label}: the request to ${baseUrl} failed (${summarizeAttempts(failures)}). ` +
-					"Check the credential's environment or base URL, and that the host is reachable from n8n. " +
-					'Nothing was emitted; the next poll tries again.',
-			),
-		},
-	);
+	const attempts = failures.length > 1 ? [`Gave up after ${summarizeAttempts(failures)}.`] : [];
+	return unreachableError(context.getNode(), { label, baseUrl, apiKey }, failures, [
+		...attempts,
+		'Nothing was emitted; the next poll tries again.',
+	]);
 }
 
 function unreadableAnswer(context: IPollFunctions, label: string, expected: string): NodeApiError {

@@ -9,7 +9,8 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from './credentials';
-import { mapApiError } from './errors';
+import { mapApiError, redactSecrets } from './errors';
+import { describeFailure, networkFailureInWords, type Failure } from './retry';
 
 /**
  * A GET with the credential's key, for code that sends its own requests instead of the node's
@@ -51,5 +52,32 @@ export function borrowerRequestError(
 		message: mapped.message,
 		description: `${mapped.description}${note}`,
 		httpCode: mapped.httpCode,
+	});
+}
+
+/**
+ * The error when no answer came back at all. The message names the failure in words only: n8n
+ * replaces any message containing a network error code with a generic sentence of its own.
+ */
+export function unreachableError(
+	node: INode,
+	target: { label: string; baseUrl: string; apiKey: string; itemIndex?: number },
+	failures: Failure[],
+	notes: string[],
+): NodeApiError {
+	const last = failures[failures.length - 1];
+	const scrub = (text: string) => redactSecrets(text, [target.apiKey]);
+	return new NodeApiError(node, { networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject, {
+		message: scrub(
+			`Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
+		),
+		description: scrub(
+			[
+				`${target.label}: the request to ${target.baseUrl} failed (${describeFailure(last)}).`,
+				...notes,
+				"Check the credential's environment or base URL, and that the host is reachable from n8n.",
+			].join(' '),
+		),
+		itemIndex: target.itemIndex,
 	});
 }

@@ -19,12 +19,11 @@ import {
 } from 'n8n-workflow';
 
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
+import { unreachableError } from './credentialRequest';
 import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
 import { rateGateFor } from './rateGate';
 import {
-	describeFailure,
 	networkFailure,
-	networkFailureInWords,
 	parseRetryAfter,
 	readRetrySettings,
 	retryDelay,
@@ -92,10 +91,10 @@ export function apiRoute(
 	return routing;
 }
 
-/** Runs a preSend unless an earlier one already failed for this request, and holds its error. */
 /** The node-level hook: every operation without pagination of its own sends through it. */
 export const sendWithRetries: PaginationFunction = asRequestOperation(sendRequest);
 
+/** Runs a preSend unless an earlier one already failed for this request, and holds its error. */
 function holdingErrors(preSend: PreSendAction): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		if (preSendErrors.has(requestOptions)) return requestOptions;
@@ -332,24 +331,11 @@ function finalError(
 		if (notes.length) error.description = [error.description, ...notes].filter(Boolean).join(' ');
 		return error;
 	}
-	const meta = operationMetaOf(context);
-	const scrub = (text: string) => redactSecrets(text, [target.apiKey]);
-	return new NodeApiError(
+	return unreachableError(
 		context.getNode(),
-		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
-		{
-			message: scrub(
-				`Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
-			),
-			description: scrub(
-				[
-					`${meta.label}: the request to ${target.baseUrl} failed (${describeFailure(last)}).`,
-					...notes,
-					"Check the credential's environment or base URL, and that the host is reachable from n8n.",
-				].join(' '),
-			),
-			itemIndex: context.getItemIndex(),
-		},
+		{ ...target, label: operationMetaOf(context).label, itemIndex: context.getItemIndex() },
+		failures,
+		notes,
 	);
 }
 
