@@ -7,7 +7,7 @@ export interface GateTicket {
 }
 
 /**
- * Paces the requests of one API key across every item, execution and workflow in this n8n process.
+ * Paces the requests of one API key across every item, execution and workflow of this n8n instance.
  *
  * n8n fires all items of a declarative node at once, so a thousand items against a rate-limited
  * API would mostly come back 429 and retry in herds. The gate learns the rate the server accepts
