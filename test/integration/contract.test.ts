@@ -1,6 +1,7 @@
 import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../sandbox/server';
 import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import takeALoan from '../workflows/take-a-loan-minimal.json';
 
 let sandbox: Sandbox;
 
@@ -119,6 +120,20 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
 			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
 		});
+	});
+
+	it("runs the README's example workflow", async () => {
+		const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(output('Request the loan')[0].json).toMatchObject({ status: 'pending', loan_amount: 1500 });
+		expect(sandbox.requests[0].body).toEqual({
+			loan_id: OFFER,
+			loan_amount: 1500,
+			duration_days: 30,
+			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+		});
+		expect(sandbox.requests[0].headers['idempotency-key']).toMatch(/^n8n-/);
 	});
 
 	it('sends the minimal request when no additional field is set', async () => {
