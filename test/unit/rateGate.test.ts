@@ -50,4 +50,34 @@ describe('RateGate', () => {
 		for (let i = 0; i < 50; i++) gate.recordSuccess();
 		expect(gate.spacingMs).toBeLessThan(slowed);
 	});
+
+	it('slows an already paced queue by a tenth, not to a guess below the accepted rate', () => {
+		let now = 1_000;
+		const gate = new RateGate(() => now);
+		for (let i = 0; i < 10; i++) gate.recordSuccess();
+		gate.recordRateLimited({ pacing: 0 }, 0);
+		expect(gate.spacingMs).toBe(100);
+		now += 2_000;
+		for (let i = 0; i < 5; i++) gate.recordSuccess();
+		const before = gate.spacingMs;
+		now += 2_000;
+		for (let i = 0; i < 20; i++) gate.recordSuccess();
+		gate.recordRateLimited({ pacing: 1 }, 0);
+		expect(gate.spacingMs).toBeCloseTo(Math.max(before * 0.99 ** 20 * 1.1, 1000 / 20), 6);
+	});
+
+	it('does not speed up while requests wait for their turn', async () => {
+		let now = 0;
+		const gate = new RateGate(() => now);
+		for (let i = 0; i < 10; i++) gate.recordSuccess();
+		gate.recordRateLimited({ pacing: 0 }, 20);
+		const spacing = gate.spacingMs;
+		const waiting = gate.acquire();
+		gate.recordSuccess();
+		expect(gate.spacingMs).toBe(spacing);
+		now = 20;
+		await waiting;
+		gate.recordSuccess();
+		expect(gate.spacingMs).toBeLessThan(spacing);
+	});
 });

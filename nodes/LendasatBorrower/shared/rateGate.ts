@@ -30,6 +30,9 @@ export class RateGate {
 
 	private lastUsedAt = 0;
 
+	/** Requests sleeping until their turn. */
+	private waiting = 0;
+
 	constructor(private readonly now: () => number = Date.now) {}
 
 	/** Waits for this request's turn under the current pacing. */
@@ -41,7 +44,11 @@ export class RateGate {
 			this.nextStartAt = start + this.intervalMs;
 			this.lastUsedAt = start;
 			const pacing = this.pacing;
-			if (start > now) await sleep(start - now);
+			if (start > now) {
+				this.waiting++;
+				await sleep(start - now);
+				this.waiting--;
+			}
 			if (pacing === this.pacing) return { pacing };
 		}
 	}
@@ -50,8 +57,12 @@ export class RateGate {
 		const now = this.now();
 		this.recentSuccesses.push(now);
 		this.dropOldSuccesses(now);
-		// About 1 % faster per success: it probes upward again within a few dozen requests.
-		if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * 0.99;
+		// About 1 % faster per success: it probes upward again within a few dozen requests. Not while
+		// requests wait: after a slowdown they take their new places one by one, as their old turns
+		// come, and a spacing that shrinks meanwhile packs them into more than the server accepts.
+		if (this.intervalMs > 0 && this.waiting === 0) {
+			this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * 0.99;
+		}
 	}
 
 	/** A 429 for a request sent with `ticket`: everyone pauses for `pauseMs`, and the pacing slows. */
@@ -61,9 +72,11 @@ export class RateGate {
 		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		// One slowdown per pacing: the other 429s of the same wave say nothing new.
 		if (ticket.pacing !== this.pacing) return;
-		// What the server let through in the last second is the best guess of its limit.
+		// What the server let through in the last second is the best guess of its limit. A 429 while
+		// already pacing below that guess is often a leftover of an earlier burst still filling the
+		// server's window, so the pacing slows by a tenth only: the rest of the queue keeps it.
 		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
-		this.intervalMs = Math.max(this.intervalMs * 1.25, 1000 / acceptedPerSecond);
+		this.intervalMs = Math.max(this.intervalMs * 1.1, 1000 / acceptedPerSecond);
 		this.pacing += 1;
 		this.nextStartAt = this.pausedUntil;
 	}
