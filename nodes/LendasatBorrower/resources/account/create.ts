@@ -34,7 +34,6 @@ export const accountCreateFields: INodeProperties[] = [
 		placeholder: 'e.g. Satoshi Nakamoto',
 		description: 'Name of the borrower, at most 100 characters',
 		displayOptions: showOnlyForAccountCreate,
-		routing: { send: { type: 'body', property: 'name' } },
 	},
 	{
 		displayName: 'Email',
@@ -45,7 +44,6 @@ export const accountCreateFields: INodeProperties[] = [
 		placeholder: 'name@email.com',
 		description: "The borrower's e-mail address",
 		displayOptions: showOnlyForAccountCreate,
-		routing: { send: { type: 'body', property: 'email' } },
 	},
 	{
 		displayName: 'Timezone',
@@ -57,10 +55,10 @@ export const accountCreateFields: INodeProperties[] = [
 		description:
 			"The borrower's IANA time zone of the form Area/City. Type to search, or use an expression.",
 		displayOptions: showOnlyForAccountCreate,
-		routing: { send: { type: 'body', property: 'timezone' } },
 	},
 ];
 
+/** Builds the whole body from the checked values (the fields carry no `routing.send` of their own). */
 async function validateAccountRequest(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,

@@ -55,7 +55,6 @@ export const contractCreateFields: INodeProperties[] = [
 		displayOptions: showOnlyForContractCreate,
 		// "From List" first; saved "By ID" values and plain ID strings keep working.
 		modes: loanOfferModes,
-		routing: { send: { type: 'body', property: 'loan_id' } },
 	},
 	{
 		displayName: 'Loan Amount',
@@ -66,7 +65,6 @@ export const contractCreateFields: INodeProperties[] = [
 		default: 0,
 		description: "Amount to borrow, in the offer's loan asset (e.g. USD for USDC)",
 		displayOptions: showOnlyForContractCreate,
-		routing: { send: { type: 'body', property: 'loan_amount' } },
 	},
 	{
 		displayName: 'Duration (Days)',
@@ -77,7 +75,6 @@ export const contractCreateFields: INodeProperties[] = [
 		default: 30,
 		description: 'Loan duration in whole days, within the offer\'s range',
 		displayOptions: showOnlyForContractCreate,
-		routing: { send: { type: 'body', property: 'duration_days' } },
 	},
 	{
 		displayName: 'Additional Fields',
@@ -95,7 +92,6 @@ export const contractCreateFields: INodeProperties[] = [
 				placeholder: 'e.g. bc1q…',
 				description:
 					"Bitcoin address of the borrower (mainnet in production; tb1…, m…, n… or 2… in development)",
-				routing: { send: { type: 'body', property: 'collateral_address' } },
 			},
 			{
 				displayName: 'Extra Body Fields (JSON)',
@@ -112,12 +108,15 @@ export const contractCreateFields: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. 0x52908400098527886E0F7030069857D2E4169EE7',
 				description: 'Address on the stablecoin chain of the loan',
-				routing: { send: { type: 'body', property: 'repayment_address' } },
 			},
 		],
 	},
 ];
 
+/**
+ * Builds the whole body from the checked values. The fields carry no `routing.send` of their own:
+ * n8n would resolve each of them twice more per item for nothing.
+ */
 async function validateContractRequest(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
@@ -191,10 +190,22 @@ async function addIdempotencyKey(
 	return requestOptions;
 }
 
+/** The run index, evaluated once per run of the node: all items of a run share its execute data. */
+const runIndexOfRun = new WeakMap<object, string>();
+
+function runIndexOf(context: IExecuteSingleFunctions): string {
+	const run = context.getExecuteData();
+	let runIndex = runIndexOfRun.get(run);
+	if (runIndex === undefined) {
+		runIndex = String(context.evaluateExpression('{{ $runIndex }}', context.getItemIndex()));
+		runIndexOfRun.set(run, runIndex);
+	}
+	return runIndex;
+}
+
 function automaticIdempotencyKey(context: IExecuteSingleFunctions): string {
 	const executionId = context.getExecutionId();
 	// Without an execution ID there is nothing stable to build on; a random key still protects our own retries.
 	if (!executionId) return `n8n-${randomUUID()}`;
-	const runIndex = context.evaluateExpression('{{ $runIndex }}', context.getItemIndex());
-	return `n8n-${executionId}-${context.getNode().id}-${String(runIndex)}-${context.getItemIndex()}`;
+	return `n8n-${executionId}-${context.getNode().id}-${runIndexOf(context)}-${context.getItemIndex()}`;
 }
