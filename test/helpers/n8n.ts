@@ -81,17 +81,23 @@ class ManualTrigger implements INodeType {
 }
 
 class PackageNodeTypes implements INodeTypes {
-	constructor(private readonly loader: PackageDirectoryLoader) {}
+	constructor(
+		private readonly loader: PackageDirectoryLoader,
+		private readonly extraNodeTypes: Record<string, INodeType | IVersionedNodeType> = {},
+	) {}
 
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		if (nodeType in this.extraNodeTypes) return this.extraNodeTypes[nodeType];
 		if (nodeType === 'n8n-nodes-base.manualTrigger') return new ManualTrigger();
 		const loaded = this.loader.nodeTypes[nodeType.replace(`${PACKAGE_NAME}.`, '')] ?? this.loader.nodeTypes[nodeType];
 		if (!loaded) throw new Error(`Unknown node type ${nodeType}`);
 		return loaded.type;
 	}
 
-	getByNameAndVersion(nodeType: string): INodeType {
-		return this.getByName(nodeType) as INodeType;
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		const type = this.getByName(nodeType);
+		// Extra node types may be versioned (e.g. n8n's HTTP Request); this package's nodes are not.
+		return 'nodeVersions' in type ? type.getNodeType(version) : type;
 	}
 
 	getKnownTypes() {
@@ -188,6 +194,11 @@ export interface RunOptions {
 	items?: object[];
 	/** Fixed execution ID, e.g. to run "the same execution" twice. */
 	executionId?: string;
+	/**
+	 * More node types the workflow may use, by full type name (e.g. n8n's HTTP Request node for the
+	 * benchmarks). They run in the same engine; they get no credential from the harness.
+	 */
+	extraNodeTypes?: Record<string, INodeType | IVersionedNodeType>;
 }
 
 export interface RunResult {
@@ -212,7 +223,7 @@ export interface WorkflowFixture {
 export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions): Promise<RunResult> {
 	const workflowJson = fixture as unknown as Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>;
 	const loader = await loadPackage();
-	const nodeTypes = new PackageNodeTypes(loader);
+	const nodeTypes = new PackageNodeTypes(loader, options.extraNodeTypes);
 	const credentialTypes = Object.fromEntries(
 		Object.entries(loader.credentialTypes).map(([name, { type }]) => [name, type]),
 	);

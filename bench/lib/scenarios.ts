@@ -1,0 +1,218 @@
+/**
+ * The five scenarios of issue 5. Each contender runs in a process of its own, warmed up once (JIT,
+ * n8n-core and the package loaded) before any measured run; the sandbox is reset before every run.
+ * Repetitions are interleaved across contenders, so that a slow moment of the machine hits all of them.
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { SandboxConfig, SandboxStats } from '../../test/sandbox/types';
+import { ContenderProcess, type SandboxProcess } from './processes';
+import type { ContenderName, CreateJob, HttpRequestVariant, Job, RunResult } from './types';
+
+export interface Settings {
+	reps: number;
+	/** Repetitions of the rate-limited scenario (≥ 100 s per run). */
+	slowReps: number;
+	/** Items of the rate-limited scenario; its floor is items / 10 s. */
+	rateLimitedItems: number;
+	/** Also run the HTTP Request node with Batching set to the limit (another ≥ 100 s per run). */
+	tunedBatching: boolean;
+	sizes: number[];
+	log: (line: string) => void;
+}
+
+/** One measured repetition: the contender's figures and the sandbox's counters after it. */
+export interface Measurement {
+	result: RunResult;
+	stats: SandboxStats;
+}
+
+export interface ContenderSpec {
+	/** As shown in the table. */
+	label: string;
+	contender: ContenderName;
+	httpRequest?: HttpRequestVariant;
+}
+
+export interface ScenarioResult {
+	contender: ContenderSpec;
+	items: number;
+	runs: Measurement[];
+}
+
+const WARM_UP_ITEMS = 200;
+
+export const FLOOR: ContenderSpec = { label: '(a) fetch loop (the floor)', contender: 'fetch' };
+export const OUR_NODE: ContenderSpec = { label: '(b) Lendasat node, default settings', contender: 'node' };
+const SAME_REQUESTS: HttpRequestVariant = { idempotencyKey: true, retryOnFail: false };
+export const HTTP_REQUEST: ContenderSpec = {
+	label: '(c) HTTP Request node',
+	contender: 'httpRequest',
+	httpRequest: SAME_REQUESTS,
+};
+const HTTP_RETRY: ContenderSpec = {
+	label: 'HTTP Request, Retry On Fail max',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: false, retryOnFail: true },
+};
+const HTTP_RETRY_KEYED: ContenderSpec = {
+	label: 'HTTP Request, Retry On Fail max, Idempotency-Key',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: true, retryOnFail: true },
+};
+const HTTP_BATCHED: ContenderSpec = {
+	label: 'HTTP Request, same + Batching 10 per 1 s',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: true, retryOnFail: true, batching: { size: 10, intervalMs: 1000 } },
+};
+
+export const RATE_LIMIT_PER_SECOND = 10;
+const OVERHEAD_CONFIG: Partial<SandboxConfig> = { idempotency: true };
+const RATE_LIMITED_CONFIG: Partial<SandboxConfig> = {
+	idempotency: true,
+	rateLimit: { requestsPerSecond: RATE_LIMIT_PER_SECOND },
+};
+const FAULT_CONFIG: Partial<SandboxConfig> = {
+	idempotency: true,
+	faults: [
+		{ kind: '503', method: 'POST', path: '/api/contracts', probability: 0.025 },
+		{ kind: 'reset', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+	],
+};
+export const LIST_SIZE = 10_000;
+
+function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess): Job {
+	const job: CreateJob = { kind: 'create', contender: spec.contender, items, runId: randomUUID(), httpRequest: spec.httpRequest };
+	return { ...job, target: { url: sandbox.url, apiKey: sandbox.keys.borrower } };
+}
+
+/**
+ * Our node's rate gate takes what the server accepted in the last second as its first guess of the
+ * limit; a warm-up's unlimited successes would count. A real workflow does not start one second
+ * after 200 unlimited requests, so the measured run starts after a quiet moment.
+ */
+const QUIET_AFTER_WARM_UP_MS = 1500;
+
+async function startWarm(sandbox: SandboxProcess, warmUp: Job): Promise<ContenderProcess> {
+	const contender = await ContenderProcess.start();
+	await sandbox.reset();
+	await contender.run(warmUp);
+	await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_WARM_UP_MS));
+	return contender;
+}
+
+function warmUpCreate(spec: ContenderSpec, sandbox: SandboxProcess): Job {
+	// Without retries or batching: the warm-up only loads and compiles the code.
+	return createJob({ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS }, WARM_UP_ITEMS, sandbox);
+}
+
+async function measure(
+	contender: ContenderProcess,
+	sandbox: SandboxProcess,
+	job: Job,
+	config: Partial<SandboxConfig>,
+	seeded = false,
+): Promise<Measurement> {
+	if (!seeded) await sandbox.reset(config);
+	const result = await contender.run(job);
+	return { result, stats: await sandbox.stats() };
+}
+
+function describe(spec: ContenderSpec, items: number, { result, stats }: Measurement): string {
+	const error = result.error ? `, error: ${result.error.slice(0, 80)}` : '';
+	return `${spec.label} × ${items}: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} succeeded, ${stats.contractsCreated} created, ${stats.duplicateContracts} duplicates${error}`;
+}
+
+/** Scenarios 1 and 5: the same three contenders at each size, one warm process each. */
+export async function overhead(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [FLOOR, OUR_NODE, HTTP_REQUEST];
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, spec] of specs.entries()) {
+			await sandbox.reset();
+			await processes[index].run(warmUpCreate(spec, sandbox));
+		}
+		const results: ScenarioResult[] = [];
+		for (const items of settings.sizes) {
+			const bySpec = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+			for (let rep = 1; rep <= settings.reps; rep++) {
+				for (const [index, spec] of specs.entries()) {
+					const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), OVERHEAD_CONFIG);
+					bySpec[index].runs.push(measurement);
+					settings.log(`overhead rep ${rep}/${settings.reps}: ${describe(spec, items, measurement)}`);
+				}
+			}
+			results.push(...bySpec);
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}
+
+/**
+ * Runs each contender in a fresh process per repetition: our node's rate gate learns the limit once
+ * per process, and a second run would start with what the first one learned.
+ */
+async function freshProcessEach(
+	sandbox: SandboxProcess,
+	specs: ContenderSpec[],
+	items: number,
+	reps: number,
+	config: Partial<SandboxConfig>,
+	settings: Settings,
+	name: string,
+): Promise<ScenarioResult[]> {
+	const results = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+	for (let rep = 1; rep <= reps; rep++) {
+		for (const [index, spec] of specs.entries()) {
+			const contender = await startWarm(sandbox, warmUpCreate(spec, sandbox));
+			try {
+				const measurement = await measure(contender, sandbox, createJob(spec, items, sandbox), config);
+				results[index].runs.push(measurement);
+				settings.log(`${name} rep ${rep}/${reps}: ${describe(spec, items, measurement)}`);
+			} finally {
+				await contender.close();
+			}
+		}
+	}
+	return results;
+}
+
+/** Scenario 2: a limit of 10 requests per second. */
+export function rateLimited(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED, ...(settings.tunedBatching ? [HTTP_BATCHED] : [])];
+	return freshProcessEach(sandbox, specs, settings.rateLimitedItems, settings.slowReps, RATE_LIMITED_CONFIG, settings, 'rate limited');
+}
+
+/** Scenario 3: 2.5 % of contract requests answered 503, 2.5 % processed and then reset. */
+export function faults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	return freshProcessEach(sandbox, [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED], 1000, settings.reps, FAULT_CONFIG, settings, 'faults');
+}
+
+/** Scenario 4: Contract → Get Many with Return All over 10,000 contracts, against the raw loop. */
+export async function returnAll(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs: ContenderSpec[] = [
+		{ label: 'raw paginating fetch loop', contender: 'fetch' },
+		{ label: 'Lendasat node, Return All', contender: 'node' },
+	];
+	await sandbox.reset();
+	await sandbox.seedContracts(LIST_SIZE);
+	const target = { url: sandbox.url, apiKey: sandbox.keys.borrower };
+	const jobs = specs.map((spec): Job => ({ kind: 'list', contender: spec.contender as 'fetch' | 'node', target }));
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, contender] of processes.entries()) await contender.run(jobs[index]);
+		const results = specs.map((contender) => ({ contender, items: LIST_SIZE, runs: [] as Measurement[] }));
+		for (let rep = 1; rep <= settings.reps; rep++) {
+			for (const [index, spec] of specs.entries()) {
+				const measurement = await measure(processes[index], sandbox, jobs[index], {}, true);
+				results[index].runs.push(measurement);
+				settings.log(`return all rep ${rep}/${settings.reps}: ${spec.label}: ${(measurement.result.wallMs / 1000).toFixed(2)} s, ${measurement.result.succeeded} items`);
+			}
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}

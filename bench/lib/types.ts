@@ -1,0 +1,69 @@
+/** What the orchestrator (bench/run.ts) and the contender processes (bench/contender.ts) exchange. */
+
+export type ContenderName =
+	/** A plain `fetch` loop: the floor. */
+	| 'fetch'
+	/** The Lendasat Borrower node through n8n-core's WorkflowExecute. */
+	| 'node'
+	/** n8n's HTTP Request node through the same engine. */
+	| 'httpRequest';
+
+export interface HttpRequestVariant {
+	/** Send an `Idempotency-Key` header from an expression, as a careful user would. */
+	idempotencyKey: boolean;
+	/** n8n's node setting Retry On Fail at its maximum: 5 tries, 5 s apart. */
+	retryOnFail: boolean;
+	/** The node's Batching option: this many items, then a pause of `intervalMs`. */
+	batching?: { size: number; intervalMs: number };
+}
+
+export interface SandboxTarget {
+	url: string;
+	apiKey: string;
+}
+
+export interface CreateJob {
+	kind: 'create';
+	contender: ContenderName;
+	items: number;
+	/** Makes every item's body distinct from other runs' (idempotency keys) and items' (loan amount). */
+	runId: string;
+	httpRequest?: HttpRequestVariant;
+}
+
+export interface ListJob {
+	kind: 'list';
+	contender: Exclude<ContenderName, 'httpRequest'>;
+}
+
+export type Job = (CreateJob | ListJob) & {
+	target: SandboxTarget;
+	/** Write a CPU profile of the measured run to this file. */
+	profileFile?: string;
+};
+
+export interface MemoryFigures {
+	/**
+	 * Largest heapUsed + external seen during the run, minus the same after a full GC before it
+	 * (bytes). Includes garbage V8 had not collected yet: what the process really needed at its peak.
+	 */
+	peakGrowth: number;
+	/** heapUsed + external after the run and a full GC, minus the baseline: what its output holds. */
+	retained: number;
+	/** Largest resident set size of the whole contender process seen during the run (bytes). */
+	peakRss: number;
+}
+
+export interface RunResult {
+	wallMs: number;
+	/** Items that came out as successes (for a node: output items without an error). */
+	succeeded: number;
+	/** The error that stopped the workflow, if one did. */
+	error?: string;
+	/** Bytes of JSON bodies received (Get Many, raw loop only). */
+	bytesReceived?: number;
+	memory: MemoryFigures;
+}
+
+export type ToContender = { type: 'run'; job: Job } | { type: 'exit' };
+export type FromContender = { type: 'ready' } | { type: 'result'; result: RunResult } | { type: 'failed'; message: string };
