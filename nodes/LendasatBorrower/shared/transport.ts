@@ -4,6 +4,7 @@ import {
 	NodeOperationError,
 	sleep,
 	type DeclarativeRestApiSettings,
+	type ICredentialDataDecryptedObject,
 	type IDataObject,
 	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
@@ -66,6 +67,24 @@ const operations = new Map<string, OperationMeta>();
  * transport returns it as a failed item of its own, with its pairedItem.
  */
 const preSendErrors = new WeakMap<object, NodeOperationError | NodeApiError>();
+
+/** The credential of one run of the node, read once: in n8n every read is a database query and a decryption. */
+const credentialsOfRun = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+
+/**
+ * The node's credential. Read once per run, as n8n's RoutingNode itself does for the base URL,
+ * which it resolves from the first item's credential for every item.
+ */
+export function credentialsOf(context: IExecuteSingleFunctions): Promise<ICredentialDataDecryptedObject> {
+	const run: unknown = context.getExecuteData();
+	if (!run || typeof run !== 'object') return context.getCredentials(CREDENTIAL_TYPE);
+	let credentials = credentialsOfRun.get(run);
+	if (!credentials) {
+		credentials = context.getCredentials(CREDENTIAL_TYPE);
+		credentialsOfRun.set(run, credentials);
+	}
+	return credentials;
+}
 
 /** The HTTP failure behind a mapped error, for the retry loop. */
 const failureOfError = new WeakMap<object, Failure>();
@@ -137,7 +156,7 @@ async function checkKeyType(
 ): Promise<IHttpRequestOptions> {
 	const meta = operationMetaOf(this);
 	if (meta.keyType === 'any') return requestOptions;
-	const held = keyTypeOf(await this.getCredentials(CREDENTIAL_TYPE));
+	const held = keyTypeOf(await credentialsOf(this));
 	if (held !== meta.keyType) {
 		throw new NodeOperationError(
 			this.getNode(),
@@ -168,7 +187,7 @@ async function throwOnErrorResponse(
 		return Array.isArray(response.body) ? response.body.map((json) => ({ json })) : items;
 	}
 	const meta = operationMetaOf(this);
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const credentials = await credentialsOf(this);
 	const mapped = mapApiError({
 		operation: meta.label,
 		statusCode: response.statusCode,
@@ -235,7 +254,7 @@ export async function sendRequest(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(this.getNodeParameter('options', {}) as IDataObject);
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const credentials = await credentialsOf(this);
 	const apiKey = String(credentials.apiKey ?? '');
 	const baseUrl = baseUrlOf(credentials);
 	const gate = rateGateFor(gateIdentity(baseUrl, apiKey));

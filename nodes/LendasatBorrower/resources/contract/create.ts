@@ -7,10 +7,10 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { bitcoinNetworkFor, CREDENTIAL_TYPE } from '../../shared/credentials';
+import { bitcoinNetworkFor } from '../../shared/credentials';
 import { loanOfferModes } from '../../shared/offerPicker';
 import { invalidParameter, requireText, requireValid } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
+import { apiRoute, credentialsOf } from '../../shared/transport';
 import {
 	checkBitcoinAddress,
 	checkPositiveAmount,
@@ -129,7 +129,7 @@ async function validateContractRequest(
 
 	const fields = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	if ('collateralAddress' in fields) {
-		const { environment } = await this.getCredentials(CREDENTIAL_TYPE);
+		const { environment } = await credentialsOf(this);
 		const network = bitcoinNetworkFor(environment);
 		body.collateral_address = requireText(this, 'Collateral Address', fields.collateralAddress, (value) =>
 			checkBitcoinAddress(value, network),
@@ -194,7 +194,8 @@ async function addIdempotencyKey(
 const runIndexOfRun = new WeakMap<object, string>();
 
 function runIndexOf(context: IExecuteSingleFunctions): string {
-	const run = context.getExecuteData();
+	const run: unknown = context.getExecuteData();
+	if (!run || typeof run !== 'object') return String(context.evaluateExpression('{{ $runIndex }}', context.getItemIndex()));
 	let runIndex = runIndexOfRun.get(run);
 	if (runIndex === undefined) {
 		runIndex = String(context.evaluateExpression('{{ $runIndex }}', context.getItemIndex()));
