@@ -8,9 +8,13 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { borrowerRequestError, getWithCredential, unreachableError } from '../LendasatBorrower/shared/credentialRequest';
+import {
+	borrowerRequestError,
+	getWithCredential,
+	rebuiltError,
+	unreachableError,
+} from '../LendasatBorrower/shared/credentialRequest';
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf } from '../LendasatBorrower/shared/credentials';
-import { redactSecrets } from '../LendasatBorrower/shared/errors';
 import {
 	parseRetryAfter,
 	retryDelay,
@@ -58,7 +62,7 @@ export async function getJson(
 			response = await getWithCredential(context, `${baseUrl}${path}`, qs);
 		} catch (error) {
 			const failure = networkFailureOf(error);
-			if (!failure) throw unexpectedError(context, error, apiKey);
+			if (!failure) throw rebuiltError(context.getNode(), error, apiKey);
 			failures.push(failure);
 			if (!(await waitBeforeRetry(failures))) throw networkError(context, label, baseUrl, failures, apiKey);
 			continue;
@@ -161,11 +165,4 @@ function unreadableAnswer(context: IPollFunctions, label: string, expected: stri
 		message: 'Lendasat sent an answer the trigger cannot read',
 		description: `${label}: expected ${expected}. Check that the credential's base URL points at the Lendasat borrower API.`,
 	});
-}
-
-/** Anything else the HTTP helper threw, rebuilt from its message alone so no request details leak. */
-function unexpectedError(context: IPollFunctions, error: unknown, apiKey: string): NodeOperationError {
-	if (error instanceof NodeOperationError) return error;
-	const { message } = error as { message?: unknown };
-	return new NodeOperationError(context.getNode(), redactSecrets(String(message ?? 'Unknown error'), [apiKey]));
 }

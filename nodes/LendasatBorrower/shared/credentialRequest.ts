@@ -1,5 +1,6 @@
 import {
 	NodeApiError,
+	NodeOperationError,
 	type IDataObject,
 	type ILoadOptionsFunctions,
 	type IN8nHttpFullResponse,
@@ -9,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from './credentials';
-import { mapApiError, redactSecrets } from './errors';
+import { mapApiError, redactSecrets, type ApiErrorInput } from './errors';
 import { describeFailure, networkFailureInWords, type Failure } from './retry';
 
 /**
@@ -32,6 +33,21 @@ export async function getWithCredential(
 	})) as IN8nHttpFullResponse;
 }
 
+/** The n8n error for an error answer of the API: the mapped message and description, the status as httpCode. */
+export function apiError(
+	node: INode,
+	input: ApiErrorInput,
+	extra: { itemIndex?: number; note?: string } = {},
+): NodeApiError {
+	const mapped = mapApiError(input);
+	return new NodeApiError(node, { httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject, {
+		message: mapped.message,
+		description: `${mapped.description}${extra.note ?? ''}`,
+		httpCode: mapped.httpCode,
+		itemIndex: extra.itemIndex,
+	});
+}
+
 /** The error for an error status answering a request that needs a borrower key; `note` ends its description. */
 export function borrowerRequestError(
 	node: INode,
@@ -40,18 +56,30 @@ export function borrowerRequestError(
 	apiKey: string,
 	note = '',
 ): NodeApiError {
-	const mapped = mapApiError({
-		operation: label,
-		statusCode: response.statusCode,
-		headers: response.headers,
-		body: response.body,
-		requiredKeyType: 'borrower',
-		secrets: [apiKey],
-	});
-	return new NodeApiError(node, { httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject, {
-		message: mapped.message,
-		description: `${mapped.description}${note}`,
-		httpCode: mapped.httpCode,
+	return apiError(
+		node,
+		{
+			operation: label,
+			statusCode: response.statusCode,
+			headers: response.headers,
+			body: response.body,
+			requiredKeyType: 'borrower',
+			secrets: [apiKey],
+		},
+		{ note },
+	);
+}
+
+/**
+ * Anything else the HTTP helper threw, re-created from its message alone: an error from the HTTP
+ * client can carry the request configuration, headers and API key included.
+ */
+export function rebuiltError(node: INode, error: unknown, apiKey: string, itemIndex?: number): NodeOperationError {
+	if (error instanceof NodeOperationError) return error;
+	const { message, description } = error as { message?: unknown; description?: unknown };
+	return new NodeOperationError(node, redactSecrets(String(message ?? 'Unknown error'), [apiKey]), {
+		itemIndex,
+		description: typeof description === 'string' ? redactSecrets(description, [apiKey]) : undefined,
 	});
 }
 

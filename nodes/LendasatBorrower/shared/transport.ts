@@ -14,14 +14,13 @@ import {
 	type INodeExecutionData,
 	type IN8nRequestOperations,
 	type INodePropertyRouting,
-	type JsonObject,
 	type PostReceiveAction,
 	type PreSendAction,
 } from 'n8n-workflow';
 
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
-import { unreachableError } from './credentialRequest';
-import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
+import { apiError, rebuiltError, unreachableError } from './credentialRequest';
+import type { ErrorGuidance } from './errors';
 import { rateGateFor } from './rateGate';
 import {
 	networkFailure,
@@ -188,25 +187,19 @@ async function throwOnErrorResponse(
 	}
 	const meta = operationMetaOf(this);
 	const credentials = await credentialsOf(this);
-	const mapped = mapApiError({
-		operation: meta.label,
-		statusCode: response.statusCode,
-		headers: response.headers,
-		body: response.body,
-		requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
-		notFound: meta.notFound ? describeNotFound(this, meta.notFound) : undefined,
-		guidance: meta.errors,
-		secrets: [String(credentials.apiKey ?? '')],
-	});
-	const error = new NodeApiError(
+	const error = apiError(
 		this.getNode(),
-		{ httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject,
 		{
-			message: mapped.message,
-			description: mapped.description,
-			httpCode: mapped.httpCode,
-			itemIndex: this.getItemIndex(),
+			operation: meta.label,
+			statusCode: response.statusCode,
+			headers: response.headers,
+			body: response.body,
+			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
+			notFound: meta.notFound ? describeNotFound(this, meta.notFound) : undefined,
+			guidance: meta.errors,
+			secrets: [String(credentials.apiKey ?? '')],
 		},
+		{ itemIndex: this.getItemIndex() },
 	);
 	failureOfError.set(error, {
 		kind: 'http',
@@ -269,7 +262,7 @@ export async function sendRequest(
 			return items;
 		} catch (error) {
 			const failure = failureOfError.get(error) ?? networkFailureOf(error);
-			if (!failure) throw unexpectedError(this, error, apiKey);
+			if (!failure) throw rebuiltError(this.getNode(), error, apiKey, this.getItemIndex());
 			failures.push(failure);
 			const retriesDone = failures.length - 1;
 			if (failure.kind === 'http' && failure.statusCode === 429) {
@@ -356,17 +349,4 @@ function finalError(
 		failures,
 		notes,
 	);
-}
-
-/**
- * Anything else thrown while sending. Re-created from its message alone: an error from the HTTP
- * client can carry the request configuration, headers and API key included.
- */
-function unexpectedError(context: IExecuteSingleFunctions, error: unknown, apiKey: string): NodeOperationError {
-	if (error instanceof NodeOperationError) return error;
-	const { message, description } = error as { message?: unknown; description?: unknown };
-	return new NodeOperationError(context.getNode(), redactSecrets(String(message ?? 'Unknown error'), [apiKey]), {
-		itemIndex: context.getItemIndex(),
-		description: typeof description === 'string' ? redactSecrets(description, [apiKey]) : undefined,
-	});
 }
