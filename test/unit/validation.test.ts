@@ -1,6 +1,9 @@
 import {
 	checkBitcoinAddress,
+	checkCompressedPublicKey,
+	checkDerivationPath,
 	checkEmail,
+	checkOneOf,
 	checkName,
 	checkPositiveAmount,
 	checkStablecoinAddress,
@@ -411,5 +414,62 @@ describe('parseJsonObject', () => {
 		const result = parseJsonObject('{"__proto__": {"polluted": true}}');
 		expect('value' in result && Object.keys(result.value)).toEqual(['__proto__']);
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+	});
+});
+
+describe('checkCompressedPublicKey (borrower_pk)', () => {
+	// The public keys of the private keys 1 and 2 (generator point G and 2G).
+	const G = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+	const TWO_G = '02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5';
+
+	it('accepts compressed keys on the curve, in either case and with surrounding spaces', () => {
+		expect(checkCompressedPublicKey(G)).toBeNull();
+		expect(checkCompressedPublicKey(TWO_G.toUpperCase())).toBeNull();
+		expect(checkCompressedPublicKey(` ${'03' + G.slice(2)} `)).toBeNull();
+	});
+
+	test.each([
+		['nothing', undefined, 'Expected a public key as text'],
+		['a number', 2, 'Expected a public key as text'],
+		['empty text', ' ', 'Must not be empty'],
+		['too short', '02ab', 'has 4 characters instead of 66'],
+		['not hex', `02${'g'.repeat(64)}`, 'is not hexadecimal'],
+		['inner space', `${G.slice(0, 10)} ${G.slice(10)}`, 'contains spaces'],
+		['the wrong prefix', `04${G.slice(2)}`, 'starts with 04 instead of 02 or 03'],
+		['an uncompressed key', `04${G.slice(2)}${'0'.repeat(64)}`, 'is an uncompressed key'],
+		['a point off the curve', `02${'0'.repeat(63)}5`, 'is not a point on the secp256k1 curve'],
+		['x beyond the field', `02${'f'.repeat(64)}`, 'is not a point on the secp256k1 curve'],
+	])('refuses %s', (_case, value, problem) => {
+		const result = checkCompressedPublicKey(value);
+		expect(result).toContain(problem);
+		expect(result).toContain('66 hexadecimal characters starting with 02 or 03');
+	});
+});
+
+describe('checkDerivationPath (borrower_derivation_path)', () => {
+	test.each(["m/84'/0'/0'/0/0", 'm/84h/1h/0h/0/5', "m/0", `m/${2 ** 31 - 1}'`])('accepts %s', (path) => {
+		expect(checkDerivationPath(path)).toBeNull();
+	});
+
+	test.each([
+		['no m', "84'/0'/0'", 'must start with m/'],
+		['only m', 'm', 'names no child key after m'],
+		['an empty step', "m/84'//0", 'where a child index like'],
+		['a letter', 'm/84x/0', 'where a child index like'],
+		['an index too large', `m/${2 ** 31}`, 'is larger than 2147483647'],
+		['spaces', "m/84' /0", 'contains spaces'],
+		['a number', 84, 'Expected a derivation path as text'],
+	])('refuses %s', (_case, value, problem) => {
+		expect(checkDerivationPath(value)).toContain(problem);
+	});
+});
+
+describe('checkOneOf', () => {
+	const loanType = checkOneOf(['StableCoin', 'Fiat']);
+	it('accepts a listed value and refuses anything else, naming the choices', () => {
+		expect(loanType('StableCoin')).toBeNull();
+		expect(loanType(' Fiat ')).toBeNull();
+		expect(loanType('stablecoin')).toBe('Expected one of StableCoin, Fiat, got "stablecoin".');
+		expect(loanType({ a: 1 })).toContain('Expected one of StableCoin, Fiat');
 	});
 });

@@ -244,6 +244,79 @@ export function checkStablecoinAddress(value: unknown): ValidationProblem {
 }
 
 // ---------------------------------------------------------------------------------------
+// Keys
+
+const DERIVATION_PATH_EXAMPLE = "m/84'/0'/0'/0/0";
+/** The field prime of secp256k1. */
+const SECP256K1_P = 2n ** 256n - 2n ** 32n - 977n;
+const MAX_CHILD_INDEX = 2 ** 31 - 1;
+
+/**
+ * A compressed secp256k1 public key in hex (33 bytes: 02 or 03, then the x coordinate). The x
+ * coordinate must lie on the curve, which catches most typos in a key pasted by hand.
+ */
+export function checkCompressedPublicKey(value: unknown): ValidationProblem {
+	const hint =
+		' A compressed public key is 66 hexadecimal characters starting with 02 or 03, like 02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5.';
+	if (typeof value !== 'string') return `Expected a public key as text, got ${describeValue(value)}.${hint}`;
+	const key = value.trim();
+	if (key === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(key);
+	if (/\s/.test(key)) return `${shown} contains spaces.${hint}`;
+	if (!/^[0-9a-f]+$/i.test(key)) return `${shown} is not hexadecimal (only 0-9 and a-f).${hint}`;
+	if (key.length === 130 && /^04/.test(key)) return `${shown} is an uncompressed key; use its compressed form.${hint}`;
+	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
+	if (!/^0[23]/.test(key)) return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
+	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`))) return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
+	return null;
+}
+
+/** Whether some y satisfies y² = x³ + 7 (mod p), by Euler's criterion. */
+function isOnSecp256k1(x: bigint): boolean {
+	if (x >= SECP256K1_P) return false;
+	const rhs = (modPow(x, 3n, SECP256K1_P) + 7n) % SECP256K1_P;
+	return rhs === 0n || modPow(rhs, (SECP256K1_P - 1n) / 2n, SECP256K1_P) === 1n;
+}
+
+function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
+	let result = 1n;
+	let b = base % modulus;
+	for (let e = exponent; e > 0n; e >>= 1n) {
+		if (e & 1n) result = (result * b) % modulus;
+		b = (b * b) % modulus;
+	}
+	return result;
+}
+
+/** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
+export function checkDerivationPath(value: unknown): ValidationProblem {
+	const hint = ` A derivation path looks like ${DERIVATION_PATH_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected a derivation path as text, got ${describeValue(value)}.${hint}`;
+	const path = value.trim();
+	if (path === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(path);
+	if (/\s/.test(path)) return `${shown} contains spaces.${hint}`;
+	const [root, ...steps] = path.split('/');
+	if (root !== 'm') return `${shown} must start with m/.${hint}`;
+	if (steps.length === 0) return `${shown} names no child key after m.${hint}`;
+	for (const step of steps) {
+		const match = /^(\d+)(['hH]?)$/.exec(step);
+		if (!match) return `${shown} has ${describeValue(step)} where a child index like 84' or 0 belongs.${hint}`;
+		if (Number(match[1]) > MAX_CHILD_INDEX) return `${shown}: index ${match[1]} is larger than ${MAX_CHILD_INDEX}.${hint}`;
+	}
+	return null;
+}
+
+/** A value of one of an option list's values, as an expression may give it. */
+export function checkOneOf(allowed: readonly string[]): (value: unknown) => ValidationProblem {
+	return (value) => {
+		const text = typeof value === 'string' ? value.trim() : value;
+		if (typeof text === 'string' && allowed.includes(text)) return null;
+		return `Expected one of ${allowed.join(', ')}, got ${describeValue(value)}.`;
+	};
+}
+
+// ---------------------------------------------------------------------------------------
 // JSON
 
 /**
