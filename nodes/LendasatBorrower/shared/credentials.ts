@@ -49,3 +49,18 @@ export function bitcoinNetworkFor(environment: unknown): 'mainnet' | 'test' | 'a
 	if (environment === 'development') return 'test';
 	return 'any';
 }
+
+/**
+ * Whether the credential points at Lendasat's own backend (its production or development
+ * environment, or a custom URL on lendasat.com), whose Create Contract needs more than the
+ * specification's fields.
+ */
+export function isLendasatBackend(credentials: { environment?: unknown; baseUrl?: unknown }): boolean {
+	if (credentials.environment !== 'custom') return true;
+	try {
+		const { hostname } = new URL(baseUrlOf(credentials));
+		return hostname === 'lendasat.com' || hostname.endsWith('.lendasat.com');
+	} catch {
+		return false;
+	}
+}

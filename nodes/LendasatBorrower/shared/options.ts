@@ -17,7 +17,7 @@ export const optionsCollection: INodeProperties = {
 			default: '',
 			placeholder: 'Automatic',
 			description:
-				'Sent as the Idempotency-Key header so that a retried request cannot create a second contract. Leave empty for an automatic key that stays the same for this item across every retry of this execution. An expression must give each item its own key.',
+				'Identifies this contract request, so that it is created only once: sent as the Idempotency-Key header and turned into the client_contract_id the node looks for after a failure. Leave empty for an automatic key that stays the same for this item across every retry of this execution. A key of your own (an expression giving each item its own, e.g. an order number) also stops a re-run of the workflow from creating a second contract.',
 			displayOptions: onContractCreate,
 		},
 		{
@@ -69,7 +69,7 @@ export const optionsCollection: INodeProperties = {
 			],
 			default: ['network', 'rateLimit', 'serverUnavailable'],
 			description:
-				'Which failures to retry. Requests that create something are retried after a possible delivery only when they carry an idempotency key.',
+				'Which failures to retry. A request that creates something is sent again after a possible delivery only when the node can tell it was not processed (Contract → Create looks for the contract first).',
 		},
 		{
 			displayName: 'Send Idempotency Key',
@@ -77,7 +77,7 @@ export const optionsCollection: INodeProperties = {
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether to send an Idempotency-Key header. Without it a contract request is not retried after a server error or a dropped connection, because it may have been created already.',
+				'Whether to send the Idempotency-Key header. Contract → Create always sends a client_contract_id and looks for it after a failure; on a server that lists no contracts, a request without the header is not sent again after a server error or a dropped connection.',
 			displayOptions: onContractCreate,
 		},
 	],

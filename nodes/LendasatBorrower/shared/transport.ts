@@ -85,8 +85,27 @@ export function credentialsOf(context: IExecuteSingleFunctions): Promise<ICreden
 	return credentials;
 }
 
-/** The HTTP failure behind a mapped error, for the retry loop. */
-const failureOfError = new WeakMap<object, Failure>();
+/** Where an error thrown by the transport carries the failure behind it: on the error object itself. */
+const FAILURE = Symbol('lendasat.failure');
+
+/** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
+export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+	try {
+		return { value: await promise };
+	} catch (error) {
+		return { error };
+	}
+}
+
+/** The HTTP or network failure behind an error the transport threw, if it carries one. */
+export function failureOf(error: unknown): Failure | undefined {
+	return error && typeof error === 'object' ? (error as { [FAILURE]?: Failure })[FAILURE] : undefined;
+}
+
+function carryingFailure<T extends object>(error: T, failure: Failure): T {
+	Object.defineProperty(error, FAILURE, { value: failure, enumerable: false, configurable: true });
+	return error;
+}
 
 /**
  * The routing of one operation: its request, the key-type check, the error mapping and the
@@ -201,12 +220,11 @@ async function throwOnErrorResponse(
 		},
 		{ itemIndex: this.getItemIndex() },
 	);
-	failureOfError.set(error, {
+	throw carryingFailure(error, {
 		kind: 'http',
 		statusCode: response.statusCode,
 		retryAfterMs: parseRetryAfter(response.headers?.['retry-after'], Date.now()),
 	});
-	throw error;
 }
 
 function describeNotFound(
@@ -240,11 +258,14 @@ export function asRequestOperation(send: PaginationFunction): PaginationFunction
 /**
  * Sends one request through the key's shared rate gate, retrying what the Options allow. n8n calls
  * the node's pagination hook for every request of every operation, which makes it the one place
- * where a request can be repeated.
+ * where a request can be repeated. Only reads are sent again after they may have reached the
+ * server; an operation that can make a write safe to repeat (Contract → Create) does so itself,
+ * reading the failure from the error this throws (`failureOf`) and saying itself what it did.
  */
 export async function sendRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
+	caller: { resolvesUnsafeRetries?: boolean } = {},
 ): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(this.getNodeParameter('options', {}) as IDataObject);
 	const credentials = await credentialsOf(this);
@@ -261,7 +282,7 @@ export async function sendRequest(
 			gate.recordSuccess();
 			return items;
 		} catch (error) {
-			const failure = failureOfError.get(error) ?? networkFailureOf(error);
+			const failure = failureOf(error) ?? networkFailureOf(error);
 			if (!failure) throw rebuiltError(this.getNode(), error, apiKey, this.getItemIndex());
 			failures.push(failure);
 			const retriesDone = failures.length - 1;
@@ -273,7 +294,7 @@ export async function sendRequest(
 				throw finalError(this, error, failures, {
 					apiKey,
 					baseUrl,
-					stoppedAsUnsafe: shouldRetry(failure, settings, retriesDone, true),
+					stoppedAsUnsafe: !caller.resolvesUnsafeRetries && shouldRetry(failure, settings, retriesDone, true),
 				});
 			}
 			// A 429 waits at the gate with everyone else; other failures back off on their own.
@@ -287,19 +308,13 @@ export async function sendRequest(
 }
 
 /**
- * A request may be sent again after it possibly reached the server only when repeating it
- * cannot duplicate its effect: reads, and writes that carry an idempotency key.
+ * A request may be sent again after it possibly reached the server only when repeating it cannot
+ * duplicate its effect. An Idempotency-Key header alone does not make it so: the live backend
+ * ignores it.
  */
 function isRepeatable(options: DeclarativeRestApiSettings.HttpRequestOptions): boolean {
 	const method = (options.method ?? 'GET').toUpperCase();
-	if (method === 'GET' || method === 'HEAD') return true;
-	return Boolean(headerValue(options.headers, 'idempotency-key'));
-}
-
-function headerValue(headers: IDataObject | undefined, name: string): unknown {
-	if (!headers) return undefined;
-	const key = Object.keys(headers).find((header) => header.toLowerCase() === name);
-	return key ? headers[key] : undefined;
+	return method === 'GET' || method === 'HEAD';
 }
 
 function gateIdentity(baseUrl: string, apiKey: string): string {
@@ -341,12 +356,15 @@ function finalError(
 	if (error instanceof NodeApiError && last.kind === 'http') {
 		if (failures.length > 1) error.message = `${error.message} — ${failures.length} attempts made`;
 		if (notes.length) error.description = [error.description, ...notes].filter(Boolean).join(' ');
-		return error;
+		return carryingFailure(error, last);
 	}
-	return unreachableError(
-		context.getNode(),
-		{ ...target, label: operationMetaOf(context).label, itemIndex: context.getItemIndex() },
-		failures,
-		notes,
+	return carryingFailure(
+		unreachableError(
+			context.getNode(),
+			{ ...target, label: operationMetaOf(context).label, itemIndex: context.getItemIndex() },
+			failures,
+			notes,
+		),
+		last,
 	);
 }

@@ -1,18 +1,23 @@
 import { randomUUID } from 'crypto';
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-	INodePropertyOptions,
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteSingleFunctions,
+	type IHttpRequestOptions,
+	type INodeProperties,
+	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { bitcoinNetworkFor } from '../../shared/credentials';
+import type { ErrorGuidance } from '../../shared/errors';
+import { bitcoinNetworkFor, isLendasatBackend } from '../../shared/credentials';
 import { loanOfferModes } from '../../shared/offerPicker';
-import { invalidParameter, requireText, requireValid } from '../../shared/parameters';
+import { invalidParameter, type Check } from '../../shared/parameters';
 import { apiRoute, credentialsOf } from '../../shared/transport';
 import {
 	checkBitcoinAddress,
+	checkCompressedPublicKey,
+	checkDerivationPath,
+	checkOneOf,
 	checkPositiveAmount,
 	checkStablecoinAddress,
 	checkUuid,
@@ -20,11 +25,110 @@ import {
 	parseJsonObject,
 	toNumber,
 } from '../../shared/validation';
+import { clientContractIdFor, createContractOnce } from './createOnce';
 
 const showOnlyForContractCreate = { show: { resource: ['contract'], operation: ['create'] } };
 
-/** Body fields the node sends itself; extra JSON may not override them. */
-const SPEC_BODY_FIELDS = ['loan_id', 'loan_amount', 'duration_days', 'collateral_address', 'repayment_address'];
+const LOAN_TYPES = ['StableCoin', 'Fiat', 'PayWithMoon', 'MoonCardInstant', 'Bringin'] as const;
+
+/**
+ * One value of the request: where the node reads it, which body fields carry it (the
+ * specification's name first, then the live backend's), and how it is checked.
+ */
+interface RequestValue {
+	parameter: string;
+	label: string;
+	/** Read from the Additional Fields collection rather than a parameter of its own. */
+	additional?: boolean;
+	bodyFields: string[];
+	read: (value: unknown, network: ReturnType<typeof bitcoinNetworkFor>) => { value: string | number } | { problem: string };
+	/** The live backend refuses a request without it. */
+	liveRequired?: boolean;
+	/** What it is, for the error that names it when Lendasat's backend needs it. */
+	explanation?: string;
+}
+
+const text = (check: Check): RequestValue['read'] => (value) => {
+	const problem = check(value);
+	return problem ? { problem } : { value: String(value).trim() };
+};
+const number = (check: Check): RequestValue['read'] => (value) => {
+	const problem = check(value);
+	return problem ? { problem } : { value: toNumber(value) };
+};
+
+const REQUEST_VALUES: RequestValue[] = [
+	{ parameter: 'loanId', label: 'Loan Offer', bodyFields: ['loan_id', 'id'], read: text(checkUuid) },
+	{ parameter: 'loanAmount', label: 'Loan Amount', bodyFields: ['loan_amount'], read: number(checkPositiveAmount) },
+	{ parameter: 'durationDays', label: 'Duration (Days)', bodyFields: ['duration_days'], read: number(checkWholeDays) },
+	{
+		parameter: 'collateralAddress',
+		label: 'Collateral Address',
+		additional: true,
+		bodyFields: ['collateral_address', 'borrower_btc_address'],
+		read: (value, network) => text((candidate) => checkBitcoinAddress(candidate, network))(value, network),
+		liveRequired: true,
+		explanation: 'your Bitcoin address, where the collateral goes back after repayment',
+	},
+	{
+		parameter: 'repaymentAddress',
+		label: 'Repayment Address',
+		additional: true,
+		bodyFields: ['repayment_address', 'borrower_loan_address'],
+		read: text(checkStablecoinAddress),
+	},
+	{
+		parameter: 'borrowerPublicKey',
+		label: 'Borrower Public Key',
+		additional: true,
+		bodyFields: ['borrower_pk'],
+		read: text(checkCompressedPublicKey),
+		liveRequired: true,
+		explanation: "the compressed public key of your wallet's key that co-signs the collateral escrow",
+	},
+	{
+		parameter: 'derivationPath',
+		label: 'Derivation Path',
+		additional: true,
+		bodyFields: ['borrower_derivation_path'],
+		read: text(checkDerivationPath),
+		liveRequired: true,
+		explanation: "the BIP-32 path of that key in your wallet, e.g. m/84'/0'/0'/0/0",
+	},
+	{
+		parameter: 'loanType',
+		label: 'Loan Type',
+		additional: true,
+		bodyFields: ['loan_type'],
+		read: text(checkOneOf(LOAN_TYPES)),
+		liveRequired: true,
+		explanation: 'how the loan is paid out, e.g. StableCoin',
+	},
+	{
+		parameter: 'clientContractId',
+		label: 'Client Contract ID',
+		additional: true,
+		bodyFields: ['client_contract_id'],
+		read: text(checkUuid),
+	},
+];
+
+/** The live backend's serde rejection names its own field; the user needs the node's. */
+const MISSING_FIELD_GUIDANCE: ErrorGuidance[] = REQUEST_VALUES.flatMap(({ label, bodyFields }) =>
+	bodyFields.map((field) => ({
+		statusCodes: [400, 422],
+		text: new RegExp(`missing field \`${field}\``),
+		message: `Lendasat needs ${label} (${field})`,
+		hint: `set ${label}${REQUEST_VALUES.find((value) => value.label === label)?.additional ? ' in Additional Fields' : ''}; the live backend refuses a contract request without it.`,
+	})),
+).concat([
+	{
+		statusCodes: [400],
+		text: /borrower loan address/i,
+		message: 'Lendasat needs Repayment Address (borrower_loan_address)',
+		hint: 'a stablecoin loan paid out directly needs your stablecoin address: set Repayment Address in Additional Fields.',
+	},
+]);
 
 export const contractCreateOperation: INodePropertyOptions = {
 	name: 'Create',
@@ -38,9 +142,10 @@ export const contractCreateOperation: INodePropertyOptions = {
 			label: 'Contract → Create',
 			keyType: 'borrower',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
+			errors: MISSING_FIELD_GUIDANCE,
 		},
 		{ method: 'POST', url: '/api/contracts' },
-		{ preSend: [validateContractRequest, addExtraBodyFields, addIdempotencyKey] },
+		{ preSend: [buildContractRequest], pagination: createContractOnce },
 	),
 };
 
@@ -73,7 +178,7 @@ export const contractCreateFields: INodeProperties[] = [
 		required: true,
 		typeOptions: { minValue: 1, numberPrecision: 0 },
 		default: 30,
-		description: 'Loan duration in whole days, within the offer\'s range',
+		description: "Loan duration in whole days, within the offer's range",
 		displayOptions: showOnlyForContractCreate,
 	},
 	{
@@ -85,13 +190,40 @@ export const contractCreateFields: INodeProperties[] = [
 		displayOptions: showOnlyForContractCreate,
 		options: [
 			{
+				displayName: 'Borrower Public Key',
+				name: 'borrowerPublicKey',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5',
+				description:
+					"Compressed public key (66 hex characters, 02… or 03…) of your wallet's key that co-signs the collateral escrow. Sent as borrower_pk; Lendasat's backend requires it.",
+			},
+			{
+				displayName: 'Client Contract ID',
+				name: 'clientContractId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+				description:
+					"Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.",
+			},
+			{
 				displayName: 'Collateral Address',
 				name: 'collateralAddress',
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. bc1q…',
 				description:
-					"Bitcoin address of the borrower (mainnet in production; tb1…, m…, n… or 2… in development)",
+					"Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development). Sent as collateral_address and borrower_btc_address.",
+			},
+			{
+				displayName: 'Derivation Path',
+				name: 'derivationPath',
+				type: 'string',
+				default: '',
+				placeholder: "e.g. m/84'/0'/0'/0/0",
+				description:
+					"BIP-32 path of the Borrower Public Key in your wallet. Sent as borrower_derivation_path; Lendasat's backend requires it.",
 			},
 			{
 				displayName: 'Extra Body Fields (JSON)',
@@ -99,7 +231,21 @@ export const contractCreateFields: INodeProperties[] = [
 				type: 'json',
 				default: '{}',
 				description:
-					'More fields to send in the request body, as a JSON object. The live Lendasat backend also needs e.g. borrower_btc_address, borrower_pk, borrower_derivation_path, loan_type and borrower_loan_address.',
+					'More fields for the request body, as a JSON object, e.g. borrower_npub, moon_card_id or fiat_loan_details',
+			},
+			{
+				displayName: 'Loan Type',
+				name: 'loanType',
+				type: 'options',
+				default: 'StableCoin',
+				description: "How the loan is paid out. Sent as loan_type; Lendasat's backend requires it.",
+				options: [
+					{ name: 'Bringin', value: 'Bringin', description: 'Paid out to a Bringin account' },
+					{ name: 'Fiat', value: 'Fiat', description: 'Bank transfer; needs fiat_loan_details in Extra Body Fields' },
+					{ name: 'Moon Card (Instant)', value: 'MoonCardInstant', description: 'Instant top-up of a Moon card' },
+					{ name: 'Pay With Moon', value: 'PayWithMoon', description: 'Top-up of a Moon card' },
+					{ name: 'Stablecoin', value: 'StableCoin', description: 'Paid to your stablecoin address (Repayment Address)' },
+				],
 			},
 			{
 				displayName: 'Repayment Address',
@@ -107,87 +253,145 @@ export const contractCreateFields: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. 0x52908400098527886E0F7030069857D2E4169EE7',
-				description: 'Address on the stablecoin chain of the loan',
+				description:
+					"Your stablecoin address the loan is paid to, on the loan asset's chain. Sent as repayment_address and borrower_loan_address.",
 			},
 		],
 	},
 ];
 
 /**
- * Builds the whole body from the checked values. The fields carry no `routing.send` of their own:
- * n8n would resolve each of them twice more per item for nothing.
+ * Builds the whole body from the checked values, both dialects' names at once, plus the
+ * client_contract_id and Idempotency-Key that make the request safe to repeat. The fields carry
+ * no `routing.send` of their own: n8n would resolve each of them twice more per item for nothing.
  */
-async function validateContractRequest(
+async function buildContractRequest(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const body = requestOptions.body as IDataObject;
-	const loanId = this.getNodeParameter('loanId', '', { extractValue: true });
-	body.loan_id = requireText(this, 'Loan Offer', loanId, checkUuid);
-	body.loan_amount = toNumber(requireValid(this, 'Loan Amount', this.getNodeParameter('loanAmount'), checkPositiveAmount));
-	body.duration_days = toNumber(requireValid(this, 'Duration (Days)', this.getNodeParameter('durationDays'), checkWholeDays));
-
+	const credentials = await credentialsOf(this);
 	const fields = this.getNodeParameter('additionalFields', {}) as IDataObject;
-	if ('collateralAddress' in fields) {
-		const { environment } = await credentialsOf(this);
-		const network = bitcoinNetworkFor(environment);
-		body.collateral_address = requireText(this, 'Collateral Address', fields.collateralAddress, (value) =>
-			checkBitcoinAddress(value, network),
-		);
-	}
-	if ('repaymentAddress' in fields) {
-		body.repayment_address = requireText(
-			this,
-			'Repayment Address',
-			fields.repaymentAddress,
-			checkStablecoinAddress,
-		);
-	}
-	return requestOptions;
-}
+	const extra = readExtraBodyFields(this, fields.extraBodyFields);
+	const network = bitcoinNetworkFor(credentials.environment);
+	const body: IDataObject = {};
+	const missing: RequestValue[] = [];
 
-async function addExtraBodyFields(
-	this: IExecuteSingleFunctions,
-	requestOptions: IHttpRequestOptions,
-): Promise<IHttpRequestOptions> {
-	const { extraBodyFields } = this.getNodeParameter('additionalFields', {}) as IDataObject;
-	if (extraBodyFields === undefined) return requestOptions;
-	const parsed = parseJsonObject(extraBodyFields);
-	if ('error' in parsed) throw invalidParameter(this, 'Extra Body Fields (JSON)', parsed.error);
-	const clashes = Object.keys(parsed.value).filter((field) => SPEC_BODY_FIELDS.includes(field));
-	if (clashes.length) {
-		throw invalidParameter(
-			this,
-			'Extra Body Fields (JSON)',
-			`${clashes.join(', ')} ${clashes.length === 1 ? 'is' : 'are'} already sent from the node's own parameters; remove ${clashes.length === 1 ? 'it' : 'them'} from the JSON.`,
-		);
+	for (const value of REQUEST_VALUES) {
+		const read = readRequestValue(this, value, fields, extra, network);
+		if (read === undefined) {
+			if (value.liveRequired) missing.push(value);
+			continue;
+		}
+		for (const field of value.bodyFields) body[field] = read;
 	}
-	Object.assign(requestOptions.body as IDataObject, parsed.value);
+	if (missing.length && isLendasatBackend(credentials)) throw missingForLendasat(this, missing);
+
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const idempotencyKey = readIdempotencyKey(this, options.idempotencyKey) ?? (body.client_contract_id as string | undefined);
+	const key = idempotencyKey ?? automaticIdempotencyKey(this);
+	body.client_contract_id ??= clientContractIdFor(key);
+	requestOptions.body = { ...body, ...extra };
+	if (options.sendIdempotencyKey !== false) {
+		requestOptions.headers = { ...requestOptions.headers, 'Idempotency-Key': key };
+	}
 	return requestOptions;
 }
 
 /**
- * The key must be the same for this item in every retry, ours and n8n's Retry On Fail, and
- * different for every other item, run and node: a repeated key would silently return an earlier
- * contract instead of creating a new one.
+ * A value from its parameter and from any of its body fields in Extra Body Fields (saved
+ * workflows put the live backend's fields there), each checked; all of them must agree.
+ * Undefined when none is given. Body fields found are taken out of `extra`.
  */
-async function addIdempotencyKey(
-	this: IExecuteSingleFunctions,
-	requestOptions: IHttpRequestOptions,
-): Promise<IHttpRequestOptions> {
-	const options = this.getNodeParameter('options', {}) as IDataObject;
-	if (options.sendIdempotencyKey === false) return requestOptions;
-	const custom = typeof options.idempotencyKey === 'string' ? options.idempotencyKey.trim() : '';
-	const key = custom || automaticIdempotencyKey(this);
-	if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-		throw invalidParameter(
-			this,
-			'Idempotency Key',
-			'use 1 to 255 printable characters without spaces, e.g. order-1042.',
-		);
+function readRequestValue(
+	context: IExecuteSingleFunctions,
+	value: RequestValue,
+	fields: IDataObject,
+	extra: IDataObject,
+	network: ReturnType<typeof bitcoinNetworkFor>,
+): string | number | undefined {
+	const sources: Array<{ name: string; raw: unknown; fromJson: boolean }> = [];
+	const raw = value.additional
+		? fields[value.parameter]
+		: context.getNodeParameter(value.parameter, undefined, value.parameter === 'loanId' ? { extractValue: true } : {});
+	if (raw !== undefined && !(value.additional && raw === '')) sources.push({ name: value.label, raw, fromJson: false });
+	for (const field of value.bodyFields) {
+		if (!(field in extra)) continue;
+		sources.push({ name: field, raw: extra[field], fromJson: true });
+		delete extra[field];
 	}
-	requestOptions.headers = { ...requestOptions.headers, 'Idempotency-Key': key };
-	return requestOptions;
+
+	let agreed: { name: string; value: string | number } | undefined;
+	for (const source of sources) {
+		const read = value.read(source.raw, network);
+		if ('problem' in read) {
+			throw source.fromJson
+				? invalidParameter(context, EXTRA_FIELDS_LABEL, `${source.name}: ${read.problem}`)
+				: invalidParameter(context, value.label, read.problem);
+		}
+		if (agreed && !sameValue(agreed.value, read.value)) {
+			throw invalidParameter(
+				context,
+				EXTRA_FIELDS_LABEL,
+				`${source.name} is ${JSON.stringify(read.value)} there, but ${agreed.name} is ${JSON.stringify(agreed.value)}; the node already sends ${value.bodyFields.join(' and ')} from ${value.label}, so remove it from the JSON.`,
+			);
+		}
+		agreed ??= { name: source.name, value: read.value };
+	}
+	return agreed?.value;
+}
+
+function sameValue(a: string | number, b: string | number): boolean {
+	return typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+const EXTRA_FIELDS_LABEL = 'Extra Body Fields (JSON)';
+
+/** Every field name the node sends itself, as a clash check compares them. */
+const OWN_FIELDS = new Map(REQUEST_VALUES.flatMap(({ bodyFields }) => bodyFields.map((field) => [looseName(field), field])));
+
+/** Lower case, without underscores, dashes, white space or invisible characters. */
+function looseName(name: string): string {
+	return name.toLowerCase().replace(/[\s_\-\u200b-\u200f\u2060\ufeff]/g, '');
+}
+
+/** The extra fields as an object (a copy), refusing near-misses of the node's own field names. */
+function readExtraBodyFields(context: IExecuteSingleFunctions, value: unknown): IDataObject {
+	if (value === undefined) return {};
+	const parsed = parseJsonObject(value);
+	if ('error' in parsed) throw invalidParameter(context, EXTRA_FIELDS_LABEL, parsed.error);
+	for (const name of Object.keys(parsed.value)) {
+		const own = OWN_FIELDS.get(looseName(name));
+		if (own !== undefined && own !== name) {
+			throw invalidParameter(
+				context,
+				EXTRA_FIELDS_LABEL,
+				`${JSON.stringify(name)} looks like ${own}, which the node sends itself; use the node's parameter instead.`,
+			);
+		}
+	}
+	return { ...(parsed.value as IDataObject) };
+}
+
+function missingForLendasat(context: IExecuteSingleFunctions, missing: RequestValue[]): NodeOperationError {
+	const itemIndex = context.getItemIndex();
+	const names = missing.map(({ label }) => label).join(', ');
+	return new NodeOperationError(context.getNode(), `Lendasat needs ${names} to create a contract [item ${itemIndex}]`, {
+		itemIndex,
+		description: `Contract → Create: Lendasat's backend refuses a contract request without ${missing
+			.map(({ label, bodyFields, explanation }) => `${label} (${bodyFields.join('/')}: ${explanation})`)
+			.join('; ')}. Add ${missing.length === 1 ? 'it' : 'them'} in Additional Fields.`,
+	});
+}
+
+/** The user's Idempotency Key as text (an expression may give a number), or undefined when empty. */
+function readIdempotencyKey(context: IExecuteSingleFunctions, value: unknown): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	const key = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+	if (key === '') return undefined;
+	if (key === undefined || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+		throw invalidParameter(context, 'Idempotency Key', 'use 1 to 255 printable characters without spaces, e.g. order-1042.');
+	}
+	return key;
 }
 
 /** The run index, evaluated once per run of the node: all items of a run share its execute data. */
@@ -204,6 +408,11 @@ function runIndexOf(context: IExecuteSingleFunctions): string {
 	return runIndex;
 }
 
+/**
+ * The key must be the same for this item in every retry, ours and n8n's Retry On Fail, and
+ * different for every other item, run and node: a repeated key would silently return an earlier
+ * contract instead of creating a new one.
+ */
 function automaticIdempotencyKey(context: IExecuteSingleFunctions): string {
 	const executionId = context.getExecutionId();
 	// Without an execution ID there is nothing stable to build on; a random key still protects our own retries.

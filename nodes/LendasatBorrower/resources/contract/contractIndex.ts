@@ -1,0 +1,125 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** One page of GET /api/contracts, newest first. */
+export interface ContractListPage {
+	records: IDataObject[];
+	totalPages?: number;
+}
+
+/** Reads a page (1-based), or says the server has no contract list to search. */
+export type ReadContractPage = (page: number) => Promise<ContractListPage | 'unsupported'>;
+
+export type LookupOutcome =
+	| { kind: 'found'; contract: IDataObject }
+	| { kind: 'absent' }
+	/** The server has no list of contracts (the specification shows none). */
+	| { kind: 'unsupported' }
+	/** The list could not be read far enough to be sure. */
+	| { kind: 'inconclusive'; reason: string };
+
+export const LOOKUP_PAGE_SIZE = 100;
+/** The deepest a lookup reads: the newest 2,000 contracts. */
+export const MAX_LOOKUP_PAGES = 20;
+/** How far the server's clock may differ from n8n's without a lookup stopping too early. */
+export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
+
+type WalkResult = { kind: 'complete' } | Extract<LookupOutcome, { kind: 'unsupported' | 'inconclusive' }>;
+
+interface Walk {
+	startedAt: number;
+	/** Every contract created from this time until the walk started is indexed once it completes. */
+	coversFrom: number;
+	done: Promise<WalkResult>;
+}
+
+/**
+ * The borrower's contracts by `client_contract_id`, read newest first from GET /api/contracts and
+ * shared by every item of one run of the node, so that many lookups cost few list requests: a
+ * lookup reuses a walk that started after it was asked for, and a new walk stops where the last
+ * complete one began. Reading newest first is safe while contracts are being created: a new one
+ * shifts older ones to later pages, so the walk sees some twice but skips none.
+ */
+export class ContractIndex {
+	private readonly byClientId = new Map<string, IDataObject>();
+	private lastWalk?: Walk;
+	private complete?: { coversFrom: number; startedAt: number };
+
+	constructor(private readonly now: () => number = Date.now) {}
+
+	/**
+	 * The contract carrying `clientId`, from a walk that started at or after `freshAfter` and
+	 * covers contracts created since `coverFrom` (both in ms since the epoch, n8n's clock).
+	 */
+	async find(
+		clientId: string,
+		need: { freshAfter: number; coverFrom: number },
+		readPage: ReadContractPage,
+	): Promise<LookupOutcome> {
+		let walk = this.lastWalk;
+		if (!walk || !serves(walk, need)) {
+			if (walk) await walk.done;
+			walk = this.lastWalk && serves(this.lastWalk, need) ? this.lastWalk : this.startWalk(need.coverFrom, readPage);
+		}
+		const result = await walk.done;
+		if (result.kind !== 'complete') return result;
+		const contract = this.byClientId.get(clientId.toLowerCase());
+		return contract ? { kind: 'found', contract } : { kind: 'absent' };
+	}
+
+	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
+		const startedAt = this.now();
+		const previous = this.complete;
+		// What the last complete walk saw need not be read again, if it reached back far enough.
+		const continues = previous !== undefined && previous.coversFrom <= coverFrom;
+		const stopBelow = continues ? Math.max(coverFrom, previous.startedAt - CLOCK_ALLOWANCE_MS) : coverFrom;
+		const coversFrom = continues ? previous.coversFrom : coverFrom;
+		const walk: Walk = { startedAt, coversFrom, done: this.readUntil(stopBelow, readPage) };
+		walk.done = walk.done.then((result) => {
+			if (result.kind === 'complete') this.complete = { coversFrom, startedAt };
+			return result;
+		});
+		this.lastWalk = walk;
+		return walk;
+	}
+
+	/** Reads pages until one reaches below `stopBelow` or the list ends; never throws. */
+	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
+		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
+			let read: ContractListPage | 'unsupported';
+			try {
+				read = await readPage(page);
+			} catch (error) {
+				return { kind: 'inconclusive', reason: (error as Error)?.message ?? String(error) };
+			}
+			if (read === 'unsupported') return { kind: 'unsupported' };
+			for (const record of read.records) this.add(record);
+			const lastPage = read.records.length < LOOKUP_PAGE_SIZE || (read.totalPages !== undefined && page >= read.totalPages);
+			if (lastPage || oldestCreation(read.records) < stopBelow) return { kind: 'complete' };
+		}
+		return {
+			kind: 'inconclusive',
+			reason: `more than ${MAX_LOOKUP_PAGES * LOOKUP_PAGE_SIZE} contracts are newer than the time it had to look back to`,
+		};
+	}
+
+	private add(record: IDataObject): void {
+		const clientId = record.client_contract_id;
+		if (typeof clientId === 'string' && !this.byClientId.has(clientId.toLowerCase())) {
+			this.byClientId.set(clientId.toLowerCase(), record);
+		}
+	}
+}
+
+function serves(walk: Walk, need: { freshAfter: number; coverFrom: number }): boolean {
+	return walk.startedAt >= need.freshAfter && walk.coversFrom <= need.coverFrom;
+}
+
+/** The earliest `created_at` on a page; records without a readable one do not count as old. */
+function oldestCreation(records: IDataObject[]): number {
+	let oldest = Infinity;
+	for (const { created_at: createdAt } of records) {
+		const time = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
+		if (!Number.isNaN(time) && time < oldest) oldest = time;
+	}
+	return oldest;
+}

@@ -1,0 +1,222 @@
+import { createHash } from 'crypto';
+import {
+	NodeApiError,
+	NodeOperationError,
+	sleep,
+	type DeclarativeRestApiSettings,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import { readRetrySettings, retryDelay, shouldRetry, type Failure } from '../../shared/retry';
+import { asRequestOperation, failureOf, sendRequest, settle } from '../../shared/transport';
+import { isRecord } from '../../shared/validation';
+import {
+	CLOCK_ALLOWANCE_MS,
+	ContractIndex,
+	LOOKUP_PAGE_SIZE,
+	type LookupOutcome,
+	type ReadContractPage,
+} from './contractIndex';
+
+/** How far back a re-run looks for the contract of a key the user chose: 30 days. */
+export const USER_KEY_LOOKBACK_MS = 30 * 24 * 60 * 60_000;
+/** How far back n8n's Retry On Fail looks for the contract of an automatic key: one hour. */
+const RETRY_ON_FAIL_LOOKBACK_MS = 60 * 60_000;
+
+/** What Contract → Create knows of one run of the node, shared by its items. */
+interface CreateRun {
+	index: ContractIndex;
+	startedAt: number;
+	/** Each client_contract_id being created in this run, with how it ended. */
+	creating: Map<string, Promise<unknown>>;
+}
+
+/** Keyed by the run's execute data: every item of one run of the node shares that object. */
+const createRuns = new WeakMap<object, CreateRun>();
+
+function createRunOf(context: IExecutePaginationFunctions): CreateRun {
+	const key: unknown = context.getExecuteData();
+	const fresh = (): CreateRun => ({ index: new ContractIndex(), startedAt: Date.now(), creating: new Map() });
+	if (!key || typeof key !== 'object') return fresh();
+	let run = createRuns.get(key);
+	if (!run) {
+		run = fresh();
+		createRuns.set(key, run);
+	}
+	return run;
+}
+
+/** The namespace of the client_contract_ids this package derives, a UUID of its own. */
+const CLIENT_ID_NAMESPACE = Uint8Array.from([
+	0x6c, 0x65, 0x6e, 0x64, 0x61, 0x73, 0x51, 0x74, 0x8e, 0x38, 0x6e, 0x2d, 0x6f, 0x6e, 0x63, 0x65,
+]);
+
+/** The client_contract_id the node sends, derived from a key (automatic or the user's): a version 5 UUID. */
+export function clientContractIdFor(key: string): string {
+	const hex = createHash('sha1').update(CLIENT_ID_NAMESPACE).update(key, 'utf8').digest('hex');
+	const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Contract → Create, exactly once. The live backend ignores Idempotency-Key, so after a failure
+ * that may have come after the contract was stored (a 5xx, a reset or timed-out connection) the
+ * node looks for a contract carrying this item's client_contract_id and returns it; it sends the
+ * request again only when the lookup proves there is none, or, on a server without a contract
+ * list, when the Idempotency-Key header lets the server recognise the repeat. A key that stays the
+ * same across executions (the user's Idempotency Key or Client Contract ID), a repeated key within
+ * the run, and n8n's Retry On Fail are looked up before the first attempt.
+ */
+export const createContractOnce = asRequestOperation(async function (
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const clientId = String((requestData.options.body as IDataObject).client_contract_id);
+	const run = createRunOf(this);
+	const earlier = run.creating.get(clientId);
+	const attempt = (async () => {
+		if (earlier) await earlier.catch(() => undefined);
+		// A key repeated within the run: the earlier item may have created the contract meanwhile.
+		const lookback = lookbackBeforeSending(this) ?? (earlier ? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS : undefined);
+		if (lookback !== undefined) {
+			const existing = await run.index.find(
+				clientId,
+				{ freshAfter: Date.now(), coverFrom: Date.now() - lookback },
+				contractListReader(this, requestData),
+			);
+			if (existing.kind === 'found') return [{ json: existing.contract }];
+			if (existing.kind === 'inconclusive') throw cannotCheckFirst(this, clientId, existing.reason);
+		}
+		return await sendUntilCreated(this, requestData, clientId, run.index);
+	})();
+	run.creating.set(clientId, attempt);
+	return await attempt;
+});
+
+/** How far back to look before the first attempt, or undefined to send straight away. */
+function lookbackBeforeSending(context: IExecutePaginationFunctions): number | undefined {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const fields = context.getNodeParameter('additionalFields', {}) as IDataObject;
+	const userKey = options.idempotencyKey !== undefined && String(options.idempotencyKey).trim() !== '';
+	if (userKey || (fields.clientContractId !== undefined && String(fields.clientContractId).trim() !== '')) {
+		return USER_KEY_LOOKBACK_MS;
+	}
+	return context.getNode().retryOnFail ? RETRY_ON_FAIL_LOOKBACK_MS : undefined;
+}
+
+async function sendUntilCreated(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	clientId: string,
+	index: ContractIndex,
+): Promise<INodeExecutionData[]> {
+	const settings = readRetrySettings(context.getNodeParameter('options', {}) as IDataObject);
+	const idempotencyKey = headerOf(requestData.options.headers, 'idempotency-key');
+	const failures: Failure[] = [];
+	for (;;) {
+		const sentAt = Date.now();
+		const sent = await settle(sendRequest.call(context, requestData, { resolvesUnsafeRetries: true }));
+		if ('value' in sent) return sent.value;
+		const failure = failureOf(sent.error);
+		if (!failure || !mayHaveCreated(failure)) throw sent.error;
+		failures.push(failure);
+		const lookup = await index.find(
+			clientId,
+			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
+			contractListReader(context, requestData),
+		);
+		if (lookup.kind === 'found') return [{ json: lookup.contract }];
+		const next = afterLookup(lookup, clientId, idempotencyKey);
+		if (!next.sendAgain || !shouldRetry(failure, settings, failures.length - 1, true)) {
+			throw withNote(sent.error, next.note);
+		}
+		await sleep(retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined));
+	}
+}
+
+/** A 5xx, or a connection that broke after the request went out: the server may have stored it. */
+function mayHaveCreated(failure: Failure): boolean {
+	return failure.kind === 'http' ? failure.statusCode >= 500 : failure.requestReachedServer;
+}
+
+/** Whether to send the request again after a lookup that found nothing, and what to tell the user if not. */
+export function afterLookup(
+	lookup: Exclude<LookupOutcome, { kind: 'found' }>,
+	clientId: string,
+	idempotencyKey: string | undefined,
+): { sendAgain: boolean; note: string } {
+	const reference = `client_contract_id ${clientId}`;
+	const checkFirst = `Look for a contract with ${reference} (Contract → Get Many) before running this item again.`;
+	switch (lookup.kind) {
+		case 'absent':
+			return { sendAgain: true, note: `No contract with ${reference} exists: it was not created.` };
+		case 'unsupported':
+			return idempotencyKey
+				? {
+						sendAgain: true,
+						note: `This server lists no contracts to check; a repeat carried the same Idempotency-Key (${idempotencyKey}), which lets the server recognise it.`,
+					}
+				: {
+						sendAgain: false,
+						note: `It may have been created: this server lists no contracts to check, and without an Idempotency-Key the node does not send it again. ${checkFirst}`,
+					};
+		case 'inconclusive':
+			return {
+				sendAgain: false,
+				note: `It may have been created: looking for it failed (${lookup.reason}), so the node did not send it again. ${checkFirst}`,
+			};
+	}
+}
+
+function withNote(error: unknown, note: string): unknown {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.description = [error.description, note].filter(Boolean).join(' ');
+	}
+	return error;
+}
+
+function cannotCheckFirst(context: IExecutePaginationFunctions, clientId: string, reason: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), 'Could not check whether this contract was already created', {
+		itemIndex: context.getItemIndex(),
+		description: `Contract → Create: before creating a contract for a key used before, the node looks for a contract with client_contract_id ${clientId}, and that failed (${reason}). Nothing was sent; run the item again later.`,
+	});
+}
+
+/** Pages of GET /api/contracts, newest first, through the same transport as every other request. */
+function contractListReader(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): ReadContractPage {
+	const headers = { ...requestData.options.headers };
+	for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotency-key') delete headers[name];
+	return async (page) => {
+		const options = {
+			...requestData.options,
+			method: 'GET' as const,
+			url: '/api/contracts',
+			qs: { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' },
+			body: undefined,
+			headers,
+		};
+		const read = await settle(sendRequest.call(context, { ...requestData, options }));
+		if ('error' in read) {
+			const failure = failureOf(read.error);
+			if (failure?.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405)) return 'unsupported';
+			throw read.error;
+		}
+		const items = read.value;
+		const envelope = items.length === 1 ? items[0].json : undefined;
+		if (!isRecord(envelope) || !Array.isArray(envelope.data)) return 'unsupported';
+		return {
+			records: envelope.data.filter(isRecord),
+			totalPages: typeof envelope.total_pages === 'number' ? envelope.total_pages : undefined,
+		};
+	};
+}
+
+function headerOf(headers: IDataObject | undefined, name: string): string | undefined {
+	const key = Object.keys(headers ?? {}).find((header) => header.toLowerCase() === name);
+	return key && headers?.[key] !== undefined ? String(headers[key]) : undefined;
+}

@@ -1,0 +1,183 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	CLOCK_ALLOWANCE_MS,
+	ContractIndex,
+	LOOKUP_PAGE_SIZE,
+	MAX_LOOKUP_PAGES,
+	type ContractListPage,
+	type ReadContractPage,
+} from '../../nodes/LendasatBorrower/resources/contract/contractIndex';
+import { afterLookup, clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
+
+const MINUTE = 60_000;
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+
+/** A server's contract list, newest first: `ages` in minutes before NOW, each with client id `c<index>`. */
+function listOf(ages: number[]): IDataObject[] {
+	return ages.map((age, index) => ({
+		id: `contract-${index}`,
+		client_contract_id: `c${index}`,
+		created_at: new Date(NOW - age * MINUTE).toISOString(),
+	}));
+}
+
+/** Serves `records` page by page and counts the pages read. */
+function server(records: () => IDataObject[]) {
+	const reads: number[] = [];
+	const readPage: ReadContractPage = async (page) => {
+		reads.push(page);
+		const all = records();
+		const data = all.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
+		return { records: data, totalPages: Math.max(1, Math.ceil(all.length / LOOKUP_PAGE_SIZE)) } satisfies ContractListPage;
+	};
+	return { readPage, reads };
+}
+
+describe('ContractIndex: finding a contract by its client_contract_id', () => {
+	it('finds a contract on the first page and reads only that page', async () => {
+		const { readPage, reads } = server(() => listOf(Array.from({ length: 250 }, (_, i) => i)));
+		const index = new ContractIndex(() => NOW);
+		await expect(index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage)).resolves.toEqual({
+			kind: 'found',
+			contract: expect.objectContaining({ id: 'contract-3' }),
+		});
+		expect(reads).toEqual([1]);
+	});
+
+	it('matches client ids without regard to case', async () => {
+		const { readPage } = server(() => [{ id: 'x', client_contract_id: 'ABC-def', created_at: new Date(NOW).toISOString() }]);
+		const outcome = await new ContractIndex(() => NOW).find('abc-DEF', { freshAfter: NOW, coverFrom: NOW }, readPage);
+		expect(outcome.kind).toBe('found');
+	});
+
+	it('says absent once it has read back to the time it must cover, and no further', async () => {
+		// 100 per page, one a minute: page 2 holds minutes 100–199.
+		const { readPage, reads } = server(() => listOf(Array.from({ length: 1000 }, (_, i) => i)));
+		const outcome = await new ContractIndex(() => NOW).find('missing', { freshAfter: NOW, coverFrom: NOW - 150 * MINUTE }, readPage);
+		expect(outcome).toEqual({ kind: 'absent' });
+		expect(reads).toEqual([1, 2]);
+	});
+
+	it('stops at the last page the server names, and at a short page', async () => {
+		const short = server(() => listOf([1, 2, 3]));
+		await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, short.readPage);
+		expect(short.reads).toEqual([1]);
+
+		const reads: number[] = [];
+		const lyingLength: ReadContractPage = async (page) => {
+			reads.push(page);
+			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 1)), totalPages: 2 };
+		};
+		await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, lyingLength);
+		expect(reads).toEqual([1, 2]);
+	});
+
+	it('gives up as inconclusive after reading as many pages as it may, when none is old enough', async () => {
+		const reads: number[] = [];
+		// A server that ignores `page` and keeps answering the same full page of new contracts.
+		const endless: ReadContractPage = async (page) => {
+			reads.push(page);
+			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
+		};
+		const outcome = await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, endless);
+		expect(outcome).toEqual({ kind: 'inconclusive', reason: expect.stringContaining('2000 contracts') });
+		expect(reads).toHaveLength(MAX_LOOKUP_PAGES);
+	});
+
+	it('is inconclusive when a page cannot be read, and says why', async () => {
+		const failing: ReadContractPage = async () => {
+			throw new Error('HTTP 500');
+		};
+		await expect(new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, failing)).resolves.toEqual({
+			kind: 'inconclusive',
+			reason: 'HTTP 500',
+		});
+	});
+
+	it('reports a server without a contract list as unsupported', async () => {
+		const none: ReadContractPage = async () => 'unsupported';
+		await expect(new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, none)).resolves.toEqual({
+			kind: 'unsupported',
+		});
+	});
+
+	it('lets lookups asked for at the same time share one walk', async () => {
+		const { readPage, reads } = server(() => listOf([0, 1, 2]));
+		const index = new ContractIndex(() => NOW);
+		const need = { freshAfter: NOW, coverFrom: NOW - 10 * MINUTE };
+		const outcomes = await Promise.all(['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage)));
+		expect(outcomes.map(({ kind }) => kind)).toEqual(['found', 'found', 'found', 'absent']);
+		expect(reads).toEqual([1]);
+	});
+
+	it('walks again for a lookup asked for after the last walk began, reading only what is new since', async () => {
+		let clock = NOW;
+		let records = listOf(Array.from({ length: 300 }, (_, i) => i));
+		const { readPage, reads } = server(() => records);
+		const index = new ContractIndex(() => clock);
+		await index.find('c250', { freshAfter: clock, coverFrom: NOW - 400 * MINUTE }, readPage);
+		expect(reads).toEqual([1, 2, 3]);
+
+		// Five minutes later 150 contracts were created in one minute; the new one is among them.
+		clock = NOW + 5 * MINUTE;
+		const fresh = Array.from({ length: 150 }, (_, i) => ({
+			id: `new-${i}`,
+			client_contract_id: `n${i}`,
+			created_at: new Date(NOW + 4 * MINUTE).toISOString(),
+		}));
+		records = [...fresh, ...records];
+		reads.length = 0;
+		const outcome = await index.find('n120', { freshAfter: clock, coverFrom: NOW - 400 * MINUTE }, readPage);
+		expect(outcome.kind).toBe('found');
+		// It stops once a page reaches back before the last walk began, minus the clock allowance.
+		const pagesToAllowance = Math.ceil((150 + CLOCK_ALLOWANCE_MS / MINUTE + 1) / LOOKUP_PAGE_SIZE);
+		expect(reads).toEqual(Array.from({ length: pagesToAllowance }, (_, i) => i + 1));
+		expect(reads.length).toBeLessThan(4);
+	});
+
+	it('does not reuse a walk for a lookup asked for after it began', async () => {
+		let clock = NOW;
+		const { readPage, reads } = server(() => listOf([0]));
+		const index = new ContractIndex(() => clock);
+		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);
+		clock += 1;
+		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);
+		expect(reads).toEqual([1, 1]);
+	});
+});
+
+describe('clientContractIdFor: the client_contract_id derived from a key', () => {
+	it('is a version 5 UUID, the same for the same key and different for another', () => {
+		const id = clientContractIdFor('n8n-17-node-0-3');
+		expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+		expect(clientContractIdFor('n8n-17-node-0-3')).toBe(id);
+		expect(clientContractIdFor('n8n-17-node-0-4')).not.toBe(id);
+		expect(clientContractIdFor('1042')).not.toBe(clientContractIdFor('1043'));
+	});
+});
+
+describe('afterLookup: sending a contract request again after a failure that may have created it', () => {
+	const id = '6b0c0d58-0f0e-5b0f-9a3e-3b2e0f1f1a11';
+
+	it('sends again when the lookup proves there is no such contract', () => {
+		expect(afterLookup({ kind: 'absent' }, id, undefined)).toEqual({
+			sendAgain: true,
+			note: `No contract with client_contract_id ${id} exists: it was not created.`,
+		});
+	});
+
+	it('on a server without a contract list, sends again only with an Idempotency-Key', () => {
+		expect(afterLookup({ kind: 'unsupported' }, id, 'order-1042').sendAgain).toBe(true);
+		const without = afterLookup({ kind: 'unsupported' }, id, undefined);
+		expect(without.sendAgain).toBe(false);
+		expect(without.note).toContain('may have been created');
+	});
+
+	it('never sends again when the lookup could not finish', () => {
+		const next = afterLookup({ kind: 'inconclusive', reason: 'HTTP 500' }, id, 'order-1042');
+		expect(next.sendAgain).toBe(false);
+		expect(next.note).toContain('looking for it failed (HTTP 500)');
+		expect(next.note).toContain(id);
+	});
+});
