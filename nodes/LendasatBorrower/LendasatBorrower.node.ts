@@ -27,7 +27,9 @@ export class LendasatBorrower implements INodeType {
 		name: 'lendasatBorrower',
 		icon: { light: 'file:../../icons/lendasat.svg', dark: 'file:../../icons/lendasat.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Simplify gives a contract's funding, next installment and repayment address.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Borrow stablecoins against Bitcoin collateral with the Lendasat Borrower API',
 		defaults: { name: 'Lendasat Borrower' },

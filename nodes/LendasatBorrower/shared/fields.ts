@@ -56,20 +56,7 @@ export function simplifyField(show: DisplayOptions['show']): INodeProperties {
 	};
 }
 
-/**
- * A postReceive keeping only the fields a workflow usually needs when Simplify is on.
- * Fields the server did not send are left out rather than set to null.
- */
-export function simplifyTo(fields: string[]) {
-	return async function simplify(
-		this: IExecuteSingleFunctions,
-		items: INodeExecutionData[],
-	): Promise<INodeExecutionData[]> {
-		if (!this.getNodeParameter('simplify', false)) return items;
-		return items.map((item) => ({ ...item, json: pickFields(item.json, fields) }));
-	};
-}
-
+/** The fields of a record that it has, in the order given; fields it lacks are left out, not set to null. */
 export function pickFields(record: IDataObject, fields: string[]): IDataObject {
 	const picked: IDataObject = {};
 	for (const field of fields) {

@@ -18,7 +18,7 @@ export const MAX_PAGE_SIZE = 100;
  */
 export const paginatePages = asRequestOperation(walkPages);
 
-async function walkPages(
+export async function walkPages(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {

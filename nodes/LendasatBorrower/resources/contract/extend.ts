@@ -5,11 +5,10 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { simplifyTo } from '../../shared/fields';
 import { requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
 import { checkWholeDays, toNumber } from '../../shared/validation';
-import { sendToContract, SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+import { sendToContract, simplifyContracts } from './shared';
 
 /*
  * POST without an idempotency key: the transport retries it only on 429 (not processed), never
@@ -47,7 +46,7 @@ export const contractExtendOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'POST', url: '/api/contracts/{id}/extend' },
-		{ preSend: [sendToContract('/extend'), addExtensionBody], postReceive: [simplifyTo(SIMPLIFIED_CONTRACT_FIELDS)] },
+		{ preSend: [sendToContract('/extend'), addExtensionBody], postReceive: [simplifyContracts] },
 	),
 };
 

@@ -1,8 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { simplifyTo } from '../../shared/fields';
 import { apiRoute } from '../../shared/transport';
-import { sendToContract, SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+import { sendToContract, simplifyContracts } from './shared';
 
 export const contractGetOperation: INodePropertyOptions = {
 	name: 'Get',
@@ -19,6 +18,6 @@ export const contractGetOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'GET', url: '/api/contracts/{id}' },
-		{ preSend: [sendToContract()], postReceive: [simplifyTo(SIMPLIFIED_CONTRACT_FIELDS)] },
+		{ preSend: [sendToContract()], postReceive: [simplifyContracts] },
 	),
 };

@@ -1,18 +1,21 @@
 import type {
+	DeclarativeRestApiSettings,
 	IDataObject,
+	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHttpRequestOptions,
+	INodeExecutionData,
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { CONTRACT_STATUS_OPTIONS } from '../../shared/contractStatuses';
-import { returnAllAndLimit, simplifyTo } from '../../shared/fields';
-import { paginatePages } from '../../shared/pagination';
+import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../shared/contractStatuses';
+import { returnAllAndLimit } from '../../shared/fields';
+import { walkPages } from '../../shared/pagination';
 import { invalidParameter } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
+import { apiRoute, asRequestOperation, settle } from '../../shared/transport';
 import { describeValue } from '../../shared/validation';
-import { SIMPLIFIED_CONTRACT_FIELDS } from './shared';
+import { simplifyContracts } from './shared';
 
 const showOnlyForContractGetAll = { resource: ['contract'], operation: ['getAll'] };
 
@@ -29,11 +32,8 @@ export const contractGetAllOperation: INodePropertyOptions = {
 		{ method: 'GET', url: '/api/contracts' },
 		{
 			preSend: [addListQuery],
-			pagination: paginatePages,
-			postReceive: [
-				{ type: 'rootProperty', properties: { property: 'data' } },
-				simplifyTo(SIMPLIFIED_CONTRACT_FIELDS),
-			],
+			pagination: asRequestOperation(walkContractPages),
+			postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }, simplifyContracts],
 		},
 	),
 };
@@ -118,4 +118,23 @@ function statusesOf(context: IExecuteSingleFunctions, value: unknown): string[] 
 		);
 	}
 	return statuses as string[];
+}
+
+/**
+ * The pages of the chosen contracts. A filter naming both dialects' new-contract status
+ * (Requested and the specification's pending) works on both: a server that refuses `pending`
+ * has no contract in it, so the walk is repeated without it.
+ */
+async function walkContractPages(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const qs = requestData.options.qs ?? {};
+	const statuses = typeof qs.status === 'string' ? qs.status.split(',') : [];
+	const walked = await settle(walkPages.call(this, requestData));
+	if ('value' in walked) return walked.value;
+	if (!statuses.includes('pending') || !refusedPendingStatus(walked.error)) throw walked.error;
+	const known = statuses.filter((status) => status !== 'pending');
+	if (!known.length) return [];
+	return await walkPages.call(this, { ...requestData, options: { ...requestData.options, qs: { ...qs, status: known.join(',') } } });
 }

@@ -1,14 +1,21 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties, PreSendAction } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+	PreSendAction,
+} from 'n8n-workflow';
 
-import { simplifyField } from '../../shared/fields';
+import { pickFields, simplifyField } from '../../shared/fields';
 import { requireText } from '../../shared/parameters';
-import { checkUuid } from '../../shared/validation';
+import { checkUuid, isRecord } from '../../shared/validation';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = ['cancel', 'extend', 'get', 'reportRepayment'];
 
-/** What a workflow usually needs from a contract; the full record also carries keys, schedules and history. */
-export const SIMPLIFIED_CONTRACT_FIELDS = [
+/** Simplify as node version 1 gives it, kept for the workflows saved with it. */
+const VERSION_1_SIMPLIFIED_FIELDS = [
 	'id',
 	'status',
 	'loan_amount',
@@ -24,6 +31,50 @@ export const SIMPLIFIED_CONTRACT_FIELDS = [
 	'created_at',
 	'updated_at',
 ];
+
+/**
+ * What a workflow needs to act on a contract (node version 1.1 on): where it stands, what to send
+ * where to fund it, what is due next and where to pay it. The full record also carries keys,
+ * schedules and history.
+ */
+export function simplifyContract(contract: IDataObject): IDataObject {
+	const nextInstallment = nextOpenInstallment(contract.installments);
+	return {
+		...pickFields(contract, ['id', 'status', 'loan_amount', 'loan_asset', 'balance_outstanding', 'expiry', 'contract_address']),
+		// Includes the origination fee: exactly what Lendasat's own funding page asks for.
+		...(contract.initial_collateral_sats === undefined ? {} : { collateral_to_send_sats: contract.initial_collateral_sats }),
+		...(nextInstallment ? { next_installment: nextInstallment } : {}),
+		...pickFields(contract, ['loan_repayment_address', 'can_extend', 'liquidation_status']),
+	};
+}
+
+const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
+
+/** The earliest installment still to pay: its id, due date and amount (principal plus interest). */
+function nextOpenInstallment(installments: unknown): IDataObject | undefined {
+	if (!Array.isArray(installments)) return undefined;
+	const open = installments
+		.filter(isRecord)
+		.filter((installment) => OPEN_INSTALLMENT_STATUSES.has(String(installment.status)))
+		.sort((a, b) => String(a.due_date).localeCompare(String(b.due_date)));
+	if (!open.length) return undefined;
+	const { id, due_date: dueDate, principal, interest, status } = open[0];
+	const amount = Number(principal ?? 0) + Number(interest ?? 0);
+	return { id, due_date: dueDate, amount: Math.round(amount * 100) / 100, status };
+}
+
+/** The postReceive of the contract operations' Simplify switch. */
+export async function simplifyContracts(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	if (!this.getNodeParameter('simplify', false)) return items;
+	const simplify =
+		this.getNode().typeVersion < 1.1
+			? (contract: IDataObject) => pickFields(contract, VERSION_1_SIMPLIFIED_FIELDS)
+			: simplifyContract;
+	return items.map((item) => ({ ...item, json: simplify(item.json) }));
+}
 
 /** One Simplify switch for the operations that return contract records. */
 export const contractSimplifyField = simplifyField({
