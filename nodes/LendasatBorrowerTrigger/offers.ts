@@ -1,5 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import { ANY_COLLATERAL } from '../LendasatBorrower/shared/offerPicker';
 import { getList } from './api';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
 
@@ -58,8 +59,13 @@ function toItem(offer: IDataObject): IDataObject {
 	return { ...offer, event: 'newOffer' };
 }
 
+/**
+ * The filters a cursor was collected with. Any collateral, which the node asks for unless told
+ * otherwise, is left out, so cursors saved before it was asked for stay valid.
+ */
 function queryKey(qs: IDataObject): string {
-	return JSON.stringify(Object.keys(qs).sort().map((key) => [key, qs[key]]));
+	const keys = Object.keys(qs).filter((key) => !(key === 'collateral_asset_type' && qs[key] === ANY_COLLATERAL));
+	return JSON.stringify(keys.sort().map((key) => [key, qs[key]]));
 }
 
 function isOfferCursor(value: IDataObject): boolean {

@@ -12,6 +12,9 @@ import { formatMoney, getPickerList, notAList, searchResults, type ListPicker } 
 import { describeFailure, networkFailure } from './retry';
 import { isRecord } from './validation';
 
+/** The API's collateral_asset_type for offers of every collateral (Bitcoin on-chain and Arkade). */
+export const ANY_COLLATERAL = 'Any';
+
 const LOAN_OFFER_LIST: ListPicker = {
 	label: 'Loan Offer list',
 	idName: 'offer ID',
@@ -57,8 +60,9 @@ const loanOfferLocator: { modes: INodePropertyMode[] } = {
 export const loanOfferModes = loanOfferLocator.modes;
 
 /**
- * The listSearch method behind "From List": every offer the key can see (all loan types, not
- * only the API's default Direct ones), narrowed by the search text, cheapest interest first.
+ * The listSearch method behind "From List": every offer the key can see (all loan types and
+ * collateral assets, not only the API's default Direct, Bitcoin-collateral ones), narrowed by the
+ * search text, cheapest interest first.
  */
 export async function searchLoanOffers(
 	this: ILoadOptionsFunctions,
@@ -66,13 +70,20 @@ export async function searchLoanOffers(
 ): Promise<INodeListSearchResult> {
 	const { response, connection } = await getPickerList(this, LOAN_OFFER_LIST, {
 		path: '/api/offers',
-		qs: { loan_type: 'All' },
+		qs: { loan_type: 'All', collateral_asset_type: ANY_COLLATERAL },
 	});
 	if (!Array.isArray(response.body)) {
 		throw notAnOfferList(this.getNode(), LOAN_OFFER_LIST.label, response, [connection.apiKey]);
 	}
 	const offers = response.body.filter(isRecord).sort(byInterestRate);
-	const searched = (offer: IDataObject) => [offer.loan_asset, lenderNameOf(offer), offer.name, offer.id];
+	const searched = (offer: IDataObject) => [
+		offer.loan_asset,
+		lenderNameOf(offer),
+		offer.name,
+		offer.id,
+		collateralName(offer.collateral_asset),
+		offer.loan_payout,
+	];
 	return { results: searchResults(offers, filter, searched, describeOffer) };
 }
 
@@ -101,7 +112,8 @@ export function lenderNameOf(offer: IDataObject): string | undefined {
 
 /**
  * What a borrower compares, in one line:
- * `UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending`, plus "KYC" when required.
+ * `UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending · BTC collateral · Direct payout`,
+ * plus "KYC" when required.
  */
 export function describeOffer(offer: IDataObject): string {
 	return [
@@ -110,10 +122,19 @@ export function describeOffer(offer: IDataObject): string {
 		`${range(offer.duration_days_min, offer.duration_days_max, String)} days`,
 		typeof offer.interest_rate === 'number' ? `${(offer.interest_rate * 100).toFixed(1)}%` : '?%',
 		lenderNameOf(offer),
+		offer.collateral_asset === undefined ? undefined : `${collateralName(offer.collateral_asset)} collateral`,
+		typeof offer.loan_payout === 'string' ? `${offer.loan_payout} payout` : undefined,
 		offer.kyc_link ? 'KYC' : undefined,
 	]
 		.filter((part): part is string => Boolean(part))
 		.join(' · ');
+}
+
+/** "BTC" for on-chain Bitcoin, "Arkade" for Bitcoin on Arkade, other values as sent. */
+function collateralName(asset: unknown): string | undefined {
+	if (asset === 'BitcoinBtc') return 'BTC';
+	if (asset === 'ArkadeBtc') return 'Arkade';
+	return typeof asset === 'string' ? asset : undefined;
 }
 
 function range(min: unknown, max: unknown, format: (value: number) => string): string {

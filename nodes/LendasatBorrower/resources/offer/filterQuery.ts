@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { ANY_COLLATERAL } from '../../shared/offerPicker';
 import type { Check } from '../../shared/parameters';
 import {
 	checkPositiveAmount,
@@ -35,7 +36,8 @@ export function offerFilterQuery(
 	filters: IDataObject,
 	checkRate: Check = checkInterestRate,
 ): { qs: IDataObject } | { error: FilterProblem } {
-	const qs: IDataObject = {};
+	// The API lists only Bitcoin-collateral offers unless asked; Lendasat's own app asks for Any.
+	const qs: IDataObject = { collateral_asset_type: ANY_COLLATERAL };
 	for (const { name, field, query, read } of offerFilters(checkRate)) {
 		if (filters[name] === undefined) continue;
 		const reading = read(filters[name]);
@@ -49,6 +51,7 @@ function offerFilters(checkRate: Check): OfferFilter[] {
 	return [
 		{ name: 'loanType', field: 'Loan Type', query: 'loan_type', read: readChoice },
 		{ name: 'assetType', field: 'Asset Type', query: 'asset_type', read: readChoice },
+		{ name: 'collateralAsset', field: 'Collateral Asset', query: 'collateral_asset_type', read: readChoice },
 		{ name: 'kyc', field: 'KYC', query: 'kyc', read: readChoice },
 		{ name: 'loanAssets', field: 'Loan Assets', query: 'loan_assets', read: readAssetList },
 		{ name: 'minLoanAmount', field: 'Loan Amount', query: 'min_loan_amount', read: numberChecked(checkPositiveAmount) },

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { simplifyField } from '../../shared/fields';
-import { loanOfferModes } from '../../shared/offerPicker';
+import { ANY_COLLATERAL, loanOfferModes } from '../../shared/offerPicker';
 import { requireText } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
 import { checkUuid } from '../../shared/validation';
@@ -48,8 +48,8 @@ export const offerGetFields: INodeProperties[] = [
 ];
 
 /**
- * The API applies the offer-list filters to this endpoint too, and its loan type filter defaults
- * to Direct: without `loan_type=All` an Indirect or MoonCardInstant offer would be "not found".
+ * The API may apply the offer-list filters to this endpoint too, with their defaults (Direct
+ * payout, Bitcoin collateral): without them an Indirect or Arkade offer could be "not found".
  */
 async function addOfferToRequest(
 	this: IExecuteSingleFunctions,
@@ -57,6 +57,6 @@ async function addOfferToRequest(
 ): Promise<IHttpRequestOptions> {
 	const offerId = requireText(this, 'Loan Offer', this.getNodeParameter('offerId', '', { extractValue: true }), checkUuid);
 	requestOptions.url = `/api/offers/${encodeURIComponent(offerId)}`;
-	requestOptions.qs = { ...requestOptions.qs, loan_type: 'All' };
+	requestOptions.qs = { ...requestOptions.qs, loan_type: 'All', collateral_asset_type: ANY_COLLATERAL };
 	return requestOptions;
 }

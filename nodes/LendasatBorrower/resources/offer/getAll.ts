@@ -53,6 +53,18 @@ export const offerGetAllFields: INodeProperties[] = [
 				description: 'Whether to list stablecoin offers, fiat offers or both',
 			},
 			{
+				displayName: 'Collateral Asset',
+				name: 'collateralAsset',
+				type: 'options',
+				options: [
+					{ name: 'Any', value: 'Any', description: 'Offers taking Bitcoin on-chain or on Arkade' },
+					{ name: 'Arkade', value: 'Arkade', description: 'Offers taking Bitcoin on Arkade (ArkadeBtc)' },
+					{ name: 'Bitcoin', value: 'Bitcoin', description: 'Offers taking on-chain Bitcoin (BitcoinBtc)' },
+				],
+				default: 'Any',
+				description: 'Which collateral the offers take. Without this filter offers of any collateral are listed.',
+			},
+			{
 				displayName: 'Duration (Days)',
 				name: 'durationDays',
 				type: 'number',

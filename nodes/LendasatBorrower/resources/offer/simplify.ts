@@ -23,7 +23,7 @@ export function simplifyOffer(offer: IDataObject): IDataObject {
 			'min_ltv',
 		]),
 		...('kyc_link' in offer ? { kyc_required: Boolean(offer.kyc_link) } : {}),
-		...pickFields(offer, ['repayment_plan', 'status']),
+		...pickFields(offer, ['repayment_plan', 'collateral_asset', 'loan_payout', 'status']),
 	};
 }
 
