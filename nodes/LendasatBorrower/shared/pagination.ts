@@ -1,46 +1,58 @@
 import type {
 	DeclarativeRestApiSettings,
-	IDataObject,
 	IExecutePaginationFunctions,
 	INodeExecutionData,
 } from 'n8n-workflow';
 
-import { asRequestOperation, sendRequest } from './transport';
+import { sendRequest } from './transport';
+import { isRecord } from './validation';
 
 /** The API's largest page (GET /api/contracts and /api/notifications take limit 1–100). */
 export const MAX_PAGE_SIZE = 100;
 
-/**
- * Get Many over the API's page/limit pagination (`{data, page, limit, total, total_pages}`,
- * unwrapped to one item per record by the operation's `rootProperty: 'data'`). Each page goes
- * through the retrying transport. It stops at a short page or at the Limit, and skips records
- * already seen when new ones shift the pages while it walks them.
- */
-export const paginatePages = asRequestOperation(walkPages);
+/** The records of a walk over the pages, and what the server said of their number. */
+export interface Walked {
+	items: INodeExecutionData[];
+	/** How many records the server said there are, when it said so. */
+	total?: number;
+	/** How many records the Limit asked for: Infinity for Return All. */
+	wanted: number;
+}
 
+/**
+ * Get Many over the API's page/limit pagination (`{data, page, limit, total, total_pages}`), one
+ * item per record. Each page goes through the retrying transport. It stops at a short page, at the
+ * server's last page or at the Limit, and skips records already seen when new ones shift the pages
+ * while it walks them.
+ */
 export async function walkPages(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
+): Promise<Walked> {
 	const returnAll = this.getNodeParameter('returnAll', false) as boolean;
 	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', 50)));
 	const pageSize = Math.min(MAX_PAGE_SIZE, limit);
-	const results: INodeExecutionData[] = [];
+	const items: INodeExecutionData[] = [];
 	const seen = new Set<unknown>();
+	let total: number | undefined;
 
-	for (let page = 1; results.length < limit; page++) {
+	for (let page = 1; items.length < limit; page++) {
 		const pageRequest = {
 			...requestData,
 			options: { ...requestData.options, qs: { ...requestData.options.qs, page, limit: pageSize } },
 		};
-		const items = await sendRequest.call(this, pageRequest);
-		for (const item of items) {
-			const id = (item.json as IDataObject).id ?? (item.json.data as IDataObject | undefined)?.id;
+		const [answer] = await sendRequest.call(this, pageRequest);
+		const envelope = answer?.json ?? {};
+		const records = Array.isArray(envelope.data) ? envelope.data.filter(isRecord) : [];
+		if (typeof envelope.total === 'number') total = envelope.total;
+		for (const record of records) {
+			const id = record.id ?? (isRecord(record.data) ? record.data.id : undefined);
 			if (id !== undefined && seen.has(id)) continue;
 			if (id !== undefined) seen.add(id);
-			results.push(item);
+			items.push({ json: record });
 		}
-		if (items.length < pageSize) break;
+		const lastPage = typeof envelope.total_pages === 'number' && page >= envelope.total_pages;
+		if (records.length < pageSize || lastPage) break;
 	}
-	return results.slice(0, limit);
+	return { items: items.slice(0, limit), total, wanted: limit };
 }

@@ -88,6 +88,22 @@ export function credentialsOf(context: IExecuteSingleFunctions): Promise<ICreden
 /** Where an error thrown by the transport carries the failure behind it: on the error object itself. */
 const FAILURE = Symbol('lendasat.failure');
 
+/**
+ * Another request of the same item, sent with the operation's credential and defaults: a GET that
+ * checks something before the operation's own request, or a lookup after it failed.
+ */
+export function relatedRequest(
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	request: { url: string; qs?: IDataObject },
+): DeclarativeRestApiSettings.ResultOptions {
+	const headers = { ...requestData.options.headers };
+	for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotency-key') delete headers[name];
+	return {
+		...requestData,
+		options: { ...requestData.options, method: 'GET', url: request.url, qs: request.qs ?? {}, body: undefined, headers },
+	};
+}
+
 /** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
 export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
 	try {

@@ -1,13 +1,16 @@
-import type {
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeExecutionData,
-	INodeProperties,
-	INodePropertyOptions,
+import {
+	NodeOperationError,
+	type DeclarativeRestApiSettings,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type IHttpRequestOptions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { requireValid } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
+import { apiRoute, asRequestOperation, relatedRequest, sendRequest } from '../../shared/transport';
 import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
 
 const showOnlyForApiKeyDelete = { show: { resource: ['apiKey'], operation: ['delete'] } };
@@ -30,7 +33,7 @@ export const apiKeyDeleteOperation: INodePropertyOptions = {
 			notFound: { parameter: 'apiKeyId', label: 'API key' },
 		},
 		{ method: 'DELETE', url: '/api/keys' },
-		{ preSend: [setKeyUrl], postReceive: [reportDeleted] },
+		{ preSend: [setKeyUrl], pagination: asRequestOperation(deleteWhenKeyExists) },
 	),
 };
 
@@ -58,9 +61,24 @@ async function setKeyUrl(
 	return requestOptions;
 }
 
-/** The API answers an empty 200; the item says which key is gone. */
-async function reportDeleted(this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
+/**
+ * The live backend answers 200 for a key ID that does not exist, so the keys are listed first. The
+ * API answers the deletion with an empty 200; the item says which key is gone.
+ */
+async function deleteWhenKeyExists(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
 	const id = toNumber(this.getNodeParameter('apiKeyId'));
+	const keys = await sendRequest.call(this, relatedRequest(requestData, { url: '/api/keys' }));
+	if (!keys.some((key) => toNumber(key.json.id) === id)) {
+		const ids = keys.map((key) => String(key.json.id)).join(', ');
+		throw new NodeOperationError(this.getNode(), `No API key with ID ${id}`, {
+			itemIndex: this.getItemIndex(),
+			description: `API Key → Delete: nothing was deleted. This account's key IDs are ${ids || 'none'} (API Key → Get Many lists them).`,
+		});
+	}
+	await sendRequest.call(this, requestData);
 	return [{ json: { id, deleted: true } }];
 }
 

@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { readRetrySettings, retryDelay, shouldRetry, type Failure } from '../../shared/retry';
-import { asRequestOperation, failureOf, sendRequest, settle } from '../../shared/transport';
+import { asRequestOperation, failureOf, relatedRequest, sendRequest, settle } from '../../shared/transport';
 import { isRecord } from '../../shared/validation';
 import {
 	CLOCK_ALLOWANCE_MS,
@@ -189,18 +189,9 @@ function contractListReader(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): ReadContractPage {
-	const headers = { ...requestData.options.headers };
-	for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotency-key') delete headers[name];
 	return async (page) => {
-		const options = {
-			...requestData.options,
-			method: 'GET' as const,
-			url: '/api/contracts',
-			qs: { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' },
-			body: undefined,
-			headers,
-		};
-		const read = await settle(sendRequest.call(context, { ...requestData, options }));
+		const qs = { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' };
+		const read = await settle(sendRequest.call(context, relatedRequest(requestData, { url: '/api/contracts', qs })));
 		if ('error' in read) {
 			const failure = failureOf(read.error);
 			if (failure?.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405)) return 'unsupported';

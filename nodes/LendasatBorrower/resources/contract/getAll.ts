@@ -33,7 +33,6 @@ export const contractGetAllOperation: INodePropertyOptions = {
 		{
 			preSend: [addListQuery],
 			pagination: asRequestOperation(walkContractPages),
-			postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }, simplifyContracts],
 		},
 	),
 };
@@ -129,12 +128,20 @@ async function walkContractPages(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
+	return await simplifyContracts.call(this, await walkWithoutPending.call(this, requestData));
+}
+
+async function walkWithoutPending(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
 	const qs = requestData.options.qs ?? {};
 	const statuses = typeof qs.status === 'string' ? qs.status.split(',') : [];
 	const walked = await settle(walkPages.call(this, requestData));
-	if ('value' in walked) return walked.value;
+	if ('value' in walked) return walked.value.items;
 	if (!statuses.includes('pending') || !refusedPendingStatus(walked.error)) throw walked.error;
 	const known = statuses.filter((status) => status !== 'pending');
 	if (!known.length) return [];
-	return await walkPages.call(this, { ...requestData, options: { ...requestData.options, qs: { ...qs, status: known.join(',') } } });
+	const options = { ...requestData.options, qs: { ...qs, status: known.join(',') } };
+	return (await walkPages.call(this, { ...requestData, options })).items;
 }

@@ -1,14 +1,18 @@
-import type {
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeExecutionData,
-	INodeProperties,
-	INodePropertyOptions,
+import {
+	NodeOperationError,
+	type DeclarativeRestApiSettings,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type IHttpRequestOptions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { requireText } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
-import { checkUuid, describeValue } from '../../shared/validation';
+import { apiRoute, asRequestOperation, relatedRequest, sendRequest } from '../../shared/transport';
+import { checkUuid, describeValue, isRecord } from '../../shared/validation';
 import { contractIdOf, sendToContract } from './shared';
 
 const showOnlyForReportRepayment = { show: { resource: ['contract'], operation: ['reportRepayment'] } };
@@ -47,7 +51,7 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'PUT', url: '/api/contracts/{id}/installment-paid' },
-		{ preSend: [sendToContract('/installment-paid'), addRepaymentBody], postReceive: [confirmReport] },
+		{ preSend: [sendToContract('/installment-paid'), addRepaymentBody], pagination: asRequestOperation(reportWhenInstallmentExists) },
 	),
 };
 
@@ -97,18 +101,36 @@ function checkPaymentId(value: unknown): string | null {
 	return null;
 }
 
-/** The API answers an empty 200; the output says what was reported. */
-async function confirmReport(
-	this: IExecuteSingleFunctions,
+/**
+ * The live backend answers 200 for an installment that is not on the contract and records nothing,
+ * so the contract is read first. The API answers the report with an empty 200; the output says what
+ * was reported.
+ */
+async function reportWhenInstallmentExists(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	return [
-		{
-			json: {
-				id: contractIdOf(this),
-				installment_id: String(this.getNodeParameter('installmentId')).trim(),
-				payment_id: String(this.getNodeParameter('paymentId')).trim(),
-				reported: true,
-			},
-		},
-	];
+	const contractId = contractIdOf(this);
+	const { installment_id: installmentId, payment_id: paymentId } = requestData.options.body as IDataObject;
+	const [contract] = await sendRequest.call(this, relatedRequest(requestData, { url: `/api/contracts/${encodeURIComponent(contractId)}` }));
+	const installments = isRecord(contract?.json) ? contract.json.installments : undefined;
+	// A server that does not list installments cannot be checked; its own answer has to do.
+	if (Array.isArray(installments) && !installments.some((installment) => sameId(installment, installmentId))) {
+		throw new NodeOperationError(this.getNode(), `Installment ${String(installmentId)} is not part of contract ${contractId}`, {
+			itemIndex: this.getItemIndex(),
+			description: `Contract → Report Repayment: nothing was reported. The contract's installments are ${
+				installments.filter(isRecord).map(describeInstallment).join(', ') || 'none'
+			}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
+		});
+	}
+	await sendRequest.call(this, requestData);
+	return [{ json: { id: contractId, installment_id: installmentId, payment_id: paymentId, reported: true } }];
+}
+
+function sameId(installment: unknown, id: unknown): boolean {
+	return isRecord(installment) && String(installment.id).toLowerCase() === String(id).toLowerCase();
+}
+
+function describeInstallment(installment: IDataObject): string {
+	return `${String(installment.id)} (${String(installment.status ?? 'unknown status')}, due ${String(installment.due_date ?? '?')})`;
 }

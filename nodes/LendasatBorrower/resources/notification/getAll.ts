@@ -1,8 +1,15 @@
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type DeclarativeRestApiSettings,
+	type IExecutePaginationFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
 
 import { returnAllAndLimit } from '../../shared/fields';
-import { paginatePages } from '../../shared/pagination';
-import { apiRoute } from '../../shared/transport';
+import { MAX_PAGE_SIZE, walkPages } from '../../shared/pagination';
+import { apiRoute, asRequestOperation } from '../../shared/transport';
 
 const showOnlyForNotificationGetAll = { resource: ['notification'], operation: ['getAll'] };
 
@@ -19,10 +26,7 @@ export const notificationGetAllOperation: INodePropertyOptions = {
 	routing: apiRoute(
 		{ resource: 'notification', operation: 'getAll', label: 'Notification → Get Many', keyType: 'borrower' },
 		{ method: 'GET', url: '/api/notifications' },
-		{
-			pagination: paginatePages,
-			postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }],
-		},
+		{ pagination: asRequestOperation(walkAllNotifications) },
 	),
 };
 
@@ -38,3 +42,20 @@ export const notificationGetAllFields: INodeProperties[] = [
 	},
 	...returnAllAndLimit(showOnlyForNotificationGetAll),
 ];
+
+/**
+ * Lendasat's backend pages its three kinds of notification with one offset and cuts the merged
+ * page to the limit, so past the first page a walk can miss some for good. The first page of up
+ * to 100 is exact; when a walk ends with fewer than the server's total, it fails and says so.
+ */
+async function walkAllNotifications(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const { items, total, wanted } = await walkPages.call(this, requestData);
+	if (total === undefined || items.length >= Math.min(total, wanted)) return items;
+	throw new NodeOperationError(this.getNode(), `Lendasat returned ${items.length} of ${total} notifications`, {
+		itemIndex: this.getItemIndex(),
+		description: `Notification → Get Many: the server pages contract, installment and chat notifications together and leaves some out past the first page, so the list would be incomplete. The newest ${MAX_PAGE_SIZE} are always exact: set Return All off and Limit to at most ${MAX_PAGE_SIZE}, or mark notifications as read to shorten the unread list.`,
+	});
+}
