@@ -83,9 +83,11 @@ export async function sampleContract(
 		const contract = data.find((candidate) => MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)));
 		return contract ? [toItem({ contract, previous: null }, 'marginCall')] : null;
 	}
-	const qs: IDataObject = { ...NEWEST_FIRST, page: 1, limit: 1 };
-	if (settings.statuses.length) qs.status = settings.statuses.join(',');
-	const [contract] = (await getPage(context, settings.label, CONTRACTS_PATH, qs)).data;
+	// Filtered here, not by the server: the live backend refuses the specification's `pending`.
+	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, { ...NEWEST_FIRST, page: 1, limit: MAX_PAGE_SIZE });
+	const contract = data.find(
+		(candidate) => settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),
+	);
 	if (!contract) return null;
 	const previousStatus = previousStatusInTimeline(contract);
 	return [{ ...contract, event: settings.event, previousStatus }];
