@@ -46,6 +46,23 @@ const createContract = (body: Record<string, unknown>, options: CallOptions = {}
 	call('POST', '/api/contracts', { ...options, body });
 
 const validContract = { loan_id: OFFER, loan_amount: 500, duration_days: 30 };
+/** secp256k1's generator point and BIP-173's test-network address: values the live backend parses. */
+const LIVE_PK = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+const LIVE_BTC_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const LOAN_ADDRESS = '0x1111111111111111111111111111111111111111';
+/** A body the live backend accepts (ContractRequestSchema). */
+const liveContract = {
+	id: OFFER,
+	loan_amount: 500,
+	duration_days: 30,
+	borrower_btc_address: LIVE_BTC_ADDRESS,
+	borrower_pk: LIVE_PK,
+	borrower_derivation_path: "m/84'/1'/0'/0/0",
+	borrower_loan_address: LOAN_ADDRESS,
+	loan_type: 'StableCoin',
+};
+/** What the node sends: both dialects' fields in one body. */
+const bothDialects = { ...liveContract, loan_id: OFFER, collateral_address: LIVE_BTC_ADDRESS, repayment_address: LOAN_ADDRESS };
 const validAccount = { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' };
 
 function expectSpecError(answer: Answer, status: number, code: string): void {
@@ -155,25 +172,27 @@ describe('POST /api/contracts', () => {
 		expect(account.status).toBe(201);
 	});
 
-	it('accepts the live field names and keeps unknown fields', async () => {
-		sandbox.configure({ dialect: 'live' });
-		const body = {
-			id: OFFER,
-			loan_amount: 250.555,
-			duration_days: 14,
-			borrower_btc_address: 'tb1qrefund',
-			borrower_pk: '02abc',
-			loan_type: 'StableCoin',
-			some_future_field: { a: 1 },
-		};
+	it('accepts both dialects\' fields in one body, stores client_contract_id and stays strict on loan_id', async () => {
+		const clientId = 'cccccccc-0000-4000-8000-000000000001';
+		const body = { ...bothDialects, client_contract_id: clientId, some_future_field: { a: 1 } };
 		const answer = await createContract(body);
 		expect(answer.status).toBe(200);
-		expect(answer.json).toMatchObject({ status: 'Requested', loan_id: OFFER, loan_amount: 250.56, borrower_btc_address: 'tb1qrefund' });
+		expect(answer.json).toMatchObject({
+			status: 'pending',
+			loan_amount: 500,
+			client_contract_id: clientId,
+			collateral_address: bothDialects.collateral_address,
+			borrower_btc_address: bothDialects.borrower_btc_address,
+			borrower_loan_address: bothDialects.borrower_loan_address,
+		});
 		expect(sandbox.state.contracts.get(answer.json.id)?.request).toEqual(body);
-		const unknownOffer = await createContract({ ...body, id: '11111111-1111-4111-8111-111111111111' });
-		expect([unknownOffer.status, unknownOffer.json]).toEqual([500, { message: 'Something went wrong' }]);
-		const tooSmall = await createContract({ ...body, loan_amount: 5 });
-		expect([tooSmall.status, tooSmall.json]).toEqual([400, { message: 'Invalid loan amount: $5 not in range $100-$10000' }]);
+		const listed = (await call('GET', '/api/contracts?limit=100')).json.data;
+		expect(listed.filter((contract: { client_contract_id: string }) => contract.client_contract_id === clientId)).toHaveLength(1);
+		const { loan_id: _loanId, ...liveOnly } = bothDialects;
+		void _loanId;
+		const noLoanId = await createContract(liveOnly);
+		expectSpecError(noLoanId, 400, 'MISSING_FIELD');
+		expect(noLoanId.json.details).toContain('loan_id');
 	});
 
 	it.each([
@@ -216,10 +235,27 @@ describe('POST /api/contracts', () => {
 
 	it('counts duplicates of the same canonical body per key', async () => {
 		await createContract(validContract);
-		await createContract({ ...validContract, client_contract_id: 'ignored-for-duplicates' });
+		await createContract(validContract);
 		await createContract({ ...validContract, loan_amount: 501 });
 		await createContract(validContract, { key: sandbox.keys.otherBorrower });
 		expect(sandbox.stats()).toMatchObject({ contractsCreated: 4, duplicateContracts: 1 });
+	});
+
+	it('counts duplicates by client_contract_id when sent, else by body and Idempotency-Key', async () => {
+		const clientId = (n: number) => `cccccccc-0000-4000-8000-${String(n).padStart(12, '0')}`;
+		// 30 identical bodies, each with its own client id: no duplicates.
+		for (let index = 0; index < 30; index += 1) await createContract({ ...validContract, client_contract_id: clientId(index) });
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 30, duplicateContracts: 0 });
+		// The same client id again (even with another amount): a duplicate.
+		await createContract({ ...validContract, loan_amount: 700, client_contract_id: clientId(3) });
+		expect(sandbox.stats().duplicateContracts).toBe(1);
+		// Without a client id: identical bodies with distinct Idempotency-Keys are distinct requests…
+		await createContract(validContract, { headers: { 'idempotency-key': 'a' } });
+		await createContract(validContract, { headers: { 'idempotency-key': 'b' } });
+		expect(sandbox.stats().duplicateContracts).toBe(1);
+		// …the same key and body again is a duplicate (idempotency is off here).
+		await createContract(validContract, { headers: { 'idempotency-key': 'a' } });
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 34, duplicateContracts: 2 });
 	});
 });
 
@@ -476,13 +512,13 @@ describe('offers', () => {
 		const ids = async (query: string): Promise<string[]> =>
 			(await call('GET', `/api/offers${query}`)).json.map((offer: { id: string }) => offer.id);
 		const { offers } = SEED_IDS;
-		expect(await ids('')).toHaveLength(5);
-		expect(await ids('?loan_type=All')).toHaveLength(6);
+		expect(await ids('')).toHaveLength(6);
+		expect(await ids('?loan_type=All')).toHaveLength(7);
 		expect(await ids('?loan_type=Indirect')).toEqual([offers.usdtPolygonIndirect]);
 		expect(await ids('?asset_type=fiat')).toEqual([offers.eurBankKyc]);
 		expect(await ids('?kyc=with_kyc')).toEqual([offers.eurBankKyc]);
 		expect(await ids('?loan_assets=UsdcPol,UsdcSol')).toEqual([offers.usdcPolygon, offers.usdcSolanaShort]);
-		expect(await ids('?min_loan_amount=20000')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc]);
+		expect(await ids('?min_loan_amount=20000')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc, offers.autoAccept]);
 		expect(await ids('?max_interest_rate=0.1')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc]);
 		expect(await ids('?duration_min=400')).toEqual([offers.eurBankKyc]);
 	});
@@ -584,5 +620,396 @@ describe('concurrency', () => {
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		expect(sandbox.stats()).toMatchObject({ requests: 300, contractsCreated: 100, duplicateContracts: 0 });
 		expect((await call('GET', '/api/contracts?limit=1')).json.total).toBe(105);
+	});
+});
+
+describe('live dialect: POST /api/contracts deserialises like ContractRequestSchema', () => {
+	const rejection = 'Failed to deserialize the JSON body into the target type: ';
+	const columnAtEnd = (body: unknown): number => JSON.stringify(body).length;
+
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+
+	it('ignores loan_id and unknown fields; a body with only loan_id misses `id` (422)', async () => {
+		const onlyLoanId = { loan_id: OFFER };
+		const answer = await createContract(onlyLoanId);
+		expect(answer.status).toBe(422);
+		expect(answer.headers.get('content-type')).toContain('application/json');
+		expect(answer.json).toEqual({ message: `${rejection}missing field \`id\` at line 1 column ${columnAtEnd(onlyLoanId)}` });
+		expect((await createContract({})).json).toEqual({ message: `${rejection}missing field \`id\` at line 1 column 2` });
+		const noLoanType = { ...liveContract, loan_type: undefined };
+		expect((await createContract(noLoanType)).json.message).toBe(
+			`${rejection}missing field \`loan_type\` at line 1 column ${columnAtEnd(noLoanType)}`,
+		);
+		const extra = await createContract({ ...bothDialects, some_future_field: { a: [1, 2] } });
+		expect(extra.status).toBe(200);
+		expect(extra.json).not.toHaveProperty('collateral_address');
+		expect(extra.json).not.toHaveProperty('repayment_address');
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		const simple = await createContract({ ...liveContract, client_contract_id: 'DDDDDDDD00004000800000000000000A' });
+		expect(simple.json.client_contract_id).toBe('dddddddd-0000-4000-8000-00000000000a');
+	});
+
+	it.each([
+		['loan_amount', '500', 'loan_amount: invalid type: string "500", expected a Decimal type representing a fixed-point number'],
+		['duration_days', 1.5, 'duration_days: invalid type: floating point `1.5`, expected i32'],
+		['duration_days', 3000000000, 'duration_days: invalid value: integer `3000000000`, expected i32'],
+		['id', 5, 'id: invalid type: integer `5`, expected a string'],
+		['loan_type', 'Loan', 'loan_type: unknown variant `Loan`, expected one of `PayWithMoon`, `MoonCardInstant`, `StableCoin`, `Fiat`, `Bringin`'],
+		['borrower_pk', '02ab', 'borrower_pk: pubkey string should be 66 or 130 digits long, got: 4'],
+		['borrower_btc_address', 'tb1qrefund', 'borrower_btc_address: bech32 segwit decoding error'],
+		['borrower_derivation_path', '84/0', 'borrower_derivation_path: invalid derivation path format'],
+		['client_contract_id', 'order-1', 'client_contract_id: UUID parsing failed: invalid character'],
+		['borrower_btc_address', null, 'borrower_btc_address: invalid type: null, expected a Bitcoin address'],
+	])('rejects %s = %j with 422', async (field, value, text) => {
+		const answer = await createContract({ ...liveContract, [field]: value });
+		expect(answer.status).toBe(422);
+		expect(answer.json.message).toContain(`${rejection}${text}`);
+		expect(answer.json.message).toMatch(/ at line 1 column \d+$/);
+		expect(sandbox.stats().contractsCreated).toBe(0);
+	});
+
+	it('reports the first bad value in document order, with its serde_json position', async () => {
+		const raw = `{"loan_amount":"x","id":7}`;
+		const answer = await call('POST', '/api/contracts', { raw, headers: { 'content-type': 'application/json' } });
+		expect(answer.json.message).toBe(
+			`${rejection}loan_amount: invalid type: string "x", expected a Decimal type representing a fixed-point number at line 1 column 18`,
+		);
+		const enumAsNumber = await createContract({ ...liveContract, loan_type: 5 });
+		expect(enumAsNumber.status).toBe(400);
+		expect(enumAsNumber.json.message).toMatch(/^Failed to parse the request body as JSON: loan_type: expected value at line 1 column \d+$/);
+	});
+});
+
+describe('live dialect: POST /api/contracts handler checks and record', () => {
+	const { offers } = SEED_IDS;
+
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+
+	it('checks in the handler order with the real messages and creates nothing', async () => {
+		const cases: [Record<string, unknown>, number, string][] = [
+			[{ id: '11111111-1111-4111-8111-111111111111' }, 500, 'Something went wrong'],
+			[{ duration_days: 400, loan_amount: 5 }, 400, 'Invalid loan duration: 400 days not in range 7-365'],
+			[{ loan_amount: 5 }, 400, 'Invalid loan amount: $5 not in range $100-$10000'],
+			[{ loan_amount: 10000.004 }, 200, ''],
+			[{ borrower_loan_address: undefined }, 400, 'Failed to provide borrower loan address for stablecoin loan'],
+			[{ loan_type: 'Fiat' }, 400, 'Cannot create fiat contract with asset: UsdcPol'],
+			[{ id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 }, 400, 'Failed to provide bank details for fiat loan'],
+			[{ id: offers.usdtEthereumMonthly, loan_type: 'PayWithMoon' }, 400, 'Cannot create loan request for Moon card with asset UsdtEth. Moon only supports USDC on Polygon'],
+			[{ loan_type: 'MoonCardInstant' }, 400, 'MoonCardInstant loan type requires MoonCardInstant loan payout, but got Direct'],
+			[{ loan_type: 'PayWithMoon', moon_card_id: 'aaaaaaaa-0000-4000-8000-000000000001' }, 404, 'Card not found'],
+			[{ loan_type: 'Bringin' }, 400, 'Cannot use Bringin without a Bringin API key'],
+		];
+		for (const [patch, status, message] of cases) {
+			const answer = await createContract({ ...liveContract, ...patch });
+			expect([JSON.stringify(patch), answer.status]).toEqual([JSON.stringify(patch), status]);
+			if (status !== 200) expect(answer.json).toEqual({ message });
+		}
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('keeps a fiat contract whose bank details lack IBAN and SWIFT, although it answers 400', async () => {
+		const details = {
+			bank_name: 'B', bank_address: 'A', bank_country: 'DE', purpose_of_remittance: 'P', full_name: 'F',
+			address: 'A', city: 'C', post_code: '1', country: 'DE',
+		};
+		const fiat = { ...liveContract, id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 };
+		const wrapper = { details, encrypted_encryption_key_borrower: 'kb', encrypted_encryption_key_lender: 'kl' };
+		const refused = await createContract({ ...fiat, fiat_loan_details: wrapper });
+		expect([refused.status, refused.json]).toEqual([400, { message: 'Failed to provide bank details for fiat loan' }]);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		const withIban = { ...wrapper, details: { ...details, iban_transfer_details: { iban: 'DE89370400440532013000' } } };
+		const accepted = await createContract({ ...fiat, fiat_loan_details: withIban });
+		expect(accepted.json).toMatchObject({ status: 'Requested', loan_type: 'Fiat', borrower_loan_address: null });
+		expect(accepted.json.fiat_loan_details_borrower).toEqual({ details: withIban.details, encrypted_encryption_key: 'kb' });
+	});
+
+	it('returns the Contract record of the backend', async () => {
+		const clientId = 'dddddddd-0000-4000-8000-000000000001';
+		const answer = await createContract({ ...bothDialects, client_contract_id: clientId });
+		expect(answer.status).toBe(200);
+		const contract = answer.json;
+		expect(contract).toMatchObject({
+			status: 'Requested',
+			client_contract_id: clientId,
+			loan_type: 'StableCoin',
+			borrower_btc_address: LIVE_BTC_ADDRESS,
+			borrower_loan_address: LOAN_ADDRESS,
+			borrower_pk: LIVE_PK,
+			loan_repayment_address: sandbox.state.offers.get(OFFER)?.loan_repayment_address,
+			collateral_asset: 'BitcoinBtc',
+			liquidation_status: 'Healthy',
+			can_extend: true,
+			contract_address: null,
+			fiat_loan_details_borrower: null,
+			fiat_loan_details_lender: null,
+		});
+		// interest 500 × 12 % × 30/365 = 4.93; collateral (500 + 4.93) / 0.5 at 100,000 USD/BTC; fee 1 % of 500.
+		expect(contract.origination_fee_sats).toBe(5000);
+		expect(contract.initial_collateral_sats).toBe(1_009_860 + 5000);
+		expect(Object.keys(contract.installments[0]).sort()).toEqual(['due_date', 'id', 'interest', 'paid_date', 'payment_id', 'principal', 'status']);
+		expect(contract).not.toHaveProperty('collateral_address');
+		const listed = (await call('GET', '/api/contracts')).json.data[0];
+		expect(listed).toMatchObject({ id: contract.id, client_contract_id: clientId });
+	});
+
+	it('approves at once when the offer auto-accepts, needs no KYC and is not fiat', async () => {
+		const approved = await createContract({ ...liveContract, id: offers.autoAccept });
+		expect(approved.json.status).toBe('Approved');
+		expect(approved.json.contract_address).toMatch(/^tb1p/);
+		expect(approved.json.timeline.map((event: { event: { status: string } }) => event.event.status)).toEqual(['Requested', 'Approved']);
+		const kycOffer = sandbox.admin.addOffer({ kyc_link: 'https://kyc.example/x', auto_accept: true, loan_asset: 'UsdtPol' });
+		expect(kycOffer).not.toHaveProperty('auto_accept');
+		expect((await createContract({ ...liveContract, id: kycOffer.id })).json.status).toBe('Requested');
+		expect((await createContract(liveContract)).json.status).toBe('Requested');
+		sandbox.configure({ dialect: 'spec' });
+		expect((await createContract({ ...validContract, loan_id: offers.autoAccept })).json.status).toBe('pending');
+	});
+
+	it('takes and serves withdrawn offers (loan_by_id ignores the status)', async () => {
+		sandbox.admin.withdrawOffer(OFFER);
+		expect((await createContract(liveContract)).status).toBe(200);
+		expect((await call('GET', `/api/offers/${OFFER}`)).json.status).toBe('Unavailable');
+		expect((await call('GET', '/api/offers')).json.map((offer: { id: string }) => offer.id)).not.toContain(OFFER);
+	});
+});
+
+describe('live dialect: idempotency, duplicates and faults', () => {
+	it('never honours Idempotency-Key, even when switched on', async () => {
+		sandbox.configure({ dialect: 'live', idempotency: true });
+		const headers = { 'idempotency-key': 'same-1' };
+		const first = await createContract(liveContract, { headers });
+		const second = await createContract(liveContract, { headers });
+		expect(second.json.id).not.toBe(first.json.id);
+		expect(second.headers.get('idempotent-replayed')).toBeNull();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 2, duplicateContracts: 1 });
+	});
+
+	it('a fault after the commit loses the answer; the retry with the same client_contract_id is a duplicate', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			faults: [
+				{ kind: '500', method: 'POST', path: '/api/contracts', after: true },
+				{ kind: 'reset', method: 'POST', path: '/api/contracts', after: true },
+				{ kind: '503', method: 'POST', path: '/api/contracts', after: true },
+			],
+		});
+		const body = { ...liveContract, client_contract_id: 'eeeeeeee-0000-4000-8000-000000000001' };
+		const lost = await createContract(body);
+		expect([lost.status, lost.json]).toEqual([500, { message: 'Something went wrong' }]);
+		await expect(createContract(body)).rejects.toThrow();
+		expect((await createContract(body)).status).toBe(503);
+		expect((await createContract(body)).status).toBe(200);
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 4, duplicateContracts: 3, faultsInjected: 3 });
+		const mine = (await call('GET', '/api/contracts?limit=100')).json.data.filter(
+			(contract: { client_contract_id: string | null }) => contract.client_contract_id === body.client_contract_id,
+		);
+		expect(mine).toHaveLength(4);
+	});
+});
+
+describe('live dialect: other endpoints', () => {
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+
+	it('installment-paid with an unknown installment id answers 200 and changes nothing but the transactions', async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
+		const before = contract.installments.map((installment) => installment.status);
+		const answer = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
+			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
+		});
+		expect([answer.status, answer.text]).toEqual([200, '']);
+		expect(contract.installments.map((installment) => installment.status)).toEqual(before);
+		expect(contract.status).toBe('PrincipalGiven');
+		expect(contract.transactions.at(-1)).toMatchObject({ txid: '0xabc', transaction_type: 'InstallmentPaid' });
+		const notUuid = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
+			body: { installment_id: 'first', payment_id: 'x' },
+		});
+		expect(notUuid.status).toBe(422);
+		expect(notUuid.json.message).toContain('installment_id: UUID parsing failed');
+		// Spec dialect: still a 400 for an installment that is not on the contract.
+		sandbox.configure({ dialect: 'spec' });
+		const spec = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
+			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
+		});
+		expectSpecError(spec, 400, 'INSTALLMENT_NOT_FOUND');
+	});
+
+	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
+		const unknown = await call('POST', '/api/contracts/11111111-1111-4111-8111-111111111111/extend', { body: { new_duration: 30 } });
+		expect([unknown.status, unknown.json]).toEqual([
+			400,
+			{ message: 'Missing contract: no rows returned by a query that expected to return at least one row' },
+		]);
+		const foreign = await call('POST', `/api/contracts/${SEED_IDS.contracts.otherBorrowers}/extend`, { body: { new_duration: 30 } });
+		expect([foreign.status, foreign.json]).toEqual([500, { message: 'Something went wrong' }]);
+		const noBody = await call('POST', `/api/contracts/${SEED_IDS.contracts.principalGiven}/extend`, { body: {} });
+		expect(noBody.json).toEqual({ message: 'Failed to deserialize the JSON body into the target type: missing field `new_duration` at line 1 column 2' });
+		sandbox.configure({ dialect: 'spec' });
+		expectSpecError(await call('POST', '/api/contracts/11111111-1111-4111-8111-111111111111/extend', { body: { new_duration: 30 } }), 404, 'CONTRACT_NOT_FOUND');
+	});
+
+	it('create-api-account only checks the e-mail; a missing name is axum\'s 422', async () => {
+		const create = (body: unknown) => call('POST', '/api/create-api-account', { key: sandbox.keys.master, body });
+		const loose = await create({ name: '', timezone: 'Mars/Olympus_Mons', email: 'Ada@Example.COM' });
+		expect(loose.status).toBe(200);
+		expect(loose.json).toMatchObject({ name: '', email: 'ada@example.com', timezone: 'Mars/Olympus_Mons' });
+		const bare = await create({ name: 'Bob' });
+		expect(bare.json).toMatchObject({ name: 'Bob', email: null, timezone: null });
+		expect((await call('GET', '/api/keys', { key: bare.json.api_key })).json[0].description).toBe('account key');
+		const badEmail = await create({ name: 'Bob', email: 'bob@localhost' });
+		expect([badEmail.status, badEmail.json]).toEqual([400, { message: 'Invalid email address' }]);
+		const noName = { email: 'a@b.co' };
+		const missing = await create(noName);
+		expect([missing.status, missing.json]).toEqual([
+			422,
+			{ message: `Failed to deserialize the JSON body into the target type: missing field \`name\` at line 1 column ${JSON.stringify(noName).length}` },
+		]);
+	});
+
+	it('caps API keys at 5 per user (500) and deletes unknown ids with 200', async () => {
+		for (let index = 0; index < 4; index += 1) expect((await call('POST', '/api/keys', { body: { description: `k${index}` } })).status).toBe(200);
+		expect((await call('GET', '/api/keys')).json).toHaveLength(5);
+		const sixth = await call('POST', '/api/keys', { body: { description: 'one too many' } });
+		expect([sixth.status, sixth.json]).toEqual([500, { message: 'Something went wrong' }]);
+		sandbox.configure({ dialect: 'spec' });
+		expectSpecError(await call('POST', '/api/keys', { body: { description: 'one too many' } }), 409, 'KEY_LIMIT_REACHED');
+		expectSpecError(await call('DELETE', '/api/keys/999'), 404, 'KEY_NOT_FOUND');
+		sandbox.configure({ dialect: 'live' });
+		const unknown = await call('DELETE', '/api/keys/999');
+		expect([unknown.status, unknown.text]).toEqual([200, '']);
+		const notNumber = await call('DELETE', '/api/keys/abc');
+		expect([notNumber.status, notNumber.headers.get('content-type'), notNumber.text]).toEqual([
+			400,
+			'text/plain; charset=utf-8',
+			'Invalid URL: Cannot parse `abc` to a `i32`',
+		]);
+	});
+
+	it('answers query-string rejections as axum plain text, range checks as JSON', async () => {
+		const plain = async (path: string, text: string): Promise<void> => {
+			const answer = await call('GET', path);
+			expect([answer.status, answer.headers.get('content-type'), answer.text]).toEqual([
+				400,
+				'text/plain; charset=utf-8',
+				`Failed to deserialize query string: ${text}`,
+			]);
+		};
+		await plain('/api/contracts?page=abc', 'invalid digit found in string');
+		await plain('/api/contracts?limit=-1', 'invalid digit found in string');
+		await plain('/api/contracts?page=', 'cannot parse integer from empty string');
+		await plain('/api/contracts?sort_order=up', 'unknown variant `up`, expected `asc` or `desc`');
+		await plain(
+			'/api/contracts?sort_by=colour',
+			'unknown variant `colour`, expected one of `created_at`, `loan_amount`, `expiry_date`, `interest_rate`, `status`, `collateral_sats`, `updated_at`',
+		);
+		await plain('/api/contracts?status=Requested,Foo', 'Invalid contract status: Foo');
+		await plain('/api/offers?loan_type=Everything', 'unknown variant `Everything`, expected one of `Direct`, `Indirect`, `MoonCardInstant`, `All`');
+		await plain('/api/offers?collateral_asset_type=Ark', 'unknown variant `Ark`, expected one of `Any`, `Bitcoin`, `Arkade`');
+		await plain('/api/offers?min_loan_amount=lots', 'invalid float literal');
+		await plain(`/api/offers/${OFFER}?kyc=maybe`, 'unknown variant `maybe`, expected one of `no_kyc`, `with_kyc`, `all`');
+		await plain('/api/notifications?unread_only=maybe', 'provided string was not `true` or `false`');
+		await plain('/api/notifications?page=x', 'invalid digit found in string');
+		expect((await call('GET', '/api/contracts?status=principal_given,REQUESTED')).json.total).toBe(3);
+		const json = async (path: string, message: string): Promise<void> => {
+			const answer = await call('GET', path);
+			expect([answer.status, answer.headers.get('content-type'), answer.json]).toEqual([400, 'application/json', { message }]);
+		};
+		await json('/api/contracts?page=0', 'Page must be greater than 0');
+		await json('/api/contracts?limit=101', 'Limit must be between 1 and 100');
+		await json('/api/notifications?limit=0', 'Bad Request');
+		await json('/api/notifications?page=0', 'Bad Request');
+	});
+});
+
+describe('offers: collateral asset and the by-id filters', () => {
+	const { offers } = SEED_IDS;
+	const ids = async (query: string): Promise<string[]> =>
+		(await call('GET', `/api/offers${query}`)).json.map((offer: { id: string }) => offer.id);
+
+	it('filters by collateral_asset_type (default Bitcoin) in both dialects', async () => {
+		expect(await ids('')).not.toContain(offers.arkade);
+		expect(await ids('?collateral_asset_type=Arkade')).toEqual([offers.arkade]);
+		expect(await ids('?collateral_asset_type=Any&loan_type=All')).toHaveLength(8);
+		const arkade = await call('GET', `/api/offers/${offers.arkade}?collateral_asset_type=Arkade`);
+		expect(arkade.json).toMatchObject({ id: offers.arkade, collateral_asset: 'ArkadeBtc' });
+		expectSpecError(await call('GET', `/api/offers/${offers.arkade}`), 404, 'OFFER_NOT_FOUND');
+		sandbox.configure({ dialect: 'live' });
+		expect(await ids('?collateral_asset_type=Bitcoin&loan_type=All')).toHaveLength(7);
+		const live = await call('GET', `/api/offers/${offers.arkade}`);
+		expect([live.status, live.json]).toEqual([400, { message: 'Loan offer not found' }]);
+	});
+
+	it('does not apply loan_type on the by-id route, but the other filters', async () => {
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			expect((await call('GET', `/api/offers/${offers.indirect}`)).status).toBe(200);
+			expect((await call('GET', `/api/offers/${offers.indirect}?loan_type=Direct`)).status).toBe(200);
+			expect((await call('GET', `/api/offers/${offers.kyc}?kyc=no_kyc`)).status).toBe(dialect === 'spec' ? 404 : 400);
+		}
+		expect(offers.kyc).toBe(offers.eurBankKyc);
+		expect(offers.indirect).toBe(offers.usdtPolygonIndirect);
+	});
+});
+
+describe('notifications: the live handler pages each kind separately', () => {
+	async function walk(limit: number): Promise<{ ids: Set<string>; total: number; pages: number }> {
+		const first = (await call('GET', `/api/notifications?limit=${limit}`)).json;
+		const ids = new Set<string>();
+		for (let page = 1; page <= first.total_pages; page += 1) {
+			for (const message of (await call('GET', `/api/notifications?limit=${limit}&page=${page}`)).json.data) ids.add(message.data.id);
+		}
+		return { ids, total: first.total, pages: first.total_pages };
+	}
+
+	it('misses items on a Return All walk over 160 unread notifications of mixed types', async () => {
+		const posted = sandbox.admin.postNotifications(sandbox.keys.borrower, 160);
+		expect(new Set(posted.map((message) => message.type))).toEqual(new Set(['ContractUpdate', 'InstallmentUpdate', 'ChatMessage']));
+		expect(await walk(50)).toMatchObject({ total: 164, pages: 4 });
+		expect((await walk(50)).ids.size).toBe(164);
+		sandbox.configure({ dialect: 'live' });
+		const page1 = (await call('GET', '/api/notifications?limit=50')).json;
+		expect(page1).toMatchObject({ page: 1, limit: 50, total: 164, total_pages: 4 });
+		expect(page1.data.map((message: { data: { id: string } }) => message.data.id)).toEqual(
+			posted.slice(-50).reverse().map((message) => message.data.id),
+		);
+		// Page 2 holds each kind's items 51+ (6 + 4 + 4), pages 3 and 4 are empty.
+		expect((await call('GET', '/api/notifications?limit=50&page=2')).json.data).toHaveLength(14);
+		expect((await call('GET', '/api/notifications?limit=50&page=3')).json.data).toEqual([]);
+		const live = await walk(50);
+		expect(live).toMatchObject({ total: 164, pages: 4 });
+		expect(live.ids.size).toBe(64);
+	});
+
+	it("marks another borrower's notification read in the live dialect (no ownership check)", async () => {
+		const foreign = sandbox.admin.postNotification(sandbox.keys.otherBorrower);
+		await call('PUT', `/api/notifications/${foreign.data.id}`);
+		expect(foreign.data.read).toBe(false);
+		sandbox.configure({ dialect: 'live' });
+		await call('PUT', `/api/notifications/${foreign.data.id}`);
+		expect(foreign.data.read).toBe(true);
+	});
+
+	it('admin posts such a batch over HTTP too', async () => {
+		const answer = await call('POST', '/__admin/notifications', { key: null, body: { api_key: sandbox.keys.borrower, count: 160 } });
+		expect(answer.json.created).toBe(160);
+		expect((await call('GET', '/api/notifications')).json.total).toBe(164);
+	});
+});
+
+describe('admin: contracts with a client_contract_id', () => {
+	it('creates them programmatically and over HTTP, and the listing shows the id', async () => {
+		const clientId = 'ffffffff-0000-4000-8000-000000000001';
+		const made = sandbox.admin.createContract(sandbox.keys.borrower, { client_contract_id: clientId });
+		expect(made.client_contract_id).toBe(clientId);
+		const overHttp = await call('POST', '/__admin/contracts', {
+			key: null,
+			body: { api_key: sandbox.keys.borrower, client_contract_id: clientId, status: 'Approved' },
+		});
+		expect(overHttp.json).toMatchObject({ client_contract_id: clientId, status: 'Approved' });
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			const listed = (await call('GET', '/api/contracts?limit=100')).json.data;
+			expect(listed.filter((contract: { client_contract_id: string }) => contract.client_contract_id === clientId)).toHaveLength(2);
+		}
 	});
 });

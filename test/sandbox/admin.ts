@@ -21,6 +21,7 @@ import type {
 	LoanOffer,
 	NotificationData,
 	NotificationMessage,
+	OfferSettings,
 	RecordedRequest,
 	SandboxConfig,
 	SandboxKeys,
@@ -44,15 +45,32 @@ export interface NotificationInput {
 	data?: Partial<NotificationData>;
 }
 
+/** Options of postNotifications: `count` notifications for one user, a minute apart, newest last. */
+export interface NotificationBatchInput {
+	/** Types to cycle through. Default: ContractUpdate, InstallmentUpdate, ChatMessage (mixed). */
+	types?: string[];
+	/** Default false (unread). */
+	read?: boolean;
+	/** Timestamp of the newest one (default: now); the others are 1 minute apart before it. */
+	newest?: string;
+	/** Contract the notifications refer to (default: the owner's first contract, if any). */
+	contract_id?: string;
+}
+
+/** An offer to add, plus the settings the live backend does not publish (`auto_accept`). */
+export type AdminOfferInput = Partial<LoanOffer> & OfferSettings;
+
 /** Contract fields to override; `loan_id` picks the offer (default: the first available offer). */
 export type AdminContractInput = Partial<Contract>;
 
 export interface SandboxAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
-	addOffer(partial?: Partial<LoanOffer>): LoanOffer;
+	addOffer(partial?: AdminOfferInput): LoanOffer;
 	withdrawOffer(id: string): LoanOffer;
 	postNotification(ownerKey: string, notification?: NotificationInput): NotificationMessage;
+	/** Many notifications at once, e.g. 160 unread ones of mixed types. */
+	postNotifications(ownerKey: string, count: number, options?: NotificationBatchInput): NotificationMessage[];
 	createContract(ownerKey: string, partial?: AdminContractInput): Contract;
 	createContracts(ownerKey: string, count: number, partial?: AdminContractInput): Contract[];
 	configure(patch: Partial<SandboxConfig>): SandboxConfig;
@@ -87,7 +105,9 @@ function requireText(value: unknown, field: string): string {
 	throw invalid(`Field ${field} must be a non-empty string`);
 }
 
-function offerFromPartial(state: SandboxState, partial: Partial<LoanOffer>): LoanOffer {
+function offerFromPartial(state: SandboxState, input: AdminOfferInput): LoanOffer {
+	const partial: Partial<LoanOffer> & OfferSettings = { ...input };
+	delete partial.auto_accept;
 	const id = partial.id ?? state.ids.uuid();
 	if (state.offers.has(id)) throw invalid(`Offer ${id} already exists`);
 	const lender = [...state.lenders.values()][0];
@@ -145,6 +165,33 @@ function adminContract(state: SandboxState, ownerKey: string, partial: AdminCont
 	return Object.assign(entry.contract, partial);
 }
 
+const MIXED_TYPES = ['ContractUpdate', 'InstallmentUpdate', 'ChatMessage'];
+
+function postNotifications(state: SandboxState, ownerKey: string, count: number, options: NotificationBatchInput): NotificationMessage[] {
+	const owner = ownerOfKey(state, ownerKey);
+	if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
+	const types = options.types && options.types.length > 0 ? options.types : MIXED_TYPES;
+	const newest = Date.parse(options.newest ?? nowIso(state));
+	if (Number.isNaN(newest)) throw invalid('newest must be an ISO timestamp');
+	const contract = options.contract_id
+		? anyContract(state, options.contract_id).contract
+		: state.contractsByOwner.get(owner.id)?.[0]?.contract;
+	const messages: NotificationMessage[] = [];
+	for (let index = 0; index < count; index += 1) {
+		const type = types[index % types.length];
+		const timestamp = new Date(newest - (count - 1 - index) * 60_000).toISOString();
+		const data: NotificationData = { id: state.ids.uuid(), timestamp, read: options.read ?? false, contract_id: contract?.id ?? state.ids.uuid() };
+		if (type === 'ContractUpdate') data.status = contract?.status ?? 'Requested';
+		if (type === 'InstallmentUpdate') {
+			data.installment_id = contract?.installments[0]?.id ?? state.ids.uuid();
+			data.status = 'paid';
+		}
+		if (type === 'ChatMessage') data.counterparty_name = contract?.lender.name ?? 'Sandbox lender';
+		messages.push(pushNotification(state, owner.id, { type, data }));
+	}
+	return messages;
+}
+
 export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
@@ -154,6 +201,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		addOffer: (partial = {}) => {
 			const offer = offerFromPartial(state(), partial);
 			state().offers.set(offer.id, offer);
+			if (partial.auto_accept) state().autoAcceptOffers.add(offer.id);
 			return offer;
 		},
 		withdrawOffer: (id) => {
@@ -167,6 +215,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 			const data: NotificationData = { id: state().ids.uuid(), timestamp: nowIso(state()), read: false, ...notification.data };
 			return pushNotification(state(), owner.id, { type: notification.type ?? 'ContractUpdate', data });
 		},
+		postNotifications: (ownerKey, count, options = {}) => postNotifications(state(), ownerKey, count, options),
 		createContract: (ownerKey, partial = {}) => adminContract(state(), ownerKey, partial),
 		createContracts: (ownerKey, count, partial = {}) => {
 			if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
@@ -233,15 +282,18 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		route('POST', '/contracts/:id/liquidation-status', (ctx) =>
 			jsonReply(admin.setLiquidationStatus(ctx.params.id, bodyObject(ctx).liquidation_status as string)),
 		),
-		route('POST', '/offers', (ctx) => jsonReply(admin.addOffer(bodyObject(ctx) as Partial<LoanOffer>))),
+		route('POST', '/offers', (ctx) => jsonReply(admin.addOffer(bodyObject(ctx) as AdminOfferInput))),
 		noBody('POST', '/offers/:id/withdraw', (ctx) => jsonReply(admin.withdrawOffer(ctx.params.id))),
 		route('DELETE', '/offers/:id', (ctx) => {
 			admin.withdrawOffer(ctx.params.id);
 			return emptyReply();
 		}),
 		route('POST', '/notifications', (ctx) => {
-			const { api_key: apiKey, ...notification } = bodyObject(ctx);
-			return jsonReply(admin.postNotification(requireText(apiKey, 'api_key'), notification as NotificationInput));
+			const { api_key: apiKey, count, ...notification } = bodyObject(ctx);
+			const key = requireText(apiKey, 'api_key');
+			if (count === undefined) return jsonReply(admin.postNotification(key, notification as NotificationInput));
+			const posted = admin.postNotifications(key, count as number, notification as NotificationBatchInput);
+			return jsonReply({ created: posted.length, first_id: posted[0].data.id, last_id: posted[posted.length - 1].data.id });
 		}),
 	];
 }

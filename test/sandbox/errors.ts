@@ -7,6 +7,11 @@ import type { Dialect } from './types';
 export interface LiveError {
 	status: number;
 	message: string;
+	/**
+	 * Answer with the message as plain text instead of `{"message": …}`: axum's own rejections from
+	 * extractors the backend does not wrap (Query, Path) are `text/plain; charset=utf-8`.
+	 */
+	plain?: boolean;
 }
 
 const TITLES: Record<string, string> = {
@@ -53,7 +58,7 @@ export class ApiError extends Error {
 		live?: Partial<LiveError>,
 	) {
 		super(details);
-		this.live = { status: live?.status ?? status, message: live?.message ?? details };
+		this.live = { status: live?.status ?? status, message: live?.message ?? details, plain: live?.plain ?? false };
 	}
 
 	get title(): string {
@@ -63,12 +68,13 @@ export class ApiError extends Error {
 
 export interface ErrorResponse {
 	status: number;
-	body: { error: string; code: string; details: string } | { message: string };
+	body: { error: string; code: string; details: string } | { message: string } | string;
 }
 
 export function renderError(dialect: Dialect, error: ApiError): ErrorResponse {
 	if (dialect === 'live') {
-		return { status: error.live.status, body: { message: error.live.message } };
+		const { status, message, plain } = error.live;
+		return { status, body: plain ? message : { message } };
 	}
 	return { status: error.status, body: { error: error.title, code: error.code, details: error.details } };
 }
@@ -81,14 +87,32 @@ export function unauthorized(details: string, liveMessage: string): ApiError {
 	return new ApiError(401, 'UNAUTHORIZED', details, { message: liveMessage });
 }
 
-/** axum's answer to a JSON body that does not fit the target type. */
+/**
+ * axum 0.7's answer to a JSON body that does not fit the target type (JsonDataError, 422). The
+ * backend wraps `Json` in its own `AppJson`, so the text arrives as `{"message": …}`. `reason` is
+ * serde_path_to_error's text, e.g. "missing field `id` at line 1 column 2".
+ */
 export function liveJsonRejection(reason: string): Partial<LiveError> {
 	return { status: 422, message: `Failed to deserialize the JSON body into the target type: ${reason}` };
 }
 
-/** axum's answer to a query string that does not fit the target type. */
+/** axum 0.7's JsonSyntaxError (400), also wrapped in `{"message": …}` by the backend's AppJson. */
+export function liveJsonSyntaxRejection(reason: string): Partial<LiveError> {
+	return { status: 400, message: `Failed to parse the request body as JSON: ${reason}` };
+}
+
+/**
+ * axum 0.7's `Query` rejection (FailedToDeserializeQueryString): status 400, plain text. The backend
+ * uses axum's `Query` unwrapped, so this is not `{"message": …}`. `reason` is serde_urlencoded's text
+ * (no field path), e.g. "unknown variant `x`, expected `asc` or `desc`".
+ */
 export function liveQueryRejection(reason: string): Partial<LiveError> {
-	return { status: 400, message: `Failed to deserialize query string: ${reason}` };
+	return { status: 400, message: `Failed to deserialize query string: ${reason}`, plain: true };
+}
+
+/** axum 0.7's `Path` rejection for a segment that does not parse (plain text, 400). */
+export function livePathRejection(value: string, type: string): Partial<LiveError> {
+	return { status: 400, message: `Invalid URL: Cannot parse \`${value}\` to a \`${type}\``, plain: true };
 }
 
 export function contractNotFound(id: string): ApiError {

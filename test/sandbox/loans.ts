@@ -28,11 +28,14 @@ export interface ContractDraft {
 	loanType?: string;
 	clientContractId?: string;
 	borrowerBtcAddress?: string;
-	borrowerLoanAddress?: string;
+	/** null: the contract has no borrower loan address (e.g. an Indirect or fiat loan). */
+	borrowerLoanAddress?: string | null;
 	borrowerPk?: string;
 	borrowerDerivationPath?: string;
 	collateralAddress?: string;
 	repaymentAddress?: string;
+	/** The request's `fiat_loan_details` (FiatLoanDetailsWrapper), stored for the borrower. */
+	fiatLoanDetails?: { details: unknown; encrypted_encryption_key_borrower: string };
 }
 
 export function interestFor(amount: number, yearlyRate: number, days: number): number {
@@ -43,8 +46,13 @@ function sats(amountUsd: number): number {
 	return Math.round((amountUsd / BTC_PRICE) * SATS_PER_BTC);
 }
 
-function originationFeeRate(offer: LoanOffer, days: number): number {
-	return offer.origination_fee.find((fee) => days >= fee.from_day && days < fee.to_day)?.fee ?? 0;
+/**
+ * The live backend takes the first configured origination fee whatever the duration
+ * (routes/borrower/contracts.rs post_contract_request: `data.config.origination_fee.first()`; the
+ * offers it publishes carry that same list), so the sandbox uses the offer's first entry.
+ */
+function originationFeeRate(offer: LoanOffer): number {
+	return offer.origination_fee[0]?.fee ?? 0;
 }
 
 function installmentPeriod(plan: string): number | null {
@@ -97,7 +105,10 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 	const { offer, loanAmount: amount, durationDays: days, createdAt } = draft;
 	const id = draft.id ?? state.ids.uuid();
 	const interest = interestFor(amount, offer.interest_rate, days);
-	const initialCollateral = sats(amount / offer.min_ltv);
+	// contract_requests.rs calculate_initial_funding_amount: (loan + interest) / LTV in BTC, plus the
+	// origination fee: the whole amount the borrower sends to contract_address.
+	const collateral = sats((amount + interest) / offer.min_ltv);
+	const originationFee = sats(amount * originationFeeRate(offer));
 	const extendable = canExtend(offer);
 	const contract: Contract = {
 		id,
@@ -114,13 +125,13 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		interest,
 		interest_rate: offer.interest_rate,
 		duration_days: days,
-		initial_collateral_sats: initialCollateral,
-		origination_fee_sats: sats(amount * originationFeeRate(offer, days)),
+		initial_collateral_sats: collateral + originationFee,
+		origination_fee_sats: originationFee,
 		collateral_sats: 0,
 		deposited_sats: 0,
 		initial_ltv: offer.min_ltv,
 		collateral_asset: offer.collateral_asset,
-		liquidation_price: roundMoney(amount / ((initialCollateral / SATS_PER_BTC) * LIQUIDATION_LTV)),
+		liquidation_price: roundMoney((amount + interest) / ((collateral / SATS_PER_BTC) * LIQUIDATION_LTV)),
 		liquidation_status: 'Healthy',
 		ltv_threshold_margin_call_1: 0.8,
 		ltv_threshold_margin_call_2: 0.85,
@@ -129,7 +140,9 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		collateral_script: null,
 		borrower_btc_address: draft.borrowerBtcAddress ?? draft.collateralAddress ?? btcAddressFor(state.seed, `${id}:refund`),
 		borrower_loan_address:
-			draft.borrowerLoanAddress ?? draft.repaymentAddress ?? evmAddressFor(state.seed, `${id}:payout`),
+			draft.borrowerLoanAddress !== undefined
+				? draft.borrowerLoanAddress
+				: (draft.repaymentAddress ?? evmAddressFor(state.seed, `${id}:payout`)),
 		loan_repayment_address: offer.loan_repayment_address,
 		btc_loan_repayment_address: null,
 		borrower_pk: draft.borrowerPk ?? publicKeyFor(state.seed, `${draft.owner}:borrower`),
@@ -147,6 +160,11 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		transactions: [],
 		timeline: [{ date: createdAt, txid: null, event: { type: 'contract_status_change', status: draft.status } }],
 		kyc_info: offer.kyc_link ? { kyc_link: offer.kyc_link, is_kyc_done: false } : null,
+		fiat_loan_details_borrower: draft.fiatLoanDetails
+			? { details: draft.fiatLoanDetails.details, encrypted_encryption_key: draft.fiatLoanDetails.encrypted_encryption_key_borrower }
+			: null,
+		fiat_loan_details_lender: null,
+		requires_ark_settlement: offer.collateral_asset === 'ArkadeBtc' ? true : null,
 	};
 	if (draft.collateralAddress !== undefined) contract.collateral_address = draft.collateralAddress;
 	if (draft.repaymentAddress !== undefined) contract.repayment_address = draft.repaymentAddress;
@@ -218,6 +236,7 @@ export function markInstallmentPaid(
 	entry: ContractEntry,
 	installment: Installment,
 	paymentId: string,
+	settle = true,
 ): void {
 	const at = nowIso(state);
 	const contract = entry.contract;
@@ -247,7 +266,26 @@ export function markInstallmentPaid(
 			read: false,
 		},
 	});
-	if (contract.installments.every((item) => SETTLED_INSTALLMENTS.has(item.status))) {
+	if (settle) settleIfRepaid(state, entry);
+}
+
+/** RepaymentProvided once every installment of the contract is paid, confirmed or cancelled. */
+export function settleIfRepaid(state: SandboxState, entry: ContractEntry): void {
+	const { installments } = entry.contract;
+	if (installments.length > 0 && installments.every((item) => SETTLED_INSTALLMENTS.has(item.status))) {
 		changeStatus(state, entry, 'RepaymentProvided');
 	}
+}
+
+/** db::transactions::insert_installment_paid_txid: one InstallmentPaid transaction per (txid, contract). */
+export function recordInstallmentPaidTransaction(state: SandboxState, entry: ContractEntry, paymentId: string): void {
+	const { contract } = entry;
+	if (contract.transactions.some((transaction) => transaction.txid === paymentId)) return;
+	contract.transactions.push({
+		id: state.ids.uuid(),
+		contract_id: contract.id,
+		txid: paymentId,
+		timestamp: nowIso(state),
+		transaction_type: 'InstallmentPaid',
+	});
 }

@@ -3,6 +3,8 @@
  * contract and notification listings.
  */
 import { badRequest } from './errors';
+import { numberParam } from './query';
+import type { Dialect } from './types';
 
 export interface PageRequest {
 	page: number;
@@ -18,21 +20,26 @@ export interface Page<T> extends PageRequest {
 export interface PaginationRules {
 	defaultLimit: number;
 	maxLimit: number;
-	/** Message of the live backend for any violation; per-rule messages when absent. */
+	/** Message of the live backend for a page/limit out of range; per-rule messages when absent. */
 	liveMessage?: string;
 }
 
-function parseNumber(raw: string | undefined, fallback: number, field: string, rules: PaginationRules): number {
-	if (raw === undefined || raw === '') return fallback;
-	if (/^-?\d+$/.test(raw)) return Number(raw);
-	throw badRequest('INVALID_PAGINATION', `Parameter ${field} must be an integer`, {
-		message: rules.liveMessage ?? `Failed to deserialize query string: ${field}: invalid digit found in string`,
-	});
+function parseNumber(dialect: Dialect, query: Record<string, string>, field: string, fallback: number): number {
+	// Spec: any integer (range checked below). Live: a u32, else axum's plain-text Query rejection.
+	if (dialect === 'spec') {
+		const raw = query[field];
+		if (raw === undefined || raw === '') return fallback;
+		if (/^-?\d+$/.test(raw)) return Number(raw);
+		throw badRequest('INVALID_PAGINATION', `Parameter ${field} must be an integer`);
+	}
+	const details = { code: 'INVALID_PAGINATION', details: `Parameter ${field} must be an integer` };
+	return numberParam(dialect, query, field, 'u32', details) ?? fallback;
 }
 
-export function parsePageRequest(query: Record<string, string>, rules: PaginationRules): PageRequest {
-	const page = parseNumber(query.page, 1, 'page', rules);
-	const limit = parseNumber(query.limit, rules.defaultLimit, 'limit', rules);
+/** `page` (default 1) and `limit`; the live backend's `validate()` answers JSON `{message}` for ranges. */
+export function parsePageRequest(query: Record<string, string>, rules: PaginationRules, dialect: Dialect = 'spec'): PageRequest {
+	const page = parseNumber(dialect, query, 'page', 1);
+	const limit = parseNumber(dialect, query, 'limit', rules.defaultLimit);
 	if (page < 1) {
 		throw badRequest('INVALID_PAGINATION', 'Page must be greater than 0', { message: rules.liveMessage });
 	}

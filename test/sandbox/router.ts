@@ -4,6 +4,7 @@
  */
 import { unauthorized } from './errors';
 import type { SandboxState } from './state';
+import type { ContractIdentity } from './stats';
 import type { ApiKeyRecord, SandboxConfig, User } from './types';
 
 export interface AuthContext {
@@ -14,7 +15,7 @@ export interface AuthContext {
 
 /** Counters the handlers feed (see server.ts). */
 export interface HandlerHooks {
-	contractCreated(apiKey: string, canonicalRequest: string): void;
+	contractCreated(apiKey: string, identity: ContractIdentity): void;
 }
 
 export interface RequestContext {
@@ -23,6 +24,10 @@ export interface RequestContext {
 	params: Record<string, string>;
 	query: Record<string, string>;
 	body: unknown;
+	/** The body as received (for the live dialect's serde-style positions in error messages). */
+	rawBody: string;
+	/** The Idempotency-Key header, if any (whether or not the sandbox honours it). */
+	idempotencyKey?: string;
 	auth: AuthContext | null;
 	hooks: HandlerHooks;
 }

@@ -1,5 +1,5 @@
 /**
- * The deterministic seed: three users with their keys, three lenders, six loan offers, contracts in
+ * The deterministic seed: three users with their keys, three lenders, eight loan offers, contracts in
  * several states and some notifications. Seeded records have fixed UUIDs; timestamps are relative to
  * the sandbox clock at seed time (pass a fixed `now` for byte-identical runs).
  */
@@ -29,6 +29,14 @@ export const SEED_IDS = {
 		eurBankKyc: '0ffe0000-0000-4000-8000-000000000004',
 		usdtPolygonIndirect: '0ffe0000-0000-4000-8000-000000000005',
 		usdtLiquidWeekly: '0ffe0000-0000-4000-8000-000000000006',
+		/** UsdcPol, Direct, collateral ArkadeBtc: hidden unless collateral_asset_type=Arkade or Any. */
+		arkade: '0ffe0000-0000-4000-8000-000000000007',
+		/** UsdtPol, Direct, auto-accepting, no KYC: a live create answers status Approved at once. */
+		autoAccept: '0ffe0000-0000-4000-8000-000000000008',
+		/** Alias of eurBankKyc: kyc_link set (and fiat), so never auto-accepted although its lender would. */
+		kyc: '0ffe0000-0000-4000-8000-000000000004',
+		/** Alias of usdtPolygonIndirect: loan_payout Indirect. */
+		indirect: '0ffe0000-0000-4000-8000-000000000005',
 	},
 	contracts: {
 		requested: 'c0000000-0000-4000-8000-000000000001',
@@ -84,16 +92,20 @@ function seedLenders(state: SandboxState, base: Date): Record<keyof typeof SEED_
 
 type OfferSeed = Omit<LoanOffer, 'status' | 'lender_pk' | 'collateral_asset' | 'loan_repayment_address'> & {
 	loan_repayment_address?: string;
+	collateral_asset?: string;
+	auto_accept?: boolean;
 };
 
-function addSeedOffer(state: SandboxState, offer: OfferSeed): void {
+function addSeedOffer(state: SandboxState, seed: OfferSeed): void {
+	const { auto_accept: autoAccept, ...offer } = seed;
 	state.offers.set(offer.id, {
 		...offer,
 		status: 'Available',
 		loan_repayment_address: offer.loan_repayment_address ?? evmAddressFor(state.seed, `${offer.id}:repay`),
 		lender_pk: publicKeyFor('lendasat-sandbox-lenders', offer.lender.id),
-		collateral_asset: 'BitcoinBtc',
+		collateral_asset: offer.collateral_asset ?? 'BitcoinBtc',
 	});
+	if (autoAccept) state.autoAcceptOffers.add(offer.id);
 }
 
 function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>): void {
@@ -124,7 +136,7 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		min_ltv: 0.5, interest_rate: 0.089, loan_amount_min: 1000, loan_amount_max: 50000,
 		duration_days_min: 90, duration_days_max: 730, loan_asset: 'Eur', loan_payout: 'Direct',
 		origination_fee: standardFee, kyc_link: 'https://kyc.sandbox.lendasat.example/verify/alpen-credit',
-		repayment_plan: 'interest_only_monthly', loan_repayment_address: 'DE89370400440532013000',
+		repayment_plan: 'interest_only_monthly', loan_repayment_address: 'DE89370400440532013000', auto_accept: true,
 	});
 	addSeedOffer(state, {
 		id: ids.usdtPolygonIndirect, name: 'USDT on Polygon via partner', lender: lenders.satoshiCapital,
@@ -139,6 +151,18 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		origination_fee: [{ fee: 0.02, from_day: 0, to_day: 100000 }], kyc_link: null,
 		repayment_plan: 'interest_only_weekly',
 		loan_repayment_address: `lq1qq${sha256Hex(`${state.seed}:liquid`).slice(0, 58)}`,
+	});
+	addSeedOffer(state, {
+		id: ids.arkade, name: 'USDC on Polygon, Arkade collateral', lender: lenders.northwind,
+		min_ltv: 0.5, interest_rate: 0.1, loan_amount_min: 100, loan_amount_max: 5000,
+		duration_days_min: 7, duration_days_max: 180, loan_asset: 'UsdcPol', loan_payout: 'Direct',
+		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', collateral_asset: 'ArkadeBtc',
+	});
+	addSeedOffer(state, {
+		id: ids.autoAccept, name: 'USDT on Polygon, instant approval', lender: lenders.satoshiCapital,
+		min_ltv: 0.5, interest_rate: 0.14, loan_amount_min: 100, loan_amount_max: 20000,
+		duration_days_min: 7, duration_days_max: 365, loan_asset: 'UsdtPol', loan_payout: 'Direct',
+		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', auto_accept: true,
 	});
 }
 
@@ -245,7 +269,8 @@ const EXTRA_STATUSES = ['Requested', 'Approved', 'PrincipalGiven', 'Closed', 'Ca
 
 /** `count` more contracts for the main borrower, older than the hand-written ones. */
 export function seedExtraContracts(state: SandboxState, base: Date, owner: string, count: number): void {
-	const offers = [...state.offers.values()];
+	// The six original seed offers, so that the generated contracts stay what they were.
+	const offers = [...state.offers.values()].slice(0, 6);
 	for (let index = 0; index < count; index += 1) {
 		const offer = offers[index % offers.length];
 		const span = Math.max(1, Math.floor(offer.loan_amount_max - offer.loan_amount_min));

@@ -5,7 +5,7 @@
  *
  * Request pipeline (everything after the body is read is synchronous, so counters, idempotency and
  * state changes are race-free): record → fault (unless `after`) → route → auth (401) → rate limit
- * (429) → Content-Type / JSON (400) → idempotency → handler → fault (`after`) → latency → answer.
+ * (429) → Content-Type / JSON (400) → idempotency (spec dialect only) → handler → fault (`after`) → latency → answer.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -33,7 +33,7 @@ import type {
 } from './types';
 
 export type * from './types';
-export type { SandboxAdmin, AdminContractInput, NotificationInput } from './admin';
+export type { SandboxAdmin, AdminContractInput, AdminOfferInput, NotificationBatchInput, NotificationInput } from './admin';
 export type { SandboxState } from './state';
 export { SEED_IDS, DEFAULT_SEED } from './seed';
 
@@ -114,7 +114,8 @@ function parseJsonBody(req: IncomingMessage, raw: string): unknown {
 	} catch {
 		const details = raw.trim() === '' ? 'The request body is empty; a JSON object is expected' : 'The request body is not valid JSON';
 		throw new ApiError(400, 'INVALID_JSON', details, {
-			message: `Failed to parse the request body as JSON: ${raw.trim() === '' ? 'EOF while parsing a value' : 'syntax error'}`,
+			// serde_json's text for an empty body; other syntax errors are only approximated.
+			message: `Failed to parse the request body as JSON: ${raw.trim() === '' ? `EOF while parsing a value at line ${raw.split('\n').length} column 0` : 'syntax error'}`,
 		});
 	}
 }
@@ -159,7 +160,7 @@ class SandboxServer implements AdminHost {
 		this.keys = sandboxKeys(seed);
 		this.faults = new FaultInjector(seed);
 		this.faults.load(this.config.faults);
-		this.hooks = { contractCreated: (apiKey, canonical) => this.counters.contractCreated(apiKey, canonical) };
+		this.hooks = { contractCreated: (apiKey, identity) => this.counters.contractCreated(apiKey, identity) };
 		this.admin = createAdmin(this);
 		this.adminRouter = new Router(adminRoutes(this.admin, this));
 		this.server = createServer((req, res) => {
@@ -344,17 +345,20 @@ class SandboxServer implements AdminHost {
 			});
 			return errorOutcome(this.config.dialect, error, { allow: match.allowed.join(', ') });
 		}
+		const idempotencyKey = headerValue(req, 'idempotency-key');
 		const ctx: RequestContext = {
 			state: this.currentState,
 			config: this.config,
 			params: match.params,
 			query,
 			body: match.route.body === 'json' ? parseJsonBody(req, raw) : undefined,
+			rawBody: raw,
+			idempotencyKey,
 			auth,
 			hooks: this.hooks,
 		};
-		const idempotencyKey = headerValue(req, 'idempotency-key');
-		if (match.route.idempotent && this.config.idempotency && auth && idempotencyKey) {
+		// The live backend has no idempotency support at all: the header is ignored there.
+		if (match.route.idempotent && this.config.idempotency && this.config.dialect === 'spec' && auth && idempotencyKey) {
 			return this.runIdempotent(match.route, ctx, auth.apiKey, idempotencyKey);
 		}
 		return replyOutcome(match.route.handle(ctx));
@@ -426,7 +430,16 @@ class SandboxServer implements AdminHost {
 			} catch {
 				throw new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON');
 			}
-			const ctx: RequestContext = { state: this.currentState, config: this.config, params: match.params, query, body, auth: null, hooks: this.hooks };
+			const ctx: RequestContext = {
+				state: this.currentState,
+				config: this.config,
+				params: match.params,
+				query,
+				body,
+				rawBody: raw,
+				auth: null,
+				hooks: this.hooks,
+			};
 			return replyOutcome(match.route.handle(ctx));
 		} catch (error) {
 			if (error instanceof ApiError) return errorOutcome('spec', error);

@@ -9,6 +9,7 @@ import type {
 	ApiKeyRecord,
 	Contract,
 	ContractEntry,
+	Installment,
 	LenderStats,
 	LoanOffer,
 	NotificationMessage,
@@ -27,6 +28,8 @@ export interface SandboxState {
 	lenders: Map<string, LenderStats>;
 	/** All offers in insertion order, withdrawn ones included (status Unavailable). */
 	offers: Map<string, LoanOffer>;
+	/** Ids of the offers whose contract requests the lender approves at once (`auto_accept`). */
+	autoAcceptOffers: Set<string>;
 	contracts: Map<string, ContractEntry>;
 	/** User id → that user's contracts in creation order. */
 	contractsByOwner: Map<string, ContractEntry[]>;
@@ -45,6 +48,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		accounts: [],
 		lenders: new Map(),
 		offers: new Map(),
+		autoAcceptOffers: new Set(),
 		contracts: new Map(),
 		contractsByOwner: new Map(),
 		notifications: new Map(),
@@ -104,6 +108,15 @@ export function ownedContract(state: SandboxState, userId: string, id: string): 
 	return entry;
 }
 
+/** An installment of any contract (the live backend marks installments paid by id alone). */
+export function findAnyInstallment(state: SandboxState, installmentId: string): { entry: ContractEntry; installment: Installment } | null {
+	for (const entry of state.contracts.values()) {
+		const installment = entry.contract.installments.find((candidate) => candidate.id === installmentId);
+		if (installment) return { entry, installment };
+	}
+	return null;
+}
+
 export function pushNotification(state: SandboxState, userId: string, message: NotificationMessage): NotificationMessage {
 	const list = state.notifications.get(userId);
 	if (list) list.push(message);
@@ -140,9 +153,11 @@ export function applyStatusEffects(state: SandboxState, contract: Contract, stat
 	if (needsAddress && contract.contract_address === null) {
 		contract.contract_address = escrowAddressFor(state.seed, contract.id);
 	}
+	// initial_collateral_sats already includes the origination fee (contract_requests.rs
+	// calculate_initial_funding_amount); collateral_sats is what is deposited minus the fee.
 	if ((FUNDED_STATUSES.has(status) || status === 'CollateralSeen') && contract.deposited_sats === 0) {
-		contract.deposited_sats = contract.initial_collateral_sats + contract.origination_fee_sats;
-		contract.collateral_sats = contract.initial_collateral_sats;
+		contract.deposited_sats = contract.initial_collateral_sats;
+		contract.collateral_sats = contract.initial_collateral_sats - contract.origination_fee_sats;
 	}
 }
 

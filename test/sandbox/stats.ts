@@ -1,13 +1,31 @@
 /** Traffic counters, including the duplicate-contract detector used by the benchmarks. */
 import type { SandboxStats } from './types';
 
+/**
+ * What makes two created contracts "the same request". A client that sends `client_contract_id`
+ * names its request itself (the live backend stores it without a unique constraint, so a retry
+ * creates a second contract with the same id: a duplicate). Without one, the canonical body plus
+ * the Idempotency-Key header (none = '') identify it: a benchmark that sends identical bodies with
+ * distinct keys creates no duplicates, a retry that re-sends the same key and body does.
+ */
+export interface ContractIdentity {
+	clientContractId?: string | null;
+	canonicalRequest: string;
+	idempotencyKey?: string | null;
+}
+
+export function identitySlot(identity: ContractIdentity): string {
+	if (identity.clientContractId) return `client:${identity.clientContractId.toLowerCase()}`;
+	return `request:${identity.canonicalRequest}\u0000${identity.idempotencyKey ?? ''}`;
+}
+
 export function emptyStats(): SandboxStats {
 	return { requests: 0, byStatus: {}, contractsCreated: 0, duplicateContracts: 0, rateLimited: 0, faultsInjected: 0 };
 }
 
 export class Counters {
 	private current = emptyStats();
-	/** API key → canonical bodies of the contracts it created. */
+	/** API key → identity slots (see identitySlot) of the contracts it created. */
 	private readonly created = new Map<string, Set<string>>();
 
 	request(): void {
@@ -28,15 +46,16 @@ export class Counters {
 		this.current.faultsInjected += 1;
 	}
 
-	contractCreated(apiKey: string, canonicalRequest: string): void {
+	contractCreated(apiKey: string, identity: ContractIdentity): void {
+		const slot = identitySlot(identity);
 		this.current.contractsCreated += 1;
 		let seen = this.created.get(apiKey);
 		if (!seen) {
 			seen = new Set();
 			this.created.set(apiKey, seen);
 		}
-		if (seen.has(canonicalRequest)) this.current.duplicateContracts += 1;
-		else seen.add(canonicalRequest);
+		if (seen.has(slot)) this.current.duplicateContracts += 1;
+		else seen.add(slot);
 	}
 
 	snapshot(): SandboxStats {

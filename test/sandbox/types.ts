@@ -58,6 +58,10 @@ export interface SandboxStats {
 	requests: number;
 	byStatus: Record<string, number>;
 	contractsCreated: number;
+	/**
+	 * Contracts created again for the same request: the same `client_contract_id` (per API key) when the
+	 * body carries one; otherwise the same canonical body with the same Idempotency-Key header (or none).
+	 */
 	duplicateContracts: number;
 	rateLimited: number;
 	faultsInjected: number;
@@ -97,6 +101,14 @@ export interface LoanOffer {
 	lender_pk: string;
 	repayment_plan: string;
 	collateral_asset: string;
+}
+
+/**
+ * Offer settings the live backend keeps but does not publish in `LoanOffer` (admin input only).
+ * `auto_accept`: contract requests are approved at once unless KYC is required or the asset is fiat.
+ */
+export interface OfferSettings {
+	auto_accept?: boolean;
 }
 
 export interface Installment {
@@ -174,10 +186,23 @@ export interface Contract {
 	transactions: ContractTransaction[];
 	timeline: TimelineEvent[];
 	kyc_info: { kyc_link: string; is_kyc_done: boolean } | null;
+	fiat_loan_details_borrower: FiatLoanDetailsResponse | null;
+	fiat_loan_details_lender: FiatLoanDetailsResponse | null;
+	/**
+	 * Only in the newer generated types (HEAD schema.d.ts), without a description: the sandbox says true
+	 * for Arkade collateral and null otherwise (inferred, the handler was not available).
+	 */
+	requires_ark_settlement: boolean | null;
 	/** Spec field, echoed only when the request carried it. */
 	collateral_address?: string;
 	/** Spec field, echoed only when the request carried it. */
 	repayment_address?: string;
+}
+
+/** `FiatLoanDetailsWrapperResponse` of the live backend: the (encrypted) bank details and one party's key. */
+export interface FiatLoanDetailsResponse {
+	details: unknown;
+	encrypted_encryption_key: string;
 }
 
 /** A stored contract with the sandbox's bookkeeping around the public record. */
@@ -219,8 +244,9 @@ export interface ApiKeyRecord {
 export interface ApiAccount {
 	id: string;
 	name: string;
-	email: string;
-	timezone: string;
+	/** null when the live dialect's request left it out (the spec dialect requires it). */
+	email: string | null;
+	timezone: string | null;
 	api_key: string;
 	/** User id of the partner whose master key created the account. */
 	createdBy: string;

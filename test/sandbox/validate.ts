@@ -2,7 +2,7 @@
  * Field validation shared by the handlers. Each check throws an ApiError carrying the spec code and
  * the live backend's message.
  */
-import { ApiError, badRequest, liveJsonRejection, shorten } from './errors';
+import { badRequest, liveJsonRejection, shorten } from './errors';
 import { UUID_PATTERN } from './ids';
 
 export type JsonObject = Record<string, unknown>;
@@ -101,11 +101,4 @@ export function roundMoney(value: number): number {
 /** How the backend prints amounts in messages: 100, 50.5 (no trailing zeros). */
 export function formatAmount(value: number): string {
 	return String(roundMoney(value));
-}
-
-export function parseIntegerParam(value: string, field: string): number {
-	if (/^-?\d+$/.test(value)) return Number(value);
-	throw new ApiError(400, 'INVALID_QUERY', `Parameter ${field} must be an integer, got ${shorten(value)}`, {
-		message: `Invalid URL: Cannot parse \`${shorten(value)}\` to a \`i32\``,
-	});
 }

@@ -1,6 +1,7 @@
 /** POST /api/create-api-account: a partner's master key creates a borrower account and its key. */
-import { badRequest } from '../errors';
+import { ApiError, badRequest } from '../errors';
 import { caller, jsonReply, type RequestContext, type Route } from '../router';
+import { deserializeLive } from '../serde';
 import { issueKey, nowIso } from '../state';
 import type { ApiAccount, User } from '../types';
 import {
@@ -17,8 +18,45 @@ const FIELDS = ['name', 'email', 'timezone'];
 
 interface AccountRequest {
 	name: string;
-	email: string;
-	timezone: string;
+	email: string | null;
+	timezone: string | null;
+}
+
+/**
+ * hub 0.8.2 utils.rs is_valid_email: this pattern, exactly one '@', a domain with a dot and a
+ * top-level domain of at least two characters that is not all digits.
+ */
+const LIVE_EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+function isLiveValidEmail(email: string): boolean {
+	if (!LIVE_EMAIL.test(email)) return false;
+	const parts = email.split('@');
+	if (parts.length !== 2 || !parts[1].includes('.')) return false;
+	const tld = parts[1].split('.').pop() ?? '';
+	return !/^\d*$/.test(tld) && tld.length >= 2;
+}
+
+/**
+ * post_create_api_account: the body is model.rs CreateApiAccountRequest {name: String, email:
+ * Option<String>, timezone: Option<String>}; the only check is the e-mail's (400 "Invalid email
+ * address"). The name and time zone are stored as sent; the e-mail lower-cased and trimmed
+ * (db/borrowers.rs register_api_account).
+ */
+function liveAccountRequest(ctx: RequestContext): AccountRequest {
+	const body = deserializeLive(ctx.rawBody, ctx.body, 'CreateApiAccountRequest', [
+		{ name: 'name', type: { kind: 'string' } },
+		{ name: 'email', type: { kind: 'string' }, optional: true },
+		{ name: 'timezone', type: { kind: 'string' }, optional: true },
+	]);
+	const email = body.email as string | undefined;
+	if (email !== undefined && !isLiveValidEmail(email)) {
+		throw new ApiError(400, 'INVALID_EMAIL', 'Invalid email address');
+	}
+	return {
+		name: body.name as string,
+		email: email === undefined ? null : email.toLowerCase().trim(),
+		timezone: (body.timezone as string | undefined) ?? null,
+	};
 }
 
 function validateAccountRequest(body: JsonObject): AccountRequest {
@@ -44,7 +82,7 @@ function validateAccountRequest(body: JsonObject): AccountRequest {
 
 function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 	const partner = caller(ctx).user;
-	const request = validateAccountRequest(requireObject(ctx.body, FIELDS));
+	const request = ctx.config.dialect === 'live' ? liveAccountRequest(ctx) : validateAccountRequest(requireObject(ctx.body, FIELDS));
 	const { state } = ctx;
 	const at = nowIso(state);
 	const user: User = {
@@ -63,7 +101,8 @@ function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 		first_time_discount_rate: 0,
 	};
 	state.users.set(user.id, user);
-	const key = issueKey(state, user.id, 'borrower', `API account key for ${partner.name}`);
+	// db/borrowers.rs register_api_account names the account's key "account key".
+	const key = issueKey(state, user.id, 'borrower', 'account key');
 	const account: ApiAccount = { id: user.id, ...request, api_key: key.key, createdBy: partner.id };
 	state.accounts.push(account);
 	return jsonReply(

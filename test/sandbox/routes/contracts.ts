@@ -2,17 +2,24 @@
  * Contracts: create (spec §4.2 with the live fields), list, detail, cancel, extend, installment-paid
  * (live-api §2.5).
  */
-import { ApiError, badRequest, liveJsonRejection, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
+import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
+import { evmAddressFor } from '../ids';
+import { stableStringify } from '../idempotency';
 import {
 	CANCELLABLE_STATUSES,
+	FIAT_ASSETS,
 	createContractEntry,
 	extendContract,
 	findInstallment,
 	markInstallmentPaid,
+	recordInstallmentPaidTransaction,
+	settleIfRepaid,
 } from '../loans';
 import { paginate, parsePageRequest } from '../pagination';
+import { enumParam } from '../query';
 import { caller, emptyReply, jsonReply, type Reply, type RequestContext, type Route } from '../router';
-import { changeStatus, nowIso, ownedContract } from '../state';
+import { bitcoinAddressProblem, derivationPathProblem, deserializeLive, publicKeyProblem, type FieldSpec } from '../serde';
+import { changeStatus, findAnyInstallment, nowIso, ownedContract } from '../state';
 import type { Contract, ContractEntry, LoanOffer } from '../types';
 import {
 	formatAmount,
@@ -35,50 +42,30 @@ interface ContractRequest {
 	repaymentAddress?: string;
 }
 
-/** The live backend names the offer `id`; the spec names it `loan_id` (which wins when both are sent). */
-function offerIdField(body: JsonObject): string {
-	if (body.loan_id === undefined || body.loan_id === null) {
-		if (body.id !== undefined && body.id !== null) return 'id';
-	}
-	return 'loan_id';
-}
+// ---------------------------------------------------------------------------------------------
+// Spec dialect: borrower-api.md §2.3 (loan_id, loan_amount, duration_days required; the optional
+// collateral_address and repayment_address). Other fields are accepted: the node sends both dialects'
+// fields in one body, so the live ones that fit are stored, the rest ignored.
 
-function validateOfferId(value: unknown, field: string): string {
+function validateOfferId(value: unknown): string {
 	if (isUuid(value)) return value;
-	throw badRequest(
-		'INVALID_LOAN_ID',
-		`Field ${field} must be a UUID, got ${shorten(value)}`,
-		typeof value === 'string' ? SOMETHING_WENT_WRONG : liveJsonRejection(`${field}: invalid type, expected a string`),
-	);
+	throw badRequest('INVALID_LOAN_ID', `Field loan_id must be a UUID, got ${shorten(value)}`);
 }
 
 function validateAmountType(value: unknown): number {
 	if (isPositiveNumber(value)) return roundMoney(value);
-	throw badRequest(
-		'INVALID_AMOUNT',
-		`Field loan_amount must be a positive number, got ${shorten(value)}`,
-		typeof value === 'number'
-			? { message: `Invalid loan amount: $${shorten(value)}` }
-			: liveJsonRejection('loan_amount: invalid type, expected f64'),
-	);
+	throw badRequest('INVALID_AMOUNT', `Field loan_amount must be a positive number, got ${shorten(value)}`);
 }
 
 function validateDurationType(value: unknown): number {
 	if (isPositiveInteger(value)) return value;
-	const live =
-		value === 0
-			? { message: 'Loan duration cannot be zero' }
-			: typeof value === 'number' && Number.isInteger(value)
-				? { message: `Invalid loan duration: ${value} days` }
-				: liveJsonRejection('duration_days: invalid type, expected i32');
-	throw badRequest('INVALID_DURATION', `Field duration_days must be a positive integer, got ${shorten(value)}`, live);
+	throw badRequest('INVALID_DURATION', `Field duration_days must be a positive integer, got ${shorten(value)}`);
 }
 
-function parseContractRequest(body: JsonObject): ContractRequest {
-	const idField = offerIdField(body);
-	requireFields(body, [idField, 'loan_amount', 'duration_days']);
+function parseSpecRequest(body: JsonObject): ContractRequest {
+	requireFields(body, ['loan_id', 'loan_amount', 'duration_days']);
 	return {
-		offerId: validateOfferId(body[idField], idField),
+		offerId: validateOfferId(body.loan_id),
 		loanAmount: validateAmountType(body.loan_amount),
 		durationDays: validateDurationType(body.duration_days),
 		collateralAddress: optionalString(body, 'collateral_address'),
@@ -89,22 +76,24 @@ function parseContractRequest(body: JsonObject): ContractRequest {
 function availableOffer(ctx: RequestContext, offerId: string): LoanOffer {
 	const offer = ctx.state.offers.get(offerId);
 	if (offer && offer.status === 'Available') return offer;
-	throw offerNotFound(offerId, SOMETHING_WENT_WRONG);
+	throw offerNotFound(offerId);
+}
+
+function amountRangeMessage(amount: number, offer: LoanOffer): string {
+	return `Invalid loan amount: $${formatAmount(amount)} not in range $${formatAmount(offer.loan_amount_min)}-$${formatAmount(offer.loan_amount_max)}`;
+}
+
+function durationRangeMessage(days: number, offer: LoanOffer): string {
+	return `Invalid loan duration: ${days} days not in range ${offer.duration_days_min}-${offer.duration_days_max}`;
 }
 
 function checkOfferBounds(offer: LoanOffer, request: ContractRequest): void {
 	const { loanAmount, durationDays } = request;
 	if (loanAmount < offer.loan_amount_min || loanAmount > offer.loan_amount_max) {
-		throw badRequest(
-			'INVALID_AMOUNT',
-			`Invalid loan amount: $${formatAmount(loanAmount)} not in range $${formatAmount(offer.loan_amount_min)}-$${formatAmount(offer.loan_amount_max)}`,
-		);
+		throw badRequest('INVALID_AMOUNT', amountRangeMessage(loanAmount, offer));
 	}
 	if (durationDays < offer.duration_days_min || durationDays > offer.duration_days_max) {
-		throw badRequest(
-			'INVALID_DURATION',
-			`Invalid loan duration: ${durationDays} days not in range ${offer.duration_days_min}-${offer.duration_days_max}`,
-		);
+		throw badRequest('INVALID_DURATION', durationRangeMessage(durationDays, offer));
 	}
 }
 
@@ -119,12 +108,19 @@ function canonicalRequest(request: ContractRequest): string {
 	]);
 }
 
-function createContract(ctx: RequestContext): Reply {
+/** A string field the spec does not define: stored when it is a string, ignored otherwise. */
+function extraString(body: JsonObject, field: string): string | undefined {
+	const value = body[field];
+	return typeof value === 'string' ? value : undefined;
+}
+
+function createSpecContract(ctx: RequestContext): Reply {
 	const { apiKey, user } = caller(ctx);
 	const body = requireObject(ctx.body, ['loan_id', 'loan_amount', 'duration_days']);
-	const request = parseContractRequest(body);
+	const request = parseSpecRequest(body);
 	const offer = availableOffer(ctx, request.offerId);
 	checkOfferBounds(offer, request);
+	const clientContractId = extraString(body, 'client_contract_id');
 	const entry = createContractEntry(ctx.state, {
 		offer,
 		owner: user.id,
@@ -132,19 +128,184 @@ function createContract(ctx: RequestContext): Reply {
 		request: body,
 		loanAmount: request.loanAmount,
 		durationDays: request.durationDays,
-		status: ctx.config.dialect === 'spec' ? 'pending' : 'Requested',
+		status: 'pending',
 		createdAt: nowIso(ctx.state),
-		loanType: optionalString(body, 'loan_type'),
-		clientContractId: optionalString(body, 'client_contract_id'),
-		borrowerBtcAddress: optionalString(body, 'borrower_btc_address'),
-		borrowerLoanAddress: optionalString(body, 'borrower_loan_address'),
-		borrowerPk: optionalString(body, 'borrower_pk'),
-		borrowerDerivationPath: optionalString(body, 'borrower_derivation_path'),
+		loanType: extraString(body, 'loan_type'),
+		clientContractId,
+		borrowerBtcAddress: extraString(body, 'borrower_btc_address'),
+		borrowerLoanAddress: extraString(body, 'borrower_loan_address'),
+		borrowerPk: extraString(body, 'borrower_pk'),
+		borrowerDerivationPath: extraString(body, 'borrower_derivation_path'),
 		collateralAddress: request.collateralAddress,
 		repaymentAddress: request.repaymentAddress,
 	});
-	ctx.hooks.contractCreated(apiKey, canonicalRequest(request));
+	ctx.hooks.contractCreated(apiKey, { clientContractId, canonicalRequest: canonicalRequest(request), idempotencyKey: ctx.idempotencyKey });
 	return jsonReply(entry.contract, ctx.config.createStatus);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live dialect: hub 0.8.2 routes/borrower/contracts.rs post_contract_request with the body type
+// model.rs ContractRequestSchema (deserialised through AppJson = axum Json + `{message}` errors).
+
+/** model.rs `LoanType`, in declaration order (serde lists the variants in this order). */
+const LOAN_TYPES = ['PayWithMoon', 'MoonCardInstant', 'StableCoin', 'Fiat', 'Bringin'] as const;
+
+function npubProblem(value: string): string | null {
+	// model/npub.rs: nostr::PublicKey::from_bech32, "Invalid npub format: {e}" (the nostr error text is [INF]).
+	return /^npub1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{58}$/.test(value) ? null : 'Invalid npub format: invalid bech32 npub';
+}
+
+const FIAT_DETAILS_FIELDS: FieldSpec[] = [
+	{ name: 'iban_transfer_details', type: { kind: 'any' }, optional: true },
+	{ name: 'swift_transfer_details', type: { kind: 'any' }, optional: true },
+	...['bank_name', 'bank_address', 'bank_country', 'purpose_of_remittance', 'full_name', 'address', 'city', 'post_code', 'country'].map(
+		(name): FieldSpec => ({ name, type: { kind: 'string' } }),
+	),
+	{ name: 'comments', type: { kind: 'string' }, optional: true },
+];
+
+const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
+	{ name: 'details', type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS } },
+	{ name: 'encrypted_encryption_key_borrower', type: { kind: 'string' } },
+	{ name: 'encrypted_encryption_key_lender', type: { kind: 'string' } },
+];
+
+/** model.rs ContractRequestSchema (no deny_unknown_fields: `loan_id` & co. are ignored). */
+const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
+	{ name: 'id', type: { kind: 'string' } },
+	{ name: 'loan_amount', type: { kind: 'decimal' } },
+	{ name: 'duration_days', type: { kind: 'i32' } },
+	{ name: 'borrower_btc_address', type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem } },
+	{ name: 'borrower_pk', type: { kind: 'string', expecting: 'an ASCII hex string', check: publicKeyProblem } },
+	{
+		name: 'borrower_derivation_path',
+		type: { kind: 'string', expecting: 'a BIP-32 derivation path', check: derivationPathProblem },
+	},
+	{ name: 'borrower_loan_address', type: { kind: 'string' }, optional: true },
+	{ name: 'loan_type', type: { kind: 'enum', variants: LOAN_TYPES } },
+	{ name: 'moon_card_id', type: { kind: 'uuid' }, optional: true },
+	{ name: 'fiat_loan_details', type: { kind: 'struct', name: 'FiatLoanDetailsWrapper', fields: FIAT_WRAPPER_FIELDS }, optional: true },
+	{ name: 'borrower_npub', type: { kind: 'string', check: npubProblem }, optional: true },
+	{ name: 'client_contract_id', type: { kind: 'uuid' }, optional: true },
+];
+
+interface LiveContractRequest {
+	id: string;
+	loan_amount: number;
+	duration_days: number;
+	borrower_btc_address: string;
+	borrower_pk: string;
+	borrower_derivation_path: string;
+	borrower_loan_address?: string;
+	loan_type: (typeof LOAN_TYPES)[number];
+	moon_card_id?: string;
+	fiat_loan_details?: {
+		details: { iban_transfer_details?: unknown; swift_transfer_details?: unknown };
+		encrypted_encryption_key_borrower: string;
+	};
+	client_contract_id?: string;
+}
+
+function liveError(status: number, message: string, code = 'INVALID_BODY'): ApiError {
+	return new ApiError(status, code, message, { status, message });
+}
+
+/**
+ * The loan-type checks of post_contract_request, in its order. Returns the borrower loan address the
+ * contract gets. Sandbox users have no Moon card and no Bringin API key, so a top-up is 404
+ * "Card not found" and Bringin is 400 "Cannot use Bringin without a Bringin API key"; a new Moon card
+ * gets a made-up Polygon invoice address (the real one comes from Moon's API).
+ */
+function checkLoanType(ctx: RequestContext, offer: LoanOffer, request: LiveContractRequest, contractId: string): string | undefined {
+	switch (request.loan_type) {
+		case 'StableCoin':
+			if (offer.loan_payout === 'Direct') {
+				if (request.borrower_loan_address === undefined) {
+					throw liveError(400, 'Failed to provide borrower loan address for stablecoin loan');
+				}
+				return request.borrower_loan_address;
+			}
+			if (offer.loan_payout === 'Indirect') return undefined;
+			throw liveError(400, `Stable loan type has invalid loan payout, but got ${offer.loan_payout}`);
+		case 'PayWithMoon':
+		case 'MoonCardInstant':
+			if (offer.loan_asset !== 'UsdcPol') {
+				throw liveError(400, `Cannot create loan request for Moon card with asset ${offer.loan_asset}. Moon only supports USDC on Polygon`);
+			}
+			if (request.loan_type === 'PayWithMoon' && offer.loan_payout !== 'Direct') {
+				throw liveError(400, `PayWithMoon loan type requires Direct loan payout, but got ${offer.loan_payout}`);
+			}
+			if (request.loan_type === 'MoonCardInstant' && offer.loan_payout !== 'MoonCardInstant') {
+				throw liveError(400, `MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`);
+			}
+			if (request.moon_card_id !== undefined) throw liveError(404, 'Card not found');
+			return evmAddressFor(ctx.state.seed, `${contractId}:moon-invoice`);
+		case 'Fiat':
+			if (!FIAT_ASSETS.has(offer.loan_asset)) throw liveError(400, `Cannot create fiat contract with asset: ${offer.loan_asset}`);
+			if (request.fiat_loan_details === undefined) throw liveError(400, 'Failed to provide bank details for fiat loan');
+			return undefined;
+		default:
+			throw liveError(400, 'Cannot use Bringin without a Bringin API key');
+	}
+}
+
+function createLiveContract(ctx: RequestContext): Reply {
+	const { apiKey, user } = caller(ctx);
+	const request = deserializeLive(ctx.rawBody, ctx.body, 'ContractRequestSchema', CONTRACT_REQUEST_FIELDS) as unknown as LiveContractRequest;
+	const { state } = ctx;
+	// db::loan_offers::loan_by_id looks the offer up whatever its status; a missing one is
+	// Error::MissingLoanOffer, which the handler maps to 500 "Something went wrong".
+	const offer = state.offers.get(request.id);
+	if (!offer) throw new ApiError(404, 'OFFER_NOT_FOUND', `Loan offer ${shorten(request.id)} not found`, SOMETHING_WENT_WRONG);
+	const days = request.duration_days;
+	if (days < offer.duration_days_min || days > offer.duration_days_max) {
+		throw liveError(400, durationRangeMessage(days, offer), 'INVALID_DURATION');
+	}
+	if (days === 0) throw liveError(400, 'Loan duration cannot be zero', 'INVALID_DURATION');
+	const amount = roundMoney(request.loan_amount);
+	if (amount < offer.loan_amount_min || amount > offer.loan_amount_max) {
+		throw liveError(400, amountRangeMessage(amount, offer), 'INVALID_AMOUNT');
+	}
+	const contractId = state.ids.uuid();
+	const loanAddress = checkLoanType(ctx, offer, request, contractId);
+	const entry = createContractEntry(state, {
+		id: contractId,
+		offer,
+		owner: user.id,
+		apiKey,
+		request: ctx.body as JsonObject,
+		loanAmount: amount,
+		durationDays: days,
+		status: 'Requested',
+		createdAt: nowIso(state),
+		loanType: request.loan_type,
+		clientContractId: request.client_contract_id,
+		borrowerBtcAddress: request.borrower_btc_address,
+		borrowerLoanAddress: loanAddress ?? null,
+		borrowerPk: request.borrower_pk,
+		borrowerDerivationPath: request.borrower_derivation_path,
+		fiatLoanDetails: request.fiat_loan_details,
+	});
+	ctx.hooks.contractCreated(apiKey, {
+		clientContractId: request.client_contract_id,
+		canonicalRequest: stableStringify({ ...request, client_contract_id: undefined }),
+		idempotencyKey: ctx.idempotencyKey,
+	});
+	// The bank details are checked only after the contract and its installments were inserted: the
+	// request fails, but the contract stays (Requested).
+	const details = request.loan_type === 'Fiat' ? request.fiat_loan_details?.details : undefined;
+	if (details && details.iban_transfer_details == null && details.swift_transfer_details == null) {
+		throw liveError(400, 'Failed to provide bank details for fiat loan');
+	}
+	// "We cannot auto-accept contracts if KYC is required or the loan asset is fiat."
+	if (state.autoAcceptOffers.has(offer.id) && offer.kyc_link === null && !FIAT_ASSETS.has(offer.loan_asset)) {
+		changeStatus(state, entry, 'Approved');
+	}
+	return jsonReply(entry.contract, ctx.config.createStatus);
+}
+
+function createContract(ctx: RequestContext): Reply {
+	return ctx.config.dialect === 'live' ? createLiveContract(ctx) : createSpecContract(ctx);
 }
 
 const SORT_KEYS: Record<string, (contract: Contract) => string | number> = {
@@ -157,25 +318,74 @@ const SORT_KEYS: Record<string, (contract: Contract) => string | number> = {
 	updated_at: (contract) => contract.updated_at,
 };
 
-function queryEnum(query: Record<string, string>, name: string, allowed: string[], fallback: string): string {
-	const value = query[name] || fallback;
-	if (allowed.includes(value)) return value;
-	throw badRequest(
-		'INVALID_QUERY',
-		`Parameter ${name} must be one of ${allowed.join(', ')}, got ${shorten(value)}`,
-		liveQueryRejection(`${name}: unknown variant \`${shorten(value)}\``),
-	);
-}
+/**
+ * routes/borrower/contracts.rs `ContractStatus::from_str` (used by the `status` filter through
+ * serde_qs's comma_separated helper): these spellings only, case-insensitive.
+ */
+const STATUS_SPELLINGS: Record<string, string> = {
+	requested: 'Requested',
+	approved: 'Approved',
+	collateralseen: 'CollateralSeen',
+	collateral_seen: 'CollateralSeen',
+	collateralconfirmed: 'CollateralConfirmed',
+	collateral_confirmed: 'CollateralConfirmed',
+	principalgiven: 'PrincipalGiven',
+	principal_given: 'PrincipalGiven',
+	repaymentprovided: 'RepaymentProvided',
+	repayment_provided: 'RepaymentProvided',
+	repaymentconfirmed: 'RepaymentConfirmed',
+	repayment_confirmed: 'RepaymentConfirmed',
+	undercollateralized: 'Undercollateralized',
+	defaulted: 'Defaulted',
+	closing: 'ClosingByClaim',
+	closingbyclaim: 'ClosingByClaim',
+	closed: 'Closed',
+	closingbyliquidation: 'ClosingByLiquidation',
+	closedbyliquidation: 'ClosedByLiquidation',
+	closed_by_liquidation: 'ClosedByLiquidation',
+	closingbydefaulting: 'ClosingByDefaulting',
+	closedbydefaulting: 'ClosedByDefaulting',
+	closed_by_defaulting: 'ClosedByDefaulting',
+	extended: 'Extended',
+	rejected: 'Rejected',
+	disputeborrowerstarted: 'DisputeBorrowerStarted',
+	dispute_borrower_started: 'DisputeBorrowerStarted',
+	disputelenderstarted: 'DisputeLenderStarted',
+	dispute_lender_started: 'DisputeLenderStarted',
+	cancelled: 'Cancelled',
+	requestexpired: 'RequestExpired',
+	request_expired: 'RequestExpired',
+	approvalexpired: 'ApprovalExpired',
+	approval_expired: 'ApprovalExpired',
+	collateralrecoverable: 'CollateralRecoverable',
+	collateral_recoverable: 'CollateralRecoverable',
+	closingbyrecovery: 'ClosingByRecovery',
+	closedbyrecovery: 'ClosedByRecovery',
+	closed_by_recovery: 'ClosedByRecovery',
+};
 
 /** ContractStatus values compared case- and underscore-insensitively (PrincipalGiven = principal_given). */
 function normaliseStatus(status: string): string {
 	return status.replace(/[_\-\s]/g, '').toLowerCase();
 }
 
-function statusFilter(raw: string | undefined): ((entry: ContractEntry) => boolean) | null {
-	const wanted = new Set((raw ?? '').split(',').map(normaliseStatus).filter(Boolean));
-	if (wanted.size === 0) return null;
-	return (entry) => wanted.has(normaliseStatus(entry.contract.status));
+function statusFilter(ctx: RequestContext): ((entry: ContractEntry) => boolean) | null {
+	const raw = ctx.query.status ?? '';
+	if (ctx.config.dialect === 'spec') {
+		const wanted = new Set(raw.split(',').map(normaliseStatus).filter(Boolean));
+		if (wanted.size === 0) return null;
+		return (entry) => wanted.has(normaliseStatus(entry.contract.status));
+	}
+	// Whether an empty `status=` is no filter or an error was not checked; treated as no filter [INF].
+	if (raw === '') return null;
+	const wanted = new Set(
+		raw.split(',').map((item) => {
+			const status = STATUS_SPELLINGS[item.toLowerCase()];
+			if (status) return status;
+			throw badRequest('INVALID_QUERY', `Unknown contract status ${shorten(item)}`, liveQueryRejection(`Invalid contract status: ${item}`));
+		}),
+	);
+	return (entry) => wanted.has(entry.contract.status);
 }
 
 function compareBy(key: (contract: Contract) => string | number, descending: boolean) {
@@ -190,11 +400,14 @@ function compareBy(key: (contract: Contract) => string | number, descending: boo
 
 function listContracts(ctx: RequestContext): Reply {
 	const { user } = caller(ctx);
-	const pageRequest = parsePageRequest(ctx.query, { defaultLimit: 10, maxLimit: 100 });
-	const sortBy = queryEnum(ctx.query, 'sort_by', Object.keys(SORT_KEYS), 'created_at');
-	const sortOrder = queryEnum(ctx.query, 'sort_order', ['asc', 'desc'], 'desc');
+	const dialect = ctx.config.dialect;
+	// The live ContractsQuery is deserialised as a whole (page, limit, status, sort_by, sort_order)
+	// before validate() checks the ranges.
+	const sortBy = enumParam(dialect, ctx.query, 'sort_by', Object.keys(SORT_KEYS), 'created_at');
+	const sortOrder = enumParam(dialect, ctx.query, 'sort_order', ['asc', 'desc'], 'desc');
+	const filter = statusFilter(ctx);
+	const pageRequest = parsePageRequest(ctx.query, { defaultLimit: 10, maxLimit: 100 }, dialect);
 	const owned = ctx.state.contractsByOwner.get(user.id) ?? [];
-	const filter = statusFilter(ctx.query.status);
 	const selected = filter ? owned.filter(filter) : owned.slice();
 	selected.sort(compareBy(SORT_KEYS[sortBy], sortOrder === 'desc'));
 	const page = paginate(selected, pageRequest);
@@ -215,15 +428,16 @@ function cancelContract(ctx: RequestContext): Reply {
 	return emptyReply();
 }
 
-function extensionDays(body: JsonObject): number {
+function extensionDays(ctx: RequestContext): number {
+	if (ctx.config.dialect === 'live') {
+		const fields: FieldSpec[] = [{ name: 'new_duration', type: { kind: 'i32' } }];
+		return deserializeLive(ctx.rawBody, ctx.body, 'ExtendContractRequestSchema', fields).new_duration as number;
+	}
+	const body = requireObject(ctx.body, ['new_duration']);
 	requireFields(body, ['new_duration']);
 	const value = body.new_duration;
 	if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-	throw badRequest(
-		'INVALID_DURATION',
-		`Field new_duration must be an integer number of days, got ${shorten(value)}`,
-		liveJsonRejection('new_duration: invalid type, expected i32'),
-	);
+	throw badRequest('INVALID_DURATION', `Field new_duration must be an integer number of days, got ${shorten(value)}`);
 }
 
 function checkExtension(contract: Contract, days: number): void {
@@ -240,26 +454,69 @@ function checkExtension(contract: Contract, days: number): void {
 		throw badRequest(
 			'INVALID_DURATION',
 			`Cannot extend contract by ${days} days. Maximum extension is ${contract.extension_max_duration_days} days`,
+			{ message: `The contract cannot be extended for that long. Maximum extension is ${contract.extension_max_duration_days} days` },
 		);
 	}
 }
 
+/**
+ * sqlx's RowNotFound text: post_extend_contract_request loads the contract with `load_contract` (any
+ * owner) and maps a failure to Error::MissingContract(format!("{e:#}")) = 400 "Missing contract: …".
+ */
+const ROW_NOT_FOUND = 'no rows returned by a query that expected to return at least one row';
+
 function extend(ctx: RequestContext): Reply {
-	const entry = ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id);
-	const days = extensionDays(requireObject(ctx.body, ['new_duration']));
+	const { user } = caller(ctx);
+	const days = extensionDays(ctx);
+	if (ctx.config.dialect === 'live' && !ctx.state.contracts.has(ctx.params.id)) {
+		throw new ApiError(404, 'CONTRACT_NOT_FOUND', `Contract ${shorten(ctx.params.id)} not found`, {
+			status: 400,
+			message: `Missing contract: ${ROW_NOT_FOUND}`,
+		});
+	}
+	// A foreign contract passes that first lookup; request_contract_extension then loads it by
+	// borrower and fails with a database error: 500 "Something went wrong" (ownedContract's live side).
+	const entry = ownedContract(ctx.state, user.id, ctx.params.id);
 	checkExtension(entry.contract, days);
 	return jsonReply(extendContract(ctx.state, entry, days).contract);
 }
 
-function installmentPaid(ctx: RequestContext): Reply {
-	const entry = ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id);
+interface InstallmentPaid {
+	installmentId: string;
+	paymentId: string;
+}
+
+function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
+	if (ctx.config.dialect === 'live') {
+		const fields: FieldSpec[] = [
+			{ name: 'installment_id', type: { kind: 'uuid' } },
+			{ name: 'payment_id', type: { kind: 'string' } },
+		];
+		const body = deserializeLive(ctx.rawBody, ctx.body, 'InstallmentPaidRequest', fields);
+		return { installmentId: body.installment_id as string, paymentId: body.payment_id as string };
+	}
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
-	const installmentId = optionalString(body, 'installment_id') ?? '';
-	const paymentId = optionalString(body, 'payment_id') ?? '';
+	return { installmentId: optionalString(body, 'installment_id') ?? '', paymentId: optionalString(body, 'payment_id') ?? '' };
+}
+
+function installmentPaid(ctx: RequestContext): Reply {
+	const { installmentId, paymentId } = installmentPaidBody(ctx);
+	const entry = ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id);
 	const status = entry.contract.status;
 	if (status !== 'PrincipalGiven') {
 		throw badRequest('INVALID_STATE', `Cannot mark an installment as paid for a contract with status ${status}`);
+	}
+	if (ctx.config.dialect === 'live') {
+		// put_installment_paid: `UPDATE installments … WHERE id = $installment_id` (no contract check, so an
+		// unknown id changes nothing and another contract's installment is marked paid), records the
+		// payment as an InstallmentPaid transaction of this contract, then checks this contract's
+		// installments. Always 200.
+		const found = findAnyInstallment(ctx.state, installmentId);
+		if (found) markInstallmentPaid(ctx.state, found.entry, found.installment, paymentId, false);
+		recordInstallmentPaidTransaction(ctx.state, entry, paymentId);
+		settleIfRepaid(ctx.state, entry);
+		return emptyReply();
 	}
 	const installment = findInstallment(entry.contract, installmentId);
 	if (!installment) {

@@ -1,35 +1,24 @@
 /** GET /api/offers and /api/offers/{id} with the live backend's filters (live-api §2.4). */
-import { ApiError, badRequest, liveQueryRejection, shorten } from '../errors';
+import { ApiError, shorten } from '../errors';
 import { FIAT_ASSETS } from '../loans';
+import { enumParam, numberParam } from '../query';
 import { jsonReply, type RequestContext, type Route } from '../router';
-import type { LoanOffer } from '../types';
+import type { Dialect, LoanOffer } from '../types';
 
+/** QueryParamLoanType, AssetTypeFilter, KycFilter (routes/borrower/loan_offers.rs) in declaration order. */
 const LOAN_TYPES = ['Direct', 'Indirect', 'MoonCardInstant', 'All'];
 const ASSET_TYPES = ['fiat', 'stable_coins', 'all'];
 const KYC_FILTERS = ['no_kyc', 'with_kyc', 'all'];
+/** CollateralAssetFilter, only in the newer generated types (HEAD schema.d.ts); default Bitcoin. */
+const COLLATERAL_ASSET_TYPES = ['Any', 'Bitcoin', 'Arkade'];
 
 type OfferFilter = (offer: LoanOffer) => boolean;
 
-function enumParam(query: Record<string, string>, name: string, allowed: string[], fallback: string): string {
-	const value = query[name] ?? fallback;
-	if (allowed.includes(value)) return value;
-	throw badRequest(
-		'INVALID_QUERY',
-		`Parameter ${name} must be one of ${allowed.join(', ')}, got ${shorten(value)}`,
-		liveQueryRejection(`${name}: unknown variant \`${shorten(value)}\``),
-	);
-}
-
-function numberParam(query: Record<string, string>, name: string): number | undefined {
-	const raw = query[name];
-	if (raw === undefined || raw === '') return undefined;
-	const value = Number(raw);
-	if (Number.isFinite(value)) return value;
-	throw badRequest(
-		'INVALID_QUERY',
-		`Parameter ${name} must be a number, got ${shorten(raw)}`,
-		liveQueryRejection(`${name}: invalid number`),
-	);
+function numeric(dialect: Dialect, query: Record<string, string>, name: string, kind: 'i32' | 'f64'): number | undefined {
+	return numberParam(dialect, query, name, kind, {
+		code: 'INVALID_QUERY',
+		details: `Parameter ${name} must be a number, got ${shorten(query[name])}`,
+	});
 }
 
 function assetTypeFilter(assetType: string): OfferFilter | null {
@@ -44,42 +33,76 @@ function kycFilter(kyc: string): OfferFilter | null {
 	return null;
 }
 
-/** The live `LoanOffersQuery`: loan_type defaults to Direct; max_loan_amount and duration_max are ignored. */
-function parseOfferFilters(query: Record<string, string>): OfferFilter[] {
-	const filters: (OfferFilter | null)[] = [(offer) => offer.status === 'Available'];
-	const loanType = enumParam(query, 'loan_type', LOAN_TYPES, 'Direct');
-	if (loanType !== 'All') filters.push((offer) => offer.loan_payout === loanType);
-	filters.push(assetTypeFilter(enumParam(query, 'asset_type', ASSET_TYPES, 'all')));
-	filters.push(kycFilter(enumParam(query, 'kyc', KYC_FILTERS, 'all')));
-	const assets = (query.loan_assets ?? '').split(',').map((asset) => asset.trim()).filter(Boolean);
-	if (assets.length > 0) filters.push((offer) => assets.includes(offer.loan_asset));
-	const amount = numberParam(query, 'min_loan_amount');
-	if (amount !== undefined) filters.push((offer) => offer.loan_amount_min <= amount && amount <= offer.loan_amount_max);
-	const maxRate = numberParam(query, 'max_interest_rate');
-	if (maxRate !== undefined) filters.push((offer) => offer.interest_rate <= maxRate);
-	const duration = numberParam(query, 'duration_min');
-	if (duration !== undefined) {
-		filters.push((offer) => offer.duration_days_min <= duration && duration <= offer.duration_days_max);
-	}
-	return filters.filter((filter): filter is OfferFilter => filter !== null);
+function collateralFilter(type: string): OfferFilter | null {
+	if (type === 'Bitcoin') return (offer) => offer.collateral_asset === 'BitcoinBtc';
+	if (type === 'Arkade') return (offer) => offer.collateral_asset === 'ArkadeBtc';
+	return null;
 }
 
-function matchingOffers(ctx: RequestContext): LoanOffer[] {
-	const filters = parseOfferFilters(ctx.query);
-	return [...ctx.state.offers.values()].filter((offer) => filters.every((filter) => filter(offer)));
+interface OfferFilters {
+	/** The loan_type filter (default Direct): the list route applies it, the by-id route does not. */
+	loanType: OfferFilter | null;
+	/** LoanOffersQuery::matches_filters (plus the newer collateral_asset_type). */
+	others: OfferFilter[];
+}
+
+/**
+ * The live `LoanOffersQuery` (hub 0.8.2 routes/borrower/loan_offers.rs): loan_type defaults to Direct;
+ * `max_loan_amount` and `duration_max` are not in the struct and so ignored; min_loan_amount and
+ * duration_min match offers whose range contains the value. collateral_asset_type (default Bitcoin)
+ * comes from the newer generated types. The whole query is deserialised first (any bad value is a
+ * plain-text 400), then applied.
+ */
+function parseOfferFilters(ctx: RequestContext): OfferFilters {
+	const { query } = ctx;
+	const dialect = ctx.config.dialect;
+	const loanType = enumParam(dialect, query, 'loan_type', LOAN_TYPES, 'Direct');
+	const assetType = enumParam(dialect, query, 'asset_type', ASSET_TYPES, 'all');
+	const kyc = enumParam(dialect, query, 'kyc', KYC_FILTERS, 'all');
+	const amount = numeric(dialect, query, 'min_loan_amount', 'f64');
+	const maxRate = numeric(dialect, query, 'max_interest_rate', 'f64');
+	const duration = numeric(dialect, query, 'duration_min', 'i32');
+	const collateral = enumParam(dialect, query, 'collateral_asset_type', COLLATERAL_ASSET_TYPES, 'Bitcoin');
+	const others: (OfferFilter | null)[] = [assetTypeFilter(assetType), kycFilter(kyc), collateralFilter(collateral)];
+	// Unknown names in loan_assets are dropped by parse_loan_assets (filter_map).
+	const assets = query.loan_assets === undefined ? null : query.loan_assets.split(',').map((asset) => asset.trim());
+	if (assets !== null && (dialect === 'live' || assets.some(Boolean))) others.push((offer) => assets.includes(offer.loan_asset));
+	if (amount !== undefined) others.push((offer) => offer.loan_amount_min <= amount && amount <= offer.loan_amount_max);
+	if (maxRate !== undefined) others.push((offer) => offer.interest_rate <= maxRate);
+	if (duration !== undefined) {
+		others.push((offer) => offer.duration_days_min <= duration && duration <= offer.duration_days_max);
+	}
+	return {
+		loanType: loanType === 'All' ? null : (offer) => offer.loan_payout === loanType,
+		others: others.filter((filter): filter is OfferFilter => filter !== null),
+	};
+}
+
+function listOffers(ctx: RequestContext): ReturnType<Route['handle']> {
+	const { loanType, others } = parseOfferFilters(ctx);
+	// load_all_available_loan_offers: only Available offers.
+	const filters = [(offer: LoanOffer) => offer.status === 'Available', ...(loanType ? [loanType] : []), ...others];
+	return jsonReply([...ctx.state.offers.values()].filter((offer) => filters.every((filter) => filter(offer))));
 }
 
 export function offerNotFound(id: string, live = { status: 400, message: 'Loan offer not found' }): ApiError {
 	return new ApiError(404, 'OFFER_NOT_FOUND', `Loan offer ${shorten(id)} not found`, live);
 }
 
+/**
+ * get_loan_offer (hub 0.8.2): `matches_filters` applies, not the loan_type filter (which is still
+ * parsed, so a bad value is rejected), in both dialects. `loan_by_id` finds the offer whatever its
+ * status: the live dialect serves withdrawn offers too; the spec dialect answers 404 for them.
+ */
 function getOffer(ctx: RequestContext): ReturnType<Route['handle']> {
-	const offer = matchingOffers(ctx).find((candidate) => candidate.id === ctx.params.id);
-	if (!offer) throw offerNotFound(ctx.params.id);
+	const { others } = parseOfferFilters(ctx);
+	const offer = ctx.state.offers.get(ctx.params.id);
+	const filters = ctx.config.dialect === 'live' ? others : [(item: LoanOffer) => item.status === 'Available', ...others];
+	if (!offer || !filters.every((filter) => filter(offer))) throw offerNotFound(ctx.params.id);
 	return jsonReply(offer);
 }
 
 export const offerRoutes: Route[] = [
-	{ method: 'GET', pattern: '/api/offers', auth: 'borrower', body: 'none', handle: (ctx) => jsonReply(matchingOffers(ctx)) },
+	{ method: 'GET', pattern: '/api/offers', auth: 'borrower', body: 'none', handle: listOffers },
 	{ method: 'GET', pattern: '/api/offers/:id', auth: 'borrower', body: 'none', handle: getOffer },
 ];
