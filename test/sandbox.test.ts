@@ -1,4 +1,6 @@
-import { SEED_IDS, startSandbox, type Sandbox } from './sandbox/server';
+import http from 'node:http';
+import net from 'node:net';
+import { SEED_IDS, startRedirectTarget, startSandbox, type RedirectTarget, type Sandbox } from './sandbox/server';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -690,7 +692,6 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 			[{ id: '11111111-1111-4111-8111-111111111111' }, 500, 'Something went wrong'],
 			[{ duration_days: 400, loan_amount: 5 }, 400, 'Invalid loan duration: 400 days not in range 7-365'],
 			[{ loan_amount: 5 }, 400, 'Invalid loan amount: $5 not in range $100-$10000'],
-			[{ loan_amount: 10000.004 }, 200, ''],
 			[{ borrower_loan_address: undefined }, 400, 'Failed to provide borrower loan address for stablecoin loan'],
 			[{ loan_type: 'Fiat' }, 400, 'Cannot create fiat contract with asset: UsdcPol'],
 			[{ id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 }, 400, 'Failed to provide bank details for fiat loan'],
@@ -698,6 +699,8 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 			[{ loan_type: 'MoonCardInstant' }, 400, 'MoonCardInstant loan type requires MoonCardInstant loan payout, but got Direct'],
 			[{ loan_type: 'PayWithMoon', moon_card_id: 'aaaaaaaa-0000-4000-8000-000000000001' }, 404, 'Card not found'],
 			[{ loan_type: 'Bringin' }, 400, 'Cannot use Bringin without a Bringin API key'],
+			// Last: it takes the offer's whole capacity (10000 → 0, Unavailable).
+			[{ loan_amount: 10000.004 }, 200, ''],
 		];
 		for (const [patch, status, message] of cases) {
 			const answer = await createContract({ ...liveContract, ...patch });
@@ -705,6 +708,7 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 			if (status !== 200) expect(answer.json).toEqual({ message });
 		}
 		expect(sandbox.stats().contractsCreated).toBe(1);
+		expect(sandbox.state.offers.get(OFFER)).toMatchObject({ loan_amount_max: 0, status: 'Unavailable' });
 	});
 
 	it('keeps a fiat contract whose bank details lack IBAN and SWIFT, although it answers 400', async () => {
@@ -1011,5 +1015,438 @@ describe('admin: contracts with a client_contract_id', () => {
 			const listed = (await call('GET', '/api/contracts?limit=100')).json.data;
 			expect(listed.filter((contract: { client_contract_id: string }) => contract.client_contract_id === clientId)).toHaveLength(2);
 		}
+	});
+});
+
+describe('live dialect: offer capacity (loan_amount_max)', () => {
+	const { offers } = SEED_IDS;
+	const offer = (id: string) => sandbox.state.offers.get(id);
+
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+
+	it('takes each request off loan_amount_max, goes Unavailable below the min and gives it back on cancel', async () => {
+		const small = await createContract({ ...liveContract, loan_amount: 500 });
+		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({ loan_amount_max: 9500, status: 'Available' });
+		const big = await createContract({ ...liveContract, loan_amount: 9450 });
+		expect(big.status).toBe(200);
+		// GREATEST(0, 9500 - 9450) = 50 < loan_amount_min 100: Unavailable, out of the listing, still served by id.
+		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({ loan_amount_max: 50, status: 'Unavailable' });
+		expect((await call('GET', '/api/offers')).json.map((item: { id: string }) => item.id)).not.toContain(OFFER);
+		const refused = await createContract({ ...liveContract, loan_amount: 100 });
+		expect([refused.status, refused.json]).toEqual([400, { message: 'Invalid loan amount: $100 not in range $100-$50' }]);
+		expect((await call('DELETE', `/api/contracts/${big.json.id}`)).status).toBe(200);
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 9500, status: 'Available' });
+		// A second cancel is refused (Cancelled) and gives nothing back.
+		expect((await call('DELETE', `/api/contracts/${big.json.id}`)).status).toBe(400);
+		await call('DELETE', `/api/contracts/${small.json.id}`);
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 10000, status: 'Available' });
+	});
+
+	it('stays Available while the rest is at least the min; an exact fit leaves max = min', async () => {
+		await createContract({ ...liveContract, loan_amount: 9900 });
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 100, status: 'Available' });
+		await createContract({ ...liveContract, loan_amount: 100 });
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 0, status: 'Unavailable' });
+	});
+
+	it('counts auto-approved requests, not a fiat request refused after it was stored, and not the spec dialect', async () => {
+		const approved = await createContract({ ...liveContract, id: offers.autoAccept, loan_amount: 1000 });
+		expect(approved.json.status).toBe('Approved');
+		expect(offer(offers.autoAccept)?.loan_amount_max).toBe(19000);
+		await call('DELETE', `/api/contracts/${approved.json.id}`);
+		expect(offer(offers.autoAccept)?.loan_amount_max).toBe(20000);
+		const details = {
+			bank_name: 'B', bank_address: 'A', bank_country: 'DE', purpose_of_remittance: 'P', full_name: 'F',
+			address: 'A', city: 'C', post_code: '1', country: 'DE',
+		};
+		const fiat = {
+			...liveContract, id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90,
+			fiat_loan_details: { details, encrypted_encryption_key_borrower: 'kb', encrypted_encryption_key_lender: 'kl' },
+		};
+		expect((await createContract(fiat)).status).toBe(400);
+		expect(sandbox.stats().contractsCreated).toBe(2);
+		expect(offer(offers.eurBankKyc)?.loan_amount_max).toBe(50000);
+		sandbox.configure({ dialect: 'spec' });
+		const spec = await createContract(validContract);
+		expect(offer(OFFER)?.loan_amount_max).toBe(10000);
+		await call('DELETE', `/api/contracts/${spec.json.id}`);
+		expect(offer(OFFER)?.loan_amount_max).toBe(10000);
+	});
+
+	it('a give-back makes any Unavailable offer Available again, even a withdrawn one', async () => {
+		const made = await createContract(liveContract);
+		sandbox.admin.withdrawOffer(OFFER);
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 9500, status: 'Unavailable' });
+		await call('DELETE', `/api/contracts/${made.json.id}`);
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 10000, status: 'Available' });
+	});
+
+	it('admin Rejected / ApprovalExpired give it back, RequestExpired too but leaves the offer Unavailable', async () => {
+		const ids: string[] = [];
+		for (let index = 0; index < 3; index += 1) ids.push((await createContract({ ...liveContract, loan_amount: 1000 })).json.id);
+		expect(offer(OFFER)?.loan_amount_max).toBe(7000);
+		sandbox.admin.setContractStatus(ids[0], 'Rejected');
+		sandbox.admin.setContractStatus(ids[1], 'ApprovalExpired');
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 9000, status: 'Available' });
+		sandbox.admin.setContractStatus(ids[2], 'RequestExpired');
+		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 10000, status: 'Unavailable' });
+		// Admin-made contracts never held capacity: cancelling them changes nothing.
+		const adminMade = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: offers.usdtLiquidWeekly, loan_amount: 500 });
+		await call('DELETE', `/api/contracts/${adminMade.id}`);
+		expect(offer(offers.usdtLiquidWeekly)?.loan_amount_max).toBe(15000);
+	});
+
+	it('a 1e12 offer from admin.addOffer takes 1,000 requests (and resets with the sandbox)', async () => {
+		const big = sandbox.admin.addOffer({ loan_amount_min: 1, loan_amount_max: 1e12, auto_accept: false });
+		expect((await call('GET', `/api/offers/${big.id}`)).json.loan_amount_max).toBe(1e12);
+		for (let batch = 0; batch < 10; batch += 1) {
+			const answers = await Promise.all(
+				Array.from({ length: 100 }, (_, index) => createContract({ ...liveContract, id: big.id, loan_amount: 1000 + batch * 100 + index + 0.25 })),
+			);
+			expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		}
+		// Σ (1000.25 … 1999.25) = 1,499,750
+		expect(offer(big.id)).toMatchObject({ loan_amount_max: 1e12 - 1_499_750, status: 'Available' });
+		sandbox.reset();
+		expect(offer(big.id)).toBeUndefined();
+	});
+});
+
+/** A GET through node:http that reports when the headers and each body chunk arrived. */
+interface RawAnswer {
+	status?: number;
+	headers?: Record<string, string | string[] | undefined>;
+	headersAt?: number;
+	chunks: { at: number; bytes: number }[];
+	body: string;
+	error?: Error;
+	completed: boolean;
+}
+
+function rawGet(url: string, options: { key?: string; timeoutMs?: number; agent?: http.Agent; method?: string } = {}): Promise<RawAnswer> {
+	return new Promise((resolve) => {
+		const started = Date.now();
+		const answer: RawAnswer = { chunks: [], body: '', completed: false };
+		const headers = { 'x-api-key': options.key ?? sandbox.keys.borrower };
+		const req = http.request(url, { method: options.method ?? 'GET', headers, agent: options.agent }, (res) => {
+			answer.status = res.statusCode;
+			answer.headers = res.headers;
+			answer.headersAt = Date.now() - started;
+			res.setEncoding('utf8');
+			res.on('data', (chunk: string) => {
+				answer.chunks.push({ at: Date.now() - started, bytes: Buffer.byteLength(chunk) });
+				answer.body += chunk;
+			});
+			res.on('end', () => {
+				answer.completed = res.complete;
+				resolve(answer);
+			});
+			res.on('error', (error) => {
+				answer.error = error;
+				resolve(answer);
+			});
+		});
+		if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error('client timeout')));
+		req.on('error', (error) => {
+			answer.error = error;
+			resolve(answer);
+		});
+		req.end();
+	});
+}
+
+async function waitFor(check: () => boolean, timeoutMs = 2000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error('waitFor: timed out');
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+describe('hostile-server faults', () => {
+	let target: RedirectTarget;
+
+	beforeAll(async () => {
+		target = await startRedirectTarget();
+	});
+
+	afterAll(async () => {
+		await target.close();
+	});
+
+	beforeEach(() => target.reset());
+
+	it('redirect: 307 by default to the origin + the same path and query; the target records what arrives', async () => {
+		sandbox.configure({ faults: [{ kind: 'redirect', path: '/api/offers', location: target.url, times: 2 }] });
+		const manual = await fetch(`${sandbox.url}/api/offers?loan_type=All`, { headers: { 'x-api-key': sandbox.keys.borrower }, redirect: 'manual' });
+		expect(manual.status).toBe(307);
+		expect(manual.headers.get('location')).toBe(`${target.url}/api/offers?loan_type=All`);
+		expect(await manual.text()).toBe('');
+		expect(target.requests).toHaveLength(0);
+		// A client that follows blindly hands the key to the other origin (fetch keeps custom headers).
+		const followed = await fetch(`${sandbox.url}/api/offers`, { headers: { 'x-api-key': sandbox.keys.borrower } });
+		expect([followed.status, await followed.json()]).toEqual([200, { target: true }]);
+		expect(target.requests).toEqual([expect.objectContaining({ method: 'GET', path: '/api/offers', url: '/api/offers' })]);
+		expect(target.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
+		expect(target.sawText(sandbox.keys.borrower)).toBe(true);
+		expect(target.sawText(sandbox.keys.otherBorrower)).toBe(false);
+		expect(sandbox.stats()).toMatchObject({ faultsInjected: 2, byStatus: { '307': 2 } });
+	});
+
+	it('redirect: 301/302/308 and a Location with a path, sent verbatim; a rule needs a location', async () => {
+		for (const status of [301, 302, 308] as const) {
+			sandbox.configure({ faults: [{ kind: 'redirect', status, location: `${target.url}/elsewhere?x=1` }] });
+			const answer = await fetch(`${sandbox.url}/api/contracts`, { headers: { 'x-api-key': sandbox.keys.borrower }, redirect: 'manual' });
+			expect([answer.status, answer.headers.get('location')]).toEqual([status, `${target.url}/elsewhere?x=1`]);
+		}
+		expect(() => sandbox.configure({ faults: [{ kind: 'redirect' }] })).toThrow('a redirect rule needs a location');
+		expect(() => sandbox.configure({ faults: [{ kind: 'redirect', location: '/x', status: 303 as never }] })).toThrow('status');
+		expect(() => sandbox.configure({ faults: [{ kind: '500', location: '/x' }] })).toThrow('location is only for redirect');
+	});
+
+	it('redirect after:true processes the request first (a POST is created, then redirected)', async () => {
+		sandbox.configure({ faults: [{ kind: 'redirect', method: 'POST', path: '/api/contracts', location: target.url, after: true, status: 302 }] });
+		const answer = await fetch(`${sandbox.url}/api/contracts`, {
+			method: 'POST',
+			headers: { 'x-api-key': sandbox.keys.borrower, 'content-type': 'application/json' },
+			body: JSON.stringify(validContract),
+			redirect: 'manual',
+		});
+		expect(answer.status).toBe(302);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('bad-200: every body variant with status 200', async () => {
+		const cases: [string, string, string][] = [
+			['malformed-json', '{"id": "abc', 'application/json'],
+			['empty', '', 'application/json'],
+			['array', '[{"id":"a"},{"id":"b"}]', 'application/json'],
+			['error-body', '{"error":"Internal","code":"INTERNAL","details":"x"}', 'application/json'],
+		];
+		for (const [body200, text, type] of cases) {
+			sandbox.configure({ faults: [{ kind: 'bad-200', path: '/api/contracts', body200: body200 as never }] });
+			const answer = await call('GET', '/api/contracts');
+			expect([body200, answer.status, answer.text, answer.headers.get('content-type')]).toEqual([body200, 200, text, type]);
+		}
+		sandbox.configure({ faults: [{ kind: 'bad-200', path: '/api/offers' }] });
+		expect((await call('GET', '/api/offers')).text).toBe('{"id": "abc');
+		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'html' }] });
+		const html = await call('GET', '/api/offers');
+		expect([html.status, html.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+		expect(html.text).toMatch(/^<!DOCTYPE html>/);
+		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'echo-key' }] });
+		const echo = await call('GET', '/api/contracts/whatever');
+		expect(echo.status).toBe(200);
+		expect(echo.json.api_key).toBe(sandbox.keys.borrower);
+		expect(echo.json.message).toContain(sandbox.keys.borrower);
+		expect(() => sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'xml' as never }] })).toThrow('body200');
+	});
+
+	it('429 with Retry-After from the rule: "0", a past HTTP date, "1" by default, or none', async () => {
+		const past = new Date(Date.now() - 3_600_000).toUTCString();
+		sandbox.configure({
+			faults: [
+				{ kind: '429', path: '/api/offers', retryAfter: '0' },
+				{ kind: '429', path: '/api/offers', retryAfter: past },
+				{ kind: '429', path: '/api/offers' },
+				{ kind: '429', path: '/api/offers', retryAfter: null },
+			],
+		});
+		const zero = await call('GET', '/api/offers');
+		expectSpecError(zero, 429, 'RATE_LIMITED');
+		expect(zero.headers.get('retry-after')).toBe('0');
+		expect((await call('GET', '/api/offers')).headers.get('retry-after')).toBe(past);
+		expect((await call('GET', '/api/offers')).headers.get('retry-after')).toBe('1');
+		const none = await call('GET', '/api/offers');
+		expect([none.status, none.headers.get('retry-after')]).toEqual([429, null]);
+		expect((await call('GET', '/api/offers')).status).toBe(200);
+		sandbox.configure({ dialect: 'live', faults: [{ kind: '429', retryAfter: '0' }] });
+		const live = await call('GET', '/api/offers');
+		expect([live.status, live.json]).toEqual([429, { message: 'Too Many Requests' }]);
+		expect(sandbox.stats()).toMatchObject({ faultsInjected: 5, rateLimited: 0 });
+	});
+
+	it('trickle: headers at once, then one byte every delayMs (a fixed body or the real answer)', async () => {
+		sandbox.configure({ faults: [{ kind: 'trickle', path: '/api/health', delayMs: 40, body: '{"ok":1}' }] });
+		const answer = await rawGet(`${sandbox.url}/api/health`);
+		expect([answer.status, answer.body, answer.completed]).toEqual([200, '{"ok":1}', true]);
+		expect(answer.headers?.['content-length']).toBe('8');
+		expect(answer.headersAt).toBeLessThan(200);
+		expect(answer.chunks.length).toBe(8);
+		expect(answer.chunks[7].at - (answer.headersAt ?? 0)).toBeGreaterThanOrEqual(7 * 40 - 10);
+		// The real answer, processed first: a client with a whole-request timeout gives up mid-body.
+		sandbox.configure({ faults: [{ kind: 'trickle', method: 'POST', path: '/api/contracts' }] });
+		const response = await fetch(`${sandbox.url}/api/contracts`, {
+			method: 'POST',
+			headers: { 'x-api-key': sandbox.keys.borrower, 'content-type': 'application/json' },
+			body: JSON.stringify(validContract),
+			signal: AbortSignal.timeout(300),
+		});
+		expect(response.status).toBe(200);
+		expect(Number(response.headers.get('content-length'))).toBeGreaterThan(100);
+		await expect(response.text()).rejects.toThrow();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, byStatus: { '200': 2 } });
+	});
+
+	it('cut-body: full Content-Length, half the body, then the socket is destroyed', async () => {
+		sandbox.configure({ faults: [{ kind: 'cut-body', path: '/api/offers' }] });
+		const raw = await rawGet(`${sandbox.url}/api/offers`);
+		const length = Number(raw.headers?.['content-length']);
+		expect(raw.status).toBe(200);
+		expect(length).toBeGreaterThan(1000);
+		expect(Buffer.byteLength(raw.body)).toBe(Math.floor(length / 2));
+		expect(raw.completed === false || raw.error !== undefined).toBe(true);
+		sandbox.configure({ faults: [{ kind: 'cut-body', path: '/api/contracts' }] });
+		const response = await fetch(`${sandbox.url}/api/contracts`, { headers: { 'x-api-key': sandbox.keys.borrower } });
+		expect(response.status).toBe(200);
+		await expect(response.text()).rejects.toThrow();
+		// A fixed body; an empty real answer is replaced by a JSON stand-in so there is something to cut.
+		sandbox.configure({ faults: [{ kind: 'cut-body', method: 'DELETE', path: '/api/contracts' }] });
+		const requested = SEED_IDS.contracts.requested;
+		const empty = await rawGet(`${sandbox.url}/api/contracts/${requested}`, { method: 'DELETE' });
+		expect([empty.status, empty.headers?.['content-type'], empty.completed]).toEqual([200, 'application/json', false]);
+		expect(empty.body).toBe('{"message":"cut-body stand-in for an empty answer"}'.slice(0, 25));
+		expect(sandbox.state.contracts.get(requested)?.contract.status).toBe('Cancelled');
+		sandbox.configure({ faults: [{ kind: 'cut-body', path: '/api/health', body: '{"0123456789":true}' }] });
+		const fixed = await rawGet(`${sandbox.url}/api/health`);
+		expect([fixed.headers?.['content-length'], fixed.body]).toEqual(['19', '{"0123456']);
+	});
+
+	it('hang: never answers until the client leaves; after:true still processes the request', async () => {
+		sandbox.configure({ faults: [{ kind: 'hang', path: '/api/contracts', times: 2 }] });
+		const started = Date.now();
+		await expect(call('GET', '/api/contracts', { signal: AbortSignal.timeout(200) })).rejects.toThrow();
+		expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+		await expect(createContract(validContract, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+		expect(sandbox.stats()).toMatchObject({ contractsCreated: 0, byStatus: { hang: 2 } });
+		sandbox.configure({ faults: [{ kind: 'hang', method: 'POST', path: '/api/contracts', after: true }] });
+		await expect(createContract(validContract, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('close() ends hanging and trickling answers at once', async () => {
+		const own = await startSandbox({
+			faults: [
+				{ kind: 'hang', path: '/api/contracts' },
+				{ kind: 'trickle', path: '/api/offers', delayMs: 60_000 },
+			],
+		});
+		const hanging = rawGet(`${own.url}/api/contracts`, { key: own.keys.borrower });
+		const trickling = rawGet(`${own.url}/api/offers`, { key: own.keys.borrower });
+		await waitFor(() => own.stats().byStatus.hang === 1 && own.stats().byStatus['200'] === 1);
+		const started = Date.now();
+		await own.close();
+		expect(Date.now() - started).toBeLessThan(1000);
+		const [hung, trickled] = await Promise.all([hanging, trickling]);
+		expect(hung.status).toBeUndefined();
+		expect(hung.error).toBeDefined();
+		expect(trickled.status).toBe(200);
+		expect(trickled.completed).toBe(false);
+	});
+});
+
+describe('paging lies (config `paging`)', () => {
+	const ids = (page: { data: { id?: string; data?: { id?: string } }[] }) => page.data.map((item) => item.id ?? item.data?.id);
+
+	beforeEach(() => {
+		sandbox.admin.createContracts(sandbox.keys.borrower, 20);
+		sandbox.admin.postNotifications(sandbox.keys.borrower, 20);
+	});
+
+	it('ignore-page answers page 1 whatever page is asked', async () => {
+		const honest2 = (await call('GET', '/api/contracts?limit=5&page=2')).json;
+		sandbox.configure({ paging: 'ignore-page' });
+		const first = (await call('GET', '/api/contracts?limit=5')).json;
+		const second = (await call('GET', '/api/contracts?limit=5&page=2')).json;
+		expect(second).toEqual(first);
+		expect(second).toMatchObject({ page: 1, total: 25, total_pages: 5 });
+		expect(ids(second)).not.toEqual(ids(honest2));
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			const notes1 = (await call('GET', '/api/notifications?limit=5')).json;
+			expect((await call('GET', '/api/notifications?limit=5&page=3')).json).toEqual(notes1);
+		}
+	});
+
+	it('endless: every page full of new ids, total_pages huge', async () => {
+		sandbox.configure({ paging: 'endless' });
+		const seen = new Set<string>();
+		for (const page of [1, 2, 50, 999_999]) {
+			const contracts = (await call('GET', `/api/contracts?limit=100&page=${page}`)).json;
+			expect(contracts).toMatchObject({ page, limit: 100, total_pages: 1_000_000, total: 100_000_000 });
+			expect(contracts.data).toHaveLength(100);
+			for (const id of ids(contracts)) seen.add(id as string);
+			const notes = (await call('GET', `/api/notifications?limit=100&page=${page}`)).json;
+			expect(notes.data).toHaveLength(100);
+			for (const id of ids(notes)) seen.add(id as string);
+		}
+		expect(seen.size).toBe(800);
+		expect((await call('GET', '/api/contracts?limit=3&page=2')).json.data[0]).toMatchObject({ id: expect.stringMatching(UUID), status: expect.any(String) });
+		// Deterministic: the same page has the same ids.
+		expect(ids((await call('GET', '/api/contracts?limit=3&page=2')).json)).toEqual(ids((await call('GET', '/api/contracts?limit=3&page=2')).json));
+	});
+
+	it('lying-total-pages says 1 while there are more; no-ids drops the ids', async () => {
+		sandbox.configure({ paging: 'lying-total-pages' });
+		const contracts = (await call('GET', '/api/contracts?limit=10')).json;
+		expect(contracts).toMatchObject({ page: 1, total: 25, total_pages: 1 });
+		expect((await call('GET', '/api/contracts?limit=10&page=2')).json.data).toHaveLength(10);
+		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({ total: 24, total_pages: 1 });
+		sandbox.configure({ paging: 'no-ids', dialect: 'live' });
+		const bare = (await call('GET', '/api/contracts?limit=10')).json;
+		expect(bare.data).toHaveLength(10);
+		expect(bare.data.every((contract: object) => !('id' in contract) && 'status' in contract)).toBe(true);
+		const notes = (await call('GET', '/api/notifications?limit=10')).json;
+		expect(notes.data.every((message: { data: object }) => !('id' in message.data) && 'timestamp' in message.data)).toBe(true);
+		// Listing only: the records themselves keep their ids.
+		expect([...sandbox.state.contracts.values()].every((entry) => typeof entry.contract.id === 'string')).toBe(true);
+	});
+
+	it('is validated, switchable over /__admin/config and reset to honest paging', async () => {
+		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow('paging must be null or one of');
+		await call('PUT', '/__admin/config', { key: null, body: { paging: 'lying-total-pages' } });
+		expect(sandbox.config.paging).toBe('lying-total-pages');
+		sandbox.reset();
+		expect(sandbox.config.paging).toBeNull();
+	});
+});
+
+describe('connection counting', () => {
+	let own: Sandbox;
+
+	beforeEach(async () => {
+		own = await startSandbox();
+	});
+
+	afterEach(async () => {
+		await own.close();
+	});
+
+	it('reports open and peak connections; reset starts the peak at the open ones', async () => {
+		const port = Number(new URL(own.url).port);
+		const sockets = await Promise.all(
+			Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
+				const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+			})),
+		);
+		await waitFor(() => own.stats().openConnections === 5);
+		expect(own.stats()).toMatchObject({ openConnections: 5, peakConnections: 5, connections: 5 });
+		for (const socket of sockets.slice(0, 3)) socket.destroy();
+		await waitFor(() => own.stats().openConnections === 2);
+		expect(own.stats().peakConnections).toBe(5);
+		own.reset();
+		expect(own.stats()).toMatchObject({ openConnections: 2, peakConnections: 2, connections: 0 });
+		for (const socket of sockets.slice(3)) socket.destroy();
+		await waitFor(() => own.stats().openConnections === 0);
+	});
+
+	it("shows a client's connection cap (an agent with maxSockets 3, 30 requests)", async () => {
+		own.configure({ latencyMs: 20 });
+		const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+		const answers = await Promise.all(Array.from({ length: 30 }, () => rawGet(`${own.url}/api/offers`, { key: own.keys.borrower, agent })));
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(own.stats()).toMatchObject({ requests: 30, peakConnections: 3, connections: 3 });
+		agent.destroy();
+		await waitFor(() => own.stats().openConnections === 0);
 	});
 });

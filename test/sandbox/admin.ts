@@ -9,6 +9,7 @@ import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } fr
 import {
 	changeLiquidationStatus,
 	changeStatus,
+	giveBackOfferCapacity,
 	nowIso,
 	pushNotification,
 	recordStatus,
@@ -165,6 +166,24 @@ function adminContract(state: SandboxState, ownerKey: string, partial: AdminCont
 	return Object.assign(entry.contract, partial);
 }
 
+/**
+ * Statuses whose backend path gives a live request's amount back to its offer: the borrower's cancel,
+ * the lender's reject (routes/lender/contracts.rs), and the approval- and request-expiry jobs; the
+ * request-expiry job then marks the offer Unavailable ("expired due to inactivity").
+ */
+const RELEASING_STATUSES = new Set(['Cancelled', 'Rejected', 'ApprovalExpired', 'RequestExpired']);
+
+function setContractStatus(state: SandboxState, id: string, status: string): Contract {
+	const entry = anyContract(state, id);
+	const contract = changeStatus(state, entry, requireText(status, 'status'));
+	if (RELEASING_STATUSES.has(status) && entry.holdsOfferCapacity) {
+		giveBackOfferCapacity(state, entry);
+		const offer = state.offers.get(contract.loan_id);
+		if (offer && status === 'RequestExpired') offer.status = 'Unavailable';
+	}
+	return contract;
+}
+
 const MIXED_TYPES = ['ContractUpdate', 'InstallmentUpdate', 'ChatMessage'];
 
 function postNotifications(state: SandboxState, ownerKey: string, count: number, options: NotificationBatchInput): NotificationMessage[] {
@@ -195,7 +214,7 @@ function postNotifications(state: SandboxState, ownerKey: string, count: number,
 export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
-		setContractStatus: (id, status) => changeStatus(state(), anyContract(state(), id), requireText(status, 'status')),
+		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(state(), anyContract(state(), id), requireText(liquidationStatus, 'liquidation_status')),
 		addOffer: (partial = {}) => {

@@ -2,10 +2,12 @@
  * `npm run sandbox [-- --port 7337 --dialect live --rate-limit 5 --idempotency --create-status 201 --latency 50]`
  * Starts the sandbox, prints how to use it and runs until Ctrl-C / SIGTERM.
  */
-import { SEED_IDS, startSandbox, type StartOptions } from './server';
+import { PAGING_MODES } from './config';
+import { SEED_IDS, startSandbox, type PagingMode, type StartOptions } from './server';
 
 const USAGE = `Usage: npm run sandbox -- [--port N] [--dialect spec|live] [--rate-limit N] [--idempotency]
                             [--create-status 200|201] [--latency MS] [--seed TEXT] [--extra-contracts N]
+                            [--paging ignore-page|endless|lying-total-pages|no-ids]
 Port also from SANDBOX_PORT (default: a free port).`;
 
 function fail(message: string): never {
@@ -49,6 +51,12 @@ function parseArgs(argv: string[]): StartOptions {
 			case '--latency':
 				options.latencyMs = numberArg(flag, next());
 				break;
+			case '--paging': {
+				const mode = next();
+				if (!PAGING_MODES.includes(mode as PagingMode)) fail(`--paging must be one of ${PAGING_MODES.join(', ')}`);
+				options.paging = mode as PagingMode;
+				break;
+			}
 			case '--seed':
 				options.seed = { ...options.seed, seed: next() };
 				break;

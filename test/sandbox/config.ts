@@ -1,13 +1,15 @@
 /** Sandbox behaviour switches: defaults and validation of a patch. */
 import { ApiError } from './errors';
 import { validateFaultRule } from './faults';
-import type { SandboxConfig } from './types';
+import type { PagingMode, SandboxConfig } from './types';
+
+export const PAGING_MODES: PagingMode[] = ['ignore-page', 'endless', 'lying-total-pages', 'no-ids'];
 
 export function defaultConfig(): SandboxConfig {
-	return { dialect: 'spec', createStatus: 200, rateLimit: null, idempotency: false, faults: [], latencyMs: 0 };
+	return { dialect: 'spec', createStatus: 200, rateLimit: null, idempotency: false, faults: [], latencyMs: 0, paging: null };
 }
 
-const CONFIG_KEYS: (keyof SandboxConfig)[] = ['dialect', 'createStatus', 'rateLimit', 'idempotency', 'faults', 'latencyMs'];
+const CONFIG_KEYS: (keyof SandboxConfig)[] = ['dialect', 'createStatus', 'rateLimit', 'idempotency', 'faults', 'latencyMs', 'paging'];
 
 function invalid(details: string): ApiError {
 	return new ApiError(400, 'INVALID_CONFIG', `Invalid sandbox configuration: ${details}`);
@@ -39,6 +41,9 @@ export function validateConfigPatch(patch: Partial<SandboxConfig>): Partial<Sand
 	}
 	if (patch.latencyMs !== undefined && !(Number.isFinite(patch.latencyMs) && patch.latencyMs >= 0)) {
 		throw invalid('latencyMs must be a non-negative number');
+	}
+	if (patch.paging !== undefined && patch.paging !== null && !PAGING_MODES.includes(patch.paging)) {
+		throw invalid(`paging must be null or one of ${PAGING_MODES.join(', ')}`);
 	}
 	if (patch.faults !== undefined) {
 		if (!Array.isArray(patch.faults)) throw invalid('faults must be an array');

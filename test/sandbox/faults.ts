@@ -5,10 +5,36 @@
 import { ApiError, SOMETHING_WENT_WRONG } from './errors';
 import { createPrng } from './ids';
 import { errorOutcome, type Outcome } from './outcome';
-import type { Dialect, FaultKind, FaultRule } from './types';
+import type { Bad200Body, Dialect, FaultKind, FaultRule, RedirectStatus } from './types';
 
-export const FAULT_KINDS: FaultKind[] = ['500', '502-html', '503', 'reset', 'slow', 'truncated-json', 'empty-body'];
+export const FAULT_KINDS: FaultKind[] = [
+	'500',
+	'502-html',
+	'503',
+	'reset',
+	'slow',
+	'truncated-json',
+	'empty-body',
+	'redirect',
+	'bad-200',
+	'trickle',
+	'hang',
+	'cut-body',
+	'429',
+];
+export const BAD_200_BODIES: Bad200Body[] = ['malformed-json', 'empty', 'html', 'array', 'error-body', 'echo-key'];
+const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
 export const DEFAULT_SLOW_MS = 5000;
+export const DEFAULT_TRICKLE_MS = 1000;
+export const DEFAULT_REDIRECT_STATUS: RedirectStatus = 307;
+
+/**
+ * Kinds answered by the sandbox's streaming code in server.ts rather than by faultOutcome: they use
+ * the real answer (the request is processed first) unless the rule gives a fixed `body`.
+ */
+export function streamsRealAnswer(rule: FaultRule): boolean {
+	return (rule.kind === 'trickle' || rule.kind === 'cut-body') && rule.body === undefined;
+}
 
 interface ArmedRule {
 	rule: FaultRule;
@@ -26,6 +52,26 @@ export function validateFaultRule(rule: FaultRule): string | null {
 	}
 	if (rule.delayMs !== undefined && !(Number.isFinite(rule.delayMs) && rule.delayMs >= 0)) {
 		return 'delayMs must be a non-negative number';
+	}
+	return validateKindFields(rule);
+}
+
+function validateKindFields(rule: FaultRule): string | null {
+	if (rule.status !== undefined && (rule.kind !== 'redirect' || !REDIRECT_STATUSES.includes(rule.status))) {
+		return `status is only for redirect rules and must be one of ${REDIRECT_STATUSES.join(', ')}`;
+	}
+	if (rule.kind === 'redirect' && (typeof rule.location !== 'string' || rule.location === '')) {
+		return 'a redirect rule needs a location';
+	}
+	if (rule.location !== undefined && rule.kind !== 'redirect') return 'location is only for redirect rules';
+	if (rule.body200 !== undefined && (rule.kind !== 'bad-200' || !BAD_200_BODIES.includes(rule.body200))) {
+		return `body200 is only for bad-200 rules and must be one of ${BAD_200_BODIES.join(', ')}`;
+	}
+	if (rule.retryAfter !== undefined && (rule.kind !== '429' || (rule.retryAfter !== null && typeof rule.retryAfter !== 'string'))) {
+		return 'retryAfter is only for 429 rules and must be a string or null';
+	}
+	if (rule.body !== undefined && ((rule.kind !== 'trickle' && rule.kind !== 'cut-body') || typeof rule.body !== 'string')) {
+		return 'body is only for trickle and cut-body rules and must be a string';
 	}
 	return null;
 }
@@ -79,12 +125,57 @@ function internalError(dialect: Dialect): Outcome {
 	);
 }
 
+/** What faultOutcome needs to know about the request. */
+export interface FaultRequest {
+	/** The request target as received: path and query string. */
+	url: string;
+	/** The x-api-key header ('' when absent). */
+	apiKey: string;
+}
+
+const PLACEHOLDER_PAGE =
+	'<!DOCTYPE html>\n<html><head><title>Welcome</title></head>\n<body><h1>It works!</h1><p>Sandbox placeholder page.</p></body></html>\n';
+
+/** The Location of a redirect rule: an origin gets the request's path and query appended. */
+export function redirectLocation(location: string, requestUrl: string): string {
+	const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i;
+	return origin.test(location) ? `${location.replace(/\/$/, '')}${requestUrl}` : location;
+}
+
+function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
+	const json = { 'content-type': 'application/json' };
+	switch (variant) {
+		case 'empty':
+			return { status: 200, headers: json, body: '' };
+		case 'html':
+			return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: PLACEHOLDER_PAGE };
+		case 'array':
+			return { status: 200, headers: json, body: '[{"id":"a"},{"id":"b"}]' };
+		case 'error-body':
+			return { status: 200, headers: json, body: '{"error":"Internal","code":"INTERNAL","details":"x"}' };
+		case 'echo-key':
+			return {
+				status: 200,
+				headers: json,
+				body: JSON.stringify({ id: 'echo', api_key: request.apiKey, message: `Request accepted for key ${request.apiKey}` }),
+			};
+		default:
+			return { status: 200, headers: json, body: '{"id": "abc' };
+	}
+}
+
+function tooManyRequests(dialect: Dialect, retryAfter: string | null | undefined): Outcome {
+	const error = new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded; retry later (injected fault)', { message: 'Too Many Requests' });
+	const value = retryAfter === undefined ? '1' : retryAfter;
+	return errorOutcome(dialect, error, value === null ? {} : { 'retry-after': value });
+}
+
 /**
- * The answer of a fault other than 'reset' and 'slow'. `real` is the answer the request really got
- * (for `after` rules): 'truncated-json' then cuts that body in half.
+ * The answer of a fault other than 'reset', 'slow', 'hang', 'trickle' and 'cut-body'. `real` is the
+ * answer the request really got (for `after` rules): 'truncated-json' then cuts that body in half.
  */
-export function faultOutcome(kind: FaultKind, dialect: Dialect, real: Outcome | null): Outcome {
-	switch (kind) {
+export function faultOutcome(rule: FaultRule, dialect: Dialect, real: Outcome | null, request: FaultRequest): Outcome {
+	switch (rule.kind) {
 		case '502-html':
 			return { status: 502, headers: { 'content-type': 'text/html; charset=utf-8' }, body: BAD_GATEWAY_PAGE };
 		case '503':
@@ -101,7 +192,28 @@ export function faultOutcome(kind: FaultKind, dialect: Dialect, real: Outcome | 
 		}
 		case 'empty-body':
 			return { status: 500, headers: {}, body: '' };
+		case 'redirect':
+			return {
+				status: rule.status ?? DEFAULT_REDIRECT_STATUS,
+				headers: { location: redirectLocation(rule.location ?? '/', request.url) },
+				body: '',
+			};
+		case 'bad-200':
+			return bad200(rule.body200 ?? 'malformed-json', request);
+		case '429':
+			return tooManyRequests(dialect, rule.retryAfter);
 		default:
 			return internalError(dialect);
 	}
 }
+
+/** The answer a 'trickle' or 'cut-body' rule sends: its fixed body, else the real answer. */
+export function streamedOutcome(rule: FaultRule, real: Outcome | null): Outcome {
+	if (rule.body !== undefined || real === null) {
+		return { status: 200, headers: { 'content-type': 'application/json' }, body: rule.body ?? '{}' };
+	}
+	return real;
+}
+
+/** A body a 'cut-body' rule can cut (at least 2 bytes): the answer's own, or a JSON stand-in for an empty one. */
+export const CUT_BODY_STAND_IN = '{"message":"cut-body stand-in for an empty answer"}';

@@ -4,7 +4,7 @@
  */
 import { badRequest } from './errors';
 import { numberParam } from './query';
-import type { Dialect } from './types';
+import type { Dialect, PagingMode } from './types';
 
 export interface PageRequest {
 	page: number;
@@ -60,4 +60,46 @@ export function paginate<T>(items: T[], request: PageRequest): Page<T> {
 		total: items.length,
 		total_pages: Math.ceil(items.length / request.limit),
 	};
+}
+
+/** `total_pages` of an 'endless' listing. */
+export const ENDLESS_TOTAL_PAGES = 1_000_000;
+
+/** How a listing's records are made up ('endless') or stripped of their id ('no-ids'). */
+export interface LyingRecords<T> {
+	/** Record `index` of page `page`, with an id no other page has. */
+	invent(page: number, index: number): T;
+	withoutId(record: T): T;
+}
+
+/**
+ * The page to answer under the configured paging lie (SandboxConfig.paging); `build` is the honest
+ * listing of a page request.
+ */
+export function lyingPage<T>(
+	mode: PagingMode | null,
+	request: PageRequest,
+	build: (request: PageRequest) => Page<T>,
+	records: LyingRecords<T>,
+): Page<T> {
+	switch (mode) {
+		case 'ignore-page':
+			return build({ ...request, page: 1 });
+		case 'endless':
+			return {
+				data: Array.from({ length: request.limit }, (_, index) => records.invent(request.page, index)),
+				page: request.page,
+				limit: request.limit,
+				total: ENDLESS_TOTAL_PAGES * request.limit,
+				total_pages: ENDLESS_TOTAL_PAGES,
+			};
+		case 'lying-total-pages':
+			return { ...build(request), total_pages: 1 };
+		case 'no-ids': {
+			const page = build(request);
+			return { ...page, data: page.data.map((record) => records.withoutId(record)) };
+		}
+		default:
+			return build(request);
+	}
 }

@@ -6,6 +6,8 @@
  * Request pipeline (everything after the body is read is synchronous, so counters, idempotency and
  * state changes are race-free): record → fault (unless `after`) → route → auth (401) → rate limit
  * (429) → Content-Type / JSON (400) → idempotency (spec dialect only) → handler → fault (`after`) → latency → answer.
+ * 'trickle' and 'cut-body' without a fixed body always process first (they stream the real answer);
+ * 'hang' answers nothing and leaves the socket to the client or close().
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,7 +15,15 @@ import { URL } from 'node:url';
 import { adminRoutes, createAdmin, type AdminHost, type SandboxAdmin } from './admin';
 import { defaultConfig, validateConfigPatch } from './config';
 import { ApiError, SOMETHING_WENT_WRONG, unauthorized } from './errors';
-import { DEFAULT_SLOW_MS, FaultInjector, faultOutcome } from './faults';
+import {
+	CUT_BODY_STAND_IN,
+	DEFAULT_SLOW_MS,
+	DEFAULT_TRICKLE_MS,
+	FaultInjector,
+	faultOutcome,
+	streamedOutcome,
+	streamsRealAnswer,
+} from './faults';
 import { IdempotencyStore, stableStringify } from './idempotency';
 import { errorOutcome, replyOutcome, type Outcome } from './outcome';
 import { RateLimiter, retryAfterHeader } from './ratelimit';
@@ -36,6 +46,7 @@ export type * from './types';
 export type { SandboxAdmin, AdminContractInput, AdminOfferInput, NotificationBatchInput, NotificationInput } from './admin';
 export type { SandboxState } from './state';
 export { SEED_IDS, DEFAULT_SEED } from './seed';
+export { startRedirectTarget, type RedirectTarget, type RedirectTargetOptions, type TargetRequest } from './target';
 
 export interface StartOptions extends Partial<SandboxConfig> {
 	/** Port on 127.0.0.1; 0 (default) picks a free one. */
@@ -148,6 +159,7 @@ class SandboxServer implements AdminHost {
 	private readonly sockets = new Set<Socket>();
 	private readonly timers = new Set<NodeJS.Timeout>();
 	private readonly hooks: HandlerHooks;
+	private closing = false;
 
 	constructor(
 		private readonly startConfig: SandboxConfig,
@@ -169,7 +181,11 @@ class SandboxServer implements AdminHost {
 		this.server.keepAliveTimeout = 5000;
 		this.server.on('connection', (socket: Socket) => {
 			this.sockets.add(socket);
-			socket.on('close', () => this.sockets.delete(socket));
+			this.counters.connectionOpened();
+			socket.on('close', () => {
+				this.sockets.delete(socket);
+				this.counters.connectionClosed();
+			});
 		});
 	}
 
@@ -220,6 +236,7 @@ class SandboxServer implements AdminHost {
 	}
 
 	async close(): Promise<void> {
+		this.closing = true;
 		for (const timer of this.timers) clearTimeout(timer);
 		this.timers.clear();
 		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -255,18 +272,68 @@ class SandboxServer implements AdminHost {
 		this.record(req, method, url.pathname, query, raw ?? '');
 		const fault = this.faults.pick(method, url.pathname);
 		if (fault) this.counters.faultInjected();
-		if (fault && !fault.after) {
-			if (fault.kind !== 'slow') return this.finish(res, this.faultAnswer(fault, null));
+		// 'trickle' and 'cut-body' without a fixed body need the real answer: they always process first.
+		const processFirst = fault !== null && (fault.after === true || streamsRealAnswer(fault));
+		if (fault && !processFirst) {
+			if (fault.kind !== 'slow') return this.answerFault(req, res, fault, null);
 			await this.delay(fault.delayMs ?? DEFAULT_SLOW_MS);
 			// The client gave up while the request was "in flight": like a dropped handler, nothing happens.
 			if (clientGone) return;
 		}
 		const outcome = raw === null ? this.tooLarge(this.config.dialect) : this.process(req, method, url.pathname, query, raw);
-		if (fault?.after) {
+		if (fault && processFirst) {
 			if (fault.kind === 'slow') await this.delay(fault.delayMs ?? DEFAULT_SLOW_MS);
-			else return this.finish(res, this.faultAnswer(fault, outcome));
+			else return this.answerFault(req, res, fault, outcome);
 		}
 		return this.finish(res, outcome);
+	}
+
+	/** Answers with a fault instead of `real` (null: the request was not processed). */
+	private async answerFault(req: IncomingMessage, res: ServerResponse, fault: FaultRule, real: Outcome | null): Promise<void> {
+		switch (fault.kind) {
+			case 'reset':
+				return this.finish(res, 'reset');
+			case 'hang':
+				// Accepted and never answered: the socket stays open until the client leaves or close().
+				this.counters.answered('hang');
+				return;
+			case 'trickle':
+				return this.trickle(res, streamedOutcome(fault, real), fault.delayMs ?? DEFAULT_TRICKLE_MS);
+			case 'cut-body':
+				return this.cutBody(res, streamedOutcome(fault, real));
+			default:
+				return this.finish(
+					res,
+					faultOutcome(fault, this.config.dialect, real, { url: req.url ?? '/', apiKey: headerValue(req, 'x-api-key') ?? '' }),
+				);
+		}
+	}
+
+	/** Headers (with the full Content-Length) at once, then one body byte every `delayMs`. */
+	private async trickle(res: ServerResponse, outcome: Outcome, delayMs: number): Promise<void> {
+		this.counters.answered(outcome.status);
+		await this.delay(this.config.latencyMs);
+		if (res.headersSent || res.destroyed) return;
+		const body = Buffer.from(outcome.body, 'utf8');
+		res.writeHead(outcome.status, { ...outcome.headers, 'content-length': body.length });
+		res.flushHeaders();
+		for (let index = 0; index < body.length; index += 1) {
+			await this.delay(delayMs);
+			if (res.destroyed || this.closing) return;
+			res.write(body.subarray(index, index + 1));
+		}
+		res.end();
+	}
+
+	/** Headers with the full Content-Length, then half of the body, then the socket is destroyed. */
+	private async cutBody(res: ServerResponse, outcome: Outcome): Promise<void> {
+		this.counters.answered(outcome.status);
+		await this.delay(this.config.latencyMs);
+		if (res.headersSent || res.destroyed) return;
+		const body = Buffer.from(outcome.body.length >= 2 ? outcome.body : CUT_BODY_STAND_IN, 'utf8');
+		const headers = outcome.body.length >= 2 ? outcome.headers : { 'content-type': 'application/json' };
+		res.writeHead(outcome.status, { ...headers, 'content-length': body.length });
+		res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
 	}
 
 	private record(req: IncomingMessage, method: string, path: string, query: Record<string, string>, raw: string): void {
@@ -280,10 +347,6 @@ class SandboxServer implements AdminHost {
 			body: tryParseJson(raw),
 			at: Date.now(),
 		});
-	}
-
-	private faultAnswer(fault: FaultRule, real: Outcome | null): Outcome | 'reset' {
-		return fault.kind === 'reset' ? 'reset' : faultOutcome(fault.kind, this.config.dialect, real);
 	}
 
 	private tooLarge(dialect: Dialect): Outcome {

@@ -15,6 +15,7 @@ import type {
 	NotificationMessage,
 	User,
 } from './types';
+import { roundMoney } from './validate';
 
 export interface SandboxState {
 	seed: string;
@@ -183,4 +184,38 @@ export function changeLiquidationStatus(state: SandboxState, entry: ContractEntr
 	entry.contract.updated_at = at;
 	notifyContractUpdate(state, entry, at);
 	return entry.contract;
+}
+
+/** Money arithmetic on cents, left unrounded where cents no longer fit a double exactly. */
+function moneySum(value: number): number {
+	return Math.abs(value) < 1e13 ? roundMoney(value) : value;
+}
+
+/**
+ * hub 0.8.2 db/loan_offers.rs decrease_loan_amount_max, run by post_contract_request after the contract
+ * (and an auto-approval) is stored: `loan_amount_max = GREATEST(0, max - amount)`, and the status becomes
+ * Unavailable when that new max is below `loan_amount_min` (otherwise it stays as it was).
+ */
+export function takeOfferCapacity(state: SandboxState, entry: ContractEntry): void {
+	const offer = state.offers.get(entry.contract.loan_id);
+	if (!offer) return;
+	const remaining = Math.max(0, moneySum(offer.loan_amount_max - entry.contract.loan_amount));
+	if (remaining < offer.loan_amount_min) offer.status = 'Unavailable';
+	offer.loan_amount_max = remaining;
+	entry.holdsOfferCapacity = true;
+}
+
+/**
+ * db/loan_offers.rs increase_loan_amount_max, run when a request is cancelled by the borrower (and by the
+ * lender's reject and the expiry jobs): `loan_amount_max + contract.loan_amount`, and an Unavailable
+ * offer becomes Available again — whatever its max and even if the lender had withdrawn it. Only a
+ * contract that took capacity (a live-dialect request) gives it back, once.
+ */
+export function giveBackOfferCapacity(state: SandboxState, entry: ContractEntry): void {
+	if (!entry.holdsOfferCapacity) return;
+	entry.holdsOfferCapacity = false;
+	const offer = state.offers.get(entry.contract.loan_id);
+	if (!offer) return;
+	offer.loan_amount_max = moneySum(offer.loan_amount_max + entry.contract.loan_amount);
+	if (offer.status === 'Unavailable') offer.status = 'Available';
 }

@@ -20,7 +20,17 @@ export function identitySlot(identity: ContractIdentity): string {
 }
 
 export function emptyStats(): SandboxStats {
-	return { requests: 0, byStatus: {}, contractsCreated: 0, duplicateContracts: 0, rateLimited: 0, faultsInjected: 0 };
+	return {
+		requests: 0,
+		byStatus: {},
+		contractsCreated: 0,
+		duplicateContracts: 0,
+		rateLimited: 0,
+		faultsInjected: 0,
+		openConnections: 0,
+		peakConnections: 0,
+		connections: 0,
+	};
 }
 
 export class Counters {
@@ -28,12 +38,23 @@ export class Counters {
 	/** API key → identity slots (see identitySlot) of the contracts it created. */
 	private readonly created = new Map<string, Set<string>>();
 
+	/** A TCP connection accepted. */
+	connectionOpened(): void {
+		this.current.openConnections += 1;
+		this.current.connections += 1;
+		this.current.peakConnections = Math.max(this.current.peakConnections, this.current.openConnections);
+	}
+
+	connectionClosed(): void {
+		this.current.openConnections = Math.max(0, this.current.openConnections - 1);
+	}
+
 	request(): void {
 		this.current.requests += 1;
 	}
 
-	/** An answer sent: its status code, or 'reset' for a dropped connection. */
-	answered(status: number | 'reset'): void {
+	/** An answer sent: its status code, 'reset' for a dropped connection, 'hang' for none at all. */
+	answered(status: number | 'reset' | 'hang'): void {
 		const key = String(status);
 		this.current.byStatus[key] = (this.current.byStatus[key] ?? 0) + 1;
 	}
@@ -62,8 +83,10 @@ export class Counters {
 		return { ...this.current, byStatus: { ...this.current.byStatus } };
 	}
 
+	/** Starts counting again; connections open now stay counted (the peak starts at them). */
 	clear(): void {
-		this.current = emptyStats();
+		const open = this.current.openConnections;
+		this.current = { ...emptyStats(), openConnections: open, peakConnections: open };
 		this.created.clear();
 	}
 }

@@ -5,7 +5,34 @@
 
 export type Dialect = 'spec' | 'live';
 
-export type FaultKind = '500' | '502-html' | '503' | 'reset' | 'slow' | 'truncated-json' | 'empty-body';
+export type FaultKind =
+	| '500'
+	| '502-html'
+	| '503'
+	| 'reset'
+	| 'slow'
+	| 'truncated-json'
+	| 'empty-body'
+	| 'redirect'
+	| 'bad-200'
+	| 'trickle'
+	| 'hang'
+	| 'cut-body'
+	| '429';
+
+/** What a 'bad-200' fault answers with status 200 (see faults.ts for the exact bodies). */
+export type Bad200Body = 'malformed-json' | 'empty' | 'html' | 'array' | 'error-body' | 'echo-key';
+
+export type RedirectStatus = 301 | 302 | 307 | 308;
+
+/**
+ * How GET /api/contracts and GET /api/notifications lie about paging (null: they do not).
+ * - 'ignore-page': the `page` parameter is ignored: every answer is page 1 (`page: 1`, page 1's data).
+ * - 'endless': every page is full (`limit` records with new ids each page), `total_pages` 1,000,000.
+ * - 'lying-total-pages': the right page, but `total_pages: 1` (`total` stays true).
+ * - 'no-ids': the right page, but the records carry no `id` (notifications: no `data.id`).
+ */
+export type PagingMode = 'ignore-page' | 'endless' | 'lying-total-pages' | 'no-ids';
 
 export interface FaultRule {
 	kind: FaultKind;
@@ -19,8 +46,24 @@ export interface FaultRule {
 	probability?: number;
 	/** Process the request normally first, then answer with the fault instead of the real answer. */
 	after?: boolean;
-	/** Delay for 'slow' (default 5000 ms). */
+	/** Delay for 'slow' (default 5000 ms); for 'trickle' the pause before each body byte (default 1000 ms). */
 	delayMs?: number;
+	/** 'redirect': the status, 301, 302, 307 (default) or 308. */
+	status?: RedirectStatus;
+	/**
+	 * 'redirect' (required): the Location. An absolute URL without a path (an origin such as
+	 * `http://127.0.0.1:4000`) gets the request's path and query appended; anything else is sent verbatim.
+	 */
+	location?: string;
+	/** 'bad-200': the body variant (default 'malformed-json'). */
+	body200?: Bad200Body;
+	/** '429': the Retry-After header verbatim ('0', '1', an HTTP date…); null leaves it out. Default '1'. */
+	retryAfter?: string | null;
+	/**
+	 * 'trickle' and 'cut-body': a fixed body (served as 200 application/json) instead of the real answer.
+	 * Without it the request is processed (whether or not `after` is set) and its real answer is used.
+	 */
+	body?: string;
 }
 
 export interface RateLimitConfig {
@@ -35,6 +78,8 @@ export interface SandboxConfig {
 	idempotency: boolean;
 	faults: FaultRule[];
 	latencyMs: number;
+	/** Paging lies of GET /api/contracts and GET /api/notifications (default null: honest paging). */
+	paging: PagingMode | null;
 }
 
 export interface SeedOptions {
@@ -65,6 +110,12 @@ export interface SandboxStats {
 	duplicateContracts: number;
 	rateLimited: number;
 	faultsInjected: number;
+	/** TCP connections open now (API and /__admin traffic alike). */
+	openConnections: number;
+	/** Most connections open at the same time since the start or the last reset (a reset starts it at openConnections). */
+	peakConnections: number;
+	/** TCP connections accepted since the start or the last reset. */
+	connections: number;
 }
 
 export interface LenderStats {
@@ -214,6 +265,11 @@ export interface ContractEntry {
 	/** The request body as received (all fields, including unknown extras), or null. */
 	request: Record<string, unknown> | null;
 	contract: Contract;
+	/**
+	 * Live dialect: the request took its loan amount off the offer's `loan_amount_max`, so cancelling
+	 * it gives `contract.loan_amount` back (set on creation, cleared when given back).
+	 */
+	holdsOfferCapacity?: boolean;
 }
 
 export interface User {

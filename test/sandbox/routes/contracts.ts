@@ -3,7 +3,7 @@
  * (live-api §2.5).
  */
 import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
-import { evmAddressFor } from '../ids';
+import { evmAddressFor, uuidFor } from '../ids';
 import { stableStringify } from '../idempotency';
 import {
 	CANCELLABLE_STATUSES,
@@ -15,11 +15,11 @@ import {
 	recordInstallmentPaidTransaction,
 	settleIfRepaid,
 } from '../loans';
-import { paginate, parsePageRequest } from '../pagination';
+import { lyingPage, paginate, parsePageRequest } from '../pagination';
 import { enumParam } from '../query';
 import { caller, emptyReply, jsonReply, type Reply, type RequestContext, type Route } from '../router';
 import { bitcoinAddressProblem, derivationPathProblem, deserializeLive, publicKeyProblem, type FieldSpec } from '../serde';
-import { changeStatus, findAnyInstallment, nowIso, ownedContract } from '../state';
+import { changeStatus, findAnyInstallment, giveBackOfferCapacity, nowIso, ownedContract, takeOfferCapacity } from '../state';
 import type { Contract, ContractEntry, LoanOffer } from '../types';
 import {
 	formatAmount,
@@ -301,6 +301,8 @@ function createLiveContract(ctx: RequestContext): Reply {
 	if (state.autoAcceptOffers.has(offer.id) && offer.kyc_link === null && !FIAT_ASSETS.has(offer.loan_asset)) {
 		changeStatus(state, entry, 'Approved');
 	}
+	// "Update the loan offer's max amount after contract creation" (not reached by the fiat 400 above).
+	takeOfferCapacity(state, entry);
 	return jsonReply(entry.contract, ctx.config.createStatus);
 }
 
@@ -410,8 +412,20 @@ function listContracts(ctx: RequestContext): Reply {
 	const owned = ctx.state.contractsByOwner.get(user.id) ?? [];
 	const selected = filter ? owned.filter(filter) : owned.slice();
 	selected.sort(compareBy(SORT_KEYS[sortBy], sortOrder === 'desc'));
-	const page = paginate(selected, pageRequest);
-	return jsonReply({ ...page, data: page.data.map((entry) => entry.contract) });
+	const contracts = selected.map((entry) => entry.contract);
+	const templates = contracts.length > 0 ? contracts : [...ctx.state.contracts.values()].map((entry) => entry.contract);
+	const page = lyingPage(ctx.config.paging, pageRequest, (request) => paginate(contracts, request), {
+		invent: (pageNumber, index) => ({
+			...templates[((pageNumber - 1) * pageRequest.limit + index) % Math.max(1, templates.length)],
+			id: uuidFor(ctx.state.seed, `endless-contract:${user.id}:${pageNumber}:${index}`),
+		}),
+		withoutId: (contract) => {
+			const copy: Partial<Contract> = { ...contract };
+			delete copy.id;
+			return copy as Contract;
+		},
+	});
+	return jsonReply(page);
 }
 
 function getContract(ctx: RequestContext): Reply {
@@ -425,6 +439,8 @@ function cancelContract(ctx: RequestContext): Reply {
 		throw badRequest('INVALID_STATE', `Cannot cancel a contract request with status ${status}`);
 	}
 	changeStatus(ctx.state, entry, 'Cancelled');
+	// cancel_contract_request: "Restore the loan offer's max amount after contract cancellation".
+	giveBackOfferCapacity(ctx.state, entry);
 	return emptyReply();
 }
 

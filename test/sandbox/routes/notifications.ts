@@ -1,8 +1,9 @@
 /** The in-app notification feed (live-api §2.7, §4): list (newest first), mark all read, mark one read. */
-import { paginate, parsePageRequest, type Page, type PageRequest } from '../pagination';
+import { uuidFor } from '../ids';
+import { lyingPage, paginate, parsePageRequest, type Page, type PageRequest } from '../pagination';
 import { boolParam } from '../query';
 import { caller, jsonReply, type Reply, type RequestContext, type Route } from '../router';
-import type { NotificationMessage } from '../types';
+import type { NotificationData, NotificationMessage } from '../types';
 
 /** The three notification tables of the live backend; the order in which its handler merges them. */
 const KINDS = ['ContractUpdate', 'ChatMessage', 'InstallmentUpdate'];
@@ -55,8 +56,30 @@ function listNotifications(ctx: RequestContext): Reply {
 	const pageRequest = parsePageRequest(ctx.query, { defaultLimit: 20, maxLimit: 100, liveMessage: 'Bad Request' }, dialect);
 	const all = ownNotifications(ctx);
 	const selected = unreadOnly ? all.filter((message) => !message.data.read) : all.slice();
-	if (dialect === 'live') return jsonReply(livePage(selected, pageRequest));
-	return jsonReply(paginate(newestFirst(selected), pageRequest));
+	const honest = (request: PageRequest): Page<NotificationMessage> =>
+		dialect === 'live' ? livePage(selected, request) : paginate(newestFirst(selected), request);
+	const userId = caller(ctx).user.id;
+	const newest = ctx.state.now().getTime();
+	return jsonReply(
+		lyingPage(ctx.config.paging, pageRequest, honest, {
+			invent: (page, index) => {
+				const position = (page - 1) * pageRequest.limit + index;
+				const template = selected.length > 0 ? selected[position % selected.length] : undefined;
+				const data: NotificationData = {
+					...(template?.data ?? { status: 'Requested' }),
+					id: uuidFor(ctx.state.seed, `endless-notification:${userId}:${page}:${index}`),
+					timestamp: new Date(newest - position * 60_000).toISOString(),
+					read: false,
+				};
+				return { type: template?.type ?? 'ContractUpdate', data };
+			},
+			withoutId: (message) => {
+				const data: Partial<NotificationData> = { ...message.data };
+				delete data.id;
+				return { ...message, data: data as NotificationData };
+			},
+		}),
+	);
 }
 
 function markAllRead(ctx: RequestContext): Reply {
