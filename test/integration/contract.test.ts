@@ -1,7 +1,8 @@
 import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../sandbox/server';
 import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
 import { everythingVisible } from '../helpers/secrets';
-import takeALoan from '../workflows/take-a-loan-minimal.json';
+import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
+import takeALoan from '../workflows/take-a-loan.json';
 
 let sandbox: Sandbox;
 
@@ -14,6 +15,20 @@ beforeEach(() => sandbox.reset());
 const CONTRACTS = SEED_IDS.contracts;
 const NODE = 'Lendasat Borrower';
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10,000 USD, 7–365 days
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const COLLATERAL_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+const STABLECOIN_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+/** The public key of private key 1 (the generator point): a valid compressed key. */
+const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+const DERIVATION_PATH = "m/84'/0'/0'/0/0";
+/** Everything Lendasat's backend needs, as Additional Fields. */
+const LIVE_FIELDS = {
+	collateralAddress: COLLATERAL_ADDRESS,
+	repaymentAddress: STABLECOIN_ADDRESS,
+	borrowerPublicKey: PUBLIC_KEY,
+	derivationPath: DERIVATION_PATH,
+	loanType: 'StableCoin',
+};
 
 function contractCreate(parameters: Record<string, unknown> = {}, settings = {}) {
 	return singleNodeWorkflow(
@@ -89,7 +104,7 @@ function describedBy(error: unknown): string {
 }
 
 describe('Contract → Create: a borrower asks for a loan', () => {
-	it('sends exactly the specification body and returns the pending contract', async () => {
+	it("sends the specification's body with the live backend's names beside it, and returns the pending contract", async () => {
 		const { output, error } = await runWorkflow(
 			contractCreate({
 				additionalFields: {
@@ -115,30 +130,54 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
 		expect(request.body).toEqual({
 			loan_id: OFFER,
+			id: OFFER,
 			loan_amount: 1500,
 			duration_days: 30,
-			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+			collateral_address: COLLATERAL_ADDRESS,
+			borrower_btc_address: COLLATERAL_ADDRESS,
+			repayment_address: STABLECOIN_ADDRESS,
+			borrower_loan_address: STABLECOIN_ADDRESS,
+			client_contract_id: expect.stringMatching(UUID),
 		});
 	});
 
-	it("runs the README's example workflow", async () => {
-		const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
+	it('keeps running a version 1 workflow saved with only the specification fields', async () => {
+		const { output, error } = await runWorkflow(takeALoanMinimal, { credential: borrower() });
 		expect(error).toBeUndefined();
 		expect(output('Request the loan')[0].json).toMatchObject({ status: 'pending', loan_amount: 1500 });
-		expect(sandbox.requests[0].body).toEqual({
+		expect(sandbox.requests[0].body).toMatchObject({
 			loan_id: OFFER,
 			loan_amount: 1500,
 			duration_days: 30,
-			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+			collateral_address: COLLATERAL_ADDRESS,
+			repayment_address: STABLECOIN_ADDRESS,
 		});
 		expect(sandbox.requests[0].headers['idempotency-key']).toMatch(/^n8n-/);
 	});
 
+	it.each(['spec', 'live'] as const)("runs the README's workflow against the %s dialect", async (dialect) => {
+		sandbox.configure({ dialect });
+		const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
+		expect(error).toBeUndefined();
+		const [created] = output('Request the loan');
+		expect(created.json).toMatchObject({ status: dialect === 'spec' ? 'pending' : 'Requested', loan_amount: 1500 });
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		expect(sandbox.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
+			'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
+			'POST /api/contracts',
+		]);
+		expect(sandbox.requests[1].headers['idempotency-key']).toBe('order-1042');
+	});
+
 	it('sends the minimal request when no additional field is set', async () => {
 		await runWorkflow(contractCreate(), { credential: borrower() });
-		expect(sandbox.requests[0].body).toEqual({ loan_id: OFFER, loan_amount: 1500, duration_days: 30 });
+		expect(sandbox.requests[0].body).toEqual({
+			loan_id: OFFER,
+			id: OFFER,
+			loan_amount: 1500,
+			duration_days: 30,
+			client_contract_id: expect.stringMatching(UUID),
+		});
 	});
 
 	it('takes the offer ID as a plain string too (workflows saved before the picker)', async () => {
@@ -152,18 +191,40 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		expect(sandbox.requests[0].body).toMatchObject({ loan_amount: 250.5, duration_days: 14 });
 	});
 
-	it('merges extra JSON body fields the live backend needs', async () => {
-		await runWorkflow(
-			contractCreate({ additionalFields: { extraBodyFields: '{"loan_type": "StableCoin", "borrower_pk": "02ab"}' } }),
-			{ credential: borrower() },
-		);
+	it('merges extra JSON body fields, and checks those the node sends itself like its own parameters', async () => {
+		const extra = { borrower_npub: 'npub1example', loan_type: 'StableCoin', borrower_pk: PUBLIC_KEY, id: OFFER };
+		const { error } = await runWorkflow(contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].body).toEqual({
 			loan_id: OFFER,
+			id: OFFER,
 			loan_amount: 1500,
 			duration_days: 30,
 			loan_type: 'StableCoin',
-			borrower_pk: '02ab',
+			borrower_pk: PUBLIC_KEY,
+			borrower_npub: 'npub1example',
+			client_contract_id: expect.stringMatching(UUID),
 		});
+	});
+
+	it('keeps working for a workflow that put the live fields into Extra Body Fields before the node had them', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const extra = {
+			id: OFFER,
+			borrower_btc_address: COLLATERAL_ADDRESS,
+			borrower_pk: PUBLIC_KEY,
+			borrower_derivation_path: DERIVATION_PATH,
+			loan_type: 'StableCoin',
+			borrower_loan_address: STABLECOIN_ADDRESS,
+		};
+		const { output, error } = await runWorkflow(contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
+		expect(output(NODE)[0].json).toMatchObject({ status: 'Requested', borrower_btc_address: COLLATERAL_ADDRESS });
+		expect(sandbox.requests[0].body).toMatchObject({ ...extra, collateral_address: COLLATERAL_ADDRESS, repayment_address: STABLECOIN_ADDRESS });
 	});
 
 	it('creates one contract per item, each with its own idempotency key', async () => {
@@ -205,7 +266,8 @@ describe('Contract → Create: the idempotency key', () => {
 			credential: borrower(),
 			items: [{ order: 1042 }],
 		});
-		expect(sandbox.requests[0].headers['idempotency-key']).toBe('order-1042');
+		const post = sandbox.requests.find((request) => request.method === 'POST');
+		expect(post?.headers['idempotency-key']).toBe('order-1042');
 	});
 
 	it('can be turned off', async () => {
@@ -237,6 +299,16 @@ describe('Contract → Create: bad input is refused before any request', () => {
 		['extra JSON that does not parse', { additionalFields: { extraBodyFields: '{"a": ' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
 		['extra JSON that is not an object', { additionalFields: { extraBodyFields: '[1, 2]' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
 		['extra JSON overriding a field of the node', { additionalFields: { extraBodyFields: '{"loan_amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
+		['extra JSON naming another offer as id', { additionalFields: { extraBodyFields: '{"id": "0ffe0000-0000-4000-8000-000000000002"}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
+		['a near-miss of a field of the node in extra JSON', { additionalFields: { extraBodyFields: '{"Loan_Amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
+		['a zero-width variant of a field of the node', { additionalFields: { extraBodyFields: '{"loan\u200b_amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
+		['a malformed public key in extra JSON', { additionalFields: { extraBodyFields: '{"borrower_pk": "02ab"}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
+		['a public key that is not compressed hex', { additionalFields: { borrowerPublicKey: '02ab' } }, 'Invalid Borrower Public Key [item 0]'],
+		['a public key off the curve', { additionalFields: { borrowerPublicKey: `02${'0'.repeat(63)}5` } }, 'Invalid Borrower Public Key [item 0]'],
+		['a derivation path without m/', { additionalFields: { derivationPath: "84'/0'/0'/0/0" } }, 'Invalid Derivation Path [item 0]'],
+		['a derivation path with a bad step', { additionalFields: { derivationPath: "m/84'/x/0" } }, 'Invalid Derivation Path [item 0]'],
+		['a loan type the API does not have', { additionalFields: { loanType: '={{ "Stablecoin" }}' } }, 'Invalid Loan Type [item 0]'],
+		['a client contract ID that is not a UUID', { additionalFields: { clientContractId: 'order-1042' } }, 'Invalid Client Contract ID [item 0]'],
 	];
 
 	it.each(cases)('%s', async (_case, parameters, message, credential = {}) => {
@@ -258,6 +330,21 @@ describe('Contract → Create: bad input is refused before any request', () => {
 			{ credential: borrower({ environment: 'development' }) },
 		);
 		expect((error as { description?: string }).description).toMatch(/mainnet.*Development/s);
+	});
+
+	it.each([
+		['Production', { environment: 'production' }],
+		['Development', { environment: 'development' }],
+		['a custom URL on lendasat.com', { environment: 'custom', baseUrl: 'https://apiborrow.lendasat.com' }],
+	] as const)("refuses on Lendasat's own backend (%s) a request without the fields it needs, naming each", async (_case, credential) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields: { repaymentAddress: STABLECOIN_ADDRESS } }), {
+			credential: borrower(credential),
+		});
+		expect(error?.message).toBe(
+			'Lendasat needs Collateral Address, Borrower Public Key, Derivation Path, Loan Type to create a contract [item 0]',
+		);
+		expect(describedBy(error)).toContain('borrower_pk');
+		expect(describedBy(error)).toContain('Add them in Additional Fields');
 	});
 
 	it('refuses a partner master key: contracts need a borrower key', async () => {
@@ -292,7 +379,7 @@ describe('Contract → Create: API errors are mapped', () => {
 
 	it("maps the live backend's {message} errors", async () => {
 		sandbox.configure({ dialect: 'live' });
-		const { error } = await runWorkflow(contractCreate({ loanAmount: 50 }), { credential: borrower() });
+		const { error } = await runWorkflow(contractCreate({ loanAmount: 50, additionalFields: LIVE_FIELDS }), { credential: borrower() });
 		expect(error?.message).toBe('Lendasat rejected the request (HTTP 400)');
 		expect((error as { description?: string }).description).toContain('Invalid loan amount: $50 not in range $100-$10000');
 	});
@@ -302,10 +389,169 @@ describe('Contract → Create: API errors are mapped', () => {
 		['truncated JSON', 'truncated-json', /Lendasat had an internal error .*\(HTTP 500\)/, /Server answered: "\{/],
 		['an empty body', 'empty-body', /Lendasat had an internal error .*\(HTTP 500\)/, /no explanation with status 500/],
 	] as const)('reads %s without crashing', async (_case, kind, message, description) => {
-		sandbox.configure({ faults: [{ kind, path: '/api/contracts', times: 10 }] });
-		const { error } = await runWorkflow(contractCreate({ options: { sendIdempotencyKey: false } }), { credential: borrower() });
+		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', times: 10 }] });
+		const { error } = await runWorkflow(contractCreate({ options: { maxRetries: 0 } }), { credential: borrower() });
 		expect(error?.message).toMatch(message);
 		expect((error as { description?: string }).description).toMatch(description);
+	});
+});
+
+describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)", () => {
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+
+	const liveCreate = (parameters: Record<string, unknown> = {}, settings = {}) =>
+		contractCreate({ additionalFields: LIVE_FIELDS, ...parameters }, settings);
+
+	/** The contracts this test created, as the sandbox stores them. */
+	const created = () => [...sandbox.state.contracts.values()].map((entry) => entry.contract).filter((c) => !(Object.values(CONTRACTS) as string[]).includes(c.id));
+
+	it('sends the full body the live backend reads and returns its Requested contract', async () => {
+		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
+		expect(error).toBeUndefined();
+		const [request] = sandbox.requests;
+		expect(request.body).toEqual({
+			loan_id: OFFER,
+			id: OFFER,
+			loan_amount: 1500,
+			duration_days: 30,
+			collateral_address: COLLATERAL_ADDRESS,
+			borrower_btc_address: COLLATERAL_ADDRESS,
+			repayment_address: STABLECOIN_ADDRESS,
+			borrower_loan_address: STABLECOIN_ADDRESS,
+			borrower_pk: PUBLIC_KEY,
+			borrower_derivation_path: DERIVATION_PATH,
+			loan_type: 'StableCoin',
+			client_contract_id: expect.stringMatching(UUID),
+		});
+		const [contract] = output(NODE);
+		expect(contract.json).toMatchObject({
+			status: 'Requested',
+			client_contract_id: (request.body as { client_contract_id: string }).client_contract_id,
+			borrower_pk: PUBLIC_KEY,
+		});
+	});
+
+	it('gets Approved straight away from an offer that accepts automatically', async () => {
+		const { output } = await runWorkflow(liveCreate({ loanId: SEED_IDS.offers.autoAccept, loanAmount: 1000 }), { credential: borrower() });
+		expect(output(NODE)[0].json.status).toBe('Approved');
+	});
+
+	it("maps the live backend's 'missing field' rejection to the node's field", async () => {
+		const { collateralAddress, repaymentAddress, derivationPath, loanType } = LIVE_FIELDS;
+		const { error } = await runWorkflow(contractCreate({ additionalFields: { collateralAddress, repaymentAddress, derivationPath, loanType } }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe('Lendasat needs Borrower Public Key (borrower_pk) (HTTP 422)');
+		expect(describedBy(error)).toContain('set Borrower Public Key in Additional Fields');
+		expect((error as { httpCode?: string }).httpCode).toBe('422');
+	});
+
+	it.each([
+		['a 503', '503'],
+		['a connection reset', 'reset'],
+	] as const)('after %s sent once the contract was stored, returns that contract and creates no second one', async (_case, kind) => {
+		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', after: true }] });
+		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(created()).toHaveLength(1);
+		expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
+		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+	});
+
+	it('sends again after a 503 that came before anything was stored, once the lookup found nothing', async () => {
+		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts' }] });
+		const { output, error } = await runWorkflow(liveCreate({ options: { initialDelay: 1 } }), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(created()).toHaveLength(1);
+		expect(output(NODE)[0].json.id).toBe(created()[0].id);
+		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts', 'POST /api/contracts']);
+		const [first, , second] = sandbox.requests;
+		expect(second.body).toEqual(first.body);
+	});
+
+	it('does not send again when the lookup fails too, and names the client_contract_id to look for', async () => {
+		sandbox.configure({
+			faults: [
+				{ kind: '503', method: 'POST', path: '/api/contracts', after: true },
+				{ kind: '500', method: 'GET', path: '/api/contracts', times: 20 },
+			],
+		});
+		const { error } = await runWorkflow(liveCreate(), { credential: borrower() });
+		const clientId = (sandbox.requests[0].body as { client_contract_id: string }).client_contract_id;
+		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503)');
+		expect(describedBy(error)).toContain(`It may have been created: looking for it failed`);
+		expect(describedBy(error)).toContain(clientId);
+		expect(received().filter((request) => request === 'POST /api/contracts')).toHaveLength(1);
+	});
+
+	it.each([
+		['text', 'order-1042', 'order-1042'],
+		['a number from an expression', '={{ $json.order }}', '1042'],
+	])('with an Idempotency Key given as %s, a re-run of the workflow returns the contract the first run created', async (_case, idempotencyKey, header) => {
+		const workflow = liveCreate({ options: { idempotencyKey } });
+		const first = await runWorkflow(workflow, { credential: borrower(), items: [{ order: 1042 }] });
+		const again = await runWorkflow(workflow, { credential: borrower(), items: [{ order: 1042 }] });
+		expect(first.error).toBeUndefined();
+		expect(again.error).toBeUndefined();
+		expect(created()).toHaveLength(1);
+		expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
+		expect(sandbox.requests[1].headers['idempotency-key']).toBe(header);
+		// The re-run only looked.
+		expect(received()).toEqual(['GET /api/contracts', 'POST /api/contracts', 'GET /api/contracts']);
+	});
+
+	it('gives two items of one run with the same key one contract', async () => {
+		const { output } = await runWorkflow(liveCreate({ options: { idempotencyKey: '={{ $json.order }}' } }), {
+			credential: borrower(),
+			items: [{ order: 7 }, { order: 7 }, { order: 8 }],
+		});
+		expect(created()).toHaveLength(2);
+		const ids = output(NODE).map((item) => item.json.id);
+		expect(ids[0]).toBe(ids[1]);
+		expect(ids[2]).not.toBe(ids[0]);
+	});
+
+	it('with n8n Retry On Fail on, looks for the contract of the automatic key before sending', async () => {
+		const workflow = liveCreate({}, { retryOnFail: true });
+		await runWorkflow(workflow, { credential: borrower(), executionId: '4713' });
+		const again = await runWorkflow(workflow, { credential: borrower(), executionId: '4713' });
+		expect(again.error).toBeUndefined();
+		expect(created()).toHaveLength(1);
+	});
+
+	it('creates 1,000 contracts with no duplicate while 5 % of the answers fail after the contract was stored', async () => {
+		sandbox.configure({
+			faults: [
+				{ kind: '503', method: 'POST', path: '/api/contracts', after: true, probability: 0.025 },
+				{ kind: 'reset', method: 'POST', path: '/api/contracts', after: true, probability: 0.025 },
+			],
+		});
+		// The live backend takes each request's amount off the offer: this one can lend to all of them.
+		const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
+		const items = Array.from({ length: 1000 }, (_, order) => ({ order }));
+		const workflow = liveCreate({ loanId: { __rl: true, mode: 'id', value: offer.id }, options: { initialDelay: 1 } });
+		const { output, error } = await runWorkflow(workflow, { credential: borrower(), items });
+		expect(error).toBeUndefined();
+		const ids = output(NODE).map((item) => item.json.id);
+		expect(ids).toHaveLength(1000);
+		expect(new Set(ids).size).toBe(1000);
+		expect(created()).toHaveLength(1000);
+		expect(sandbox.stats().duplicateContracts).toBe(0);
+		expect(sandbox.stats().faultsInjected).toBeGreaterThan(20);
+		// Lookups are shared: far fewer list requests than failures.
+		const lookups = received().filter((request) => request === 'GET /api/contracts').length;
+		expect(lookups).toBeLessThan(sandbox.stats().faultsInjected * 3);
+	});
+});
+
+describe('Contract → Create on a specification server that honours Idempotency-Key', () => {
+	it('a re-run with the same Idempotency Key returns the first contract', async () => {
+		sandbox.configure({ idempotency: true });
+		const workflow = contractCreate({ options: { idempotencyKey: 'order-77' } });
+		const first = await runWorkflow(workflow, { credential: borrower() });
+		const again = await runWorkflow(workflow, { credential: borrower() });
+		expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
+		expect(sandbox.stats().contractsCreated).toBe(1);
 	});
 });
 
@@ -359,6 +605,56 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 		expect(`${request.method} ${request.path}`).toBe(`GET /api/contracts/${CONTRACTS.principalGiven}`);
 		expect(request.query).toEqual({});
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	it('with node version 1.1, Simplify gives what a workflow needs to fund, repay and watch the contract', async () => {
+		const { output, error } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: byId(CONTRACTS.principalGiven) }, { typeVersion: 1.1 }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		const record = stored(CONTRACTS.principalGiven);
+		const open = record.installments
+			.filter((installment) => ['pending', 'late'].includes(installment.status))
+			.sort((a, b) => a.due_date.localeCompare(b.due_date))[0];
+		expect(output(NODE)[0].json).toEqual({
+			id: record.id,
+			status: record.status,
+			loan_amount: record.loan_amount,
+			loan_asset: record.loan_asset,
+			balance_outstanding: record.balance_outstanding,
+			expiry: record.expiry,
+			contract_address: record.contract_address,
+			collateral_to_send_sats: record.initial_collateral_sats,
+			next_installment: {
+				id: open.id,
+				due_date: open.due_date,
+				amount: Math.round((open.principal + open.interest) * 100) / 100,
+				status: open.status,
+			},
+			loan_repayment_address: record.loan_repayment_address,
+			can_extend: record.can_extend,
+			liquidation_status: record.liquidation_status,
+		});
+		// Fee included: exactly what Lendasat's funding page asks to send.
+		expect(record.initial_collateral_sats).toBeGreaterThan(record.origination_fee_sats);
+	});
+
+	it('with node version 1.1, a new contract request shows how to fund it once approved', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const created = await runWorkflow(contractCreate({ loanId: byId(SEED_IDS.offers.autoAccept), loanAmount: 1000, additionalFields: LIVE_FIELDS }), {
+			credential: borrower(),
+		});
+		const id = String(created.output(NODE)[0].json.id);
+		const { output } = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: byId(id) }, { typeVersion: 1.1 }), {
+			credential: borrower(),
+		});
+		expect(output(NODE)[0].json).toMatchObject({
+			status: 'Approved',
+			contract_address: expect.any(String),
+			collateral_to_send_sats: stored(id).initial_collateral_sats,
+			next_installment: expect.objectContaining({ due_date: expect.any(String), amount: expect.any(Number) }),
+		});
 	});
 
 	it('returns the whole record with Simplify off', async () => {
@@ -669,9 +965,12 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 
 		expect(error).toBeUndefined();
 		expect(items).toEqual([{ id: CONTRACTS.marginCall, installment_id: installment.id, payment_id: TXID, reported: true }]);
-		expect(sandbox.requests).toHaveLength(1);
-		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe(`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`);
+		// The contract is read first: the live backend answers 200 for an installment it does not have.
+		expect(received()).toEqual([
+			`GET /api/contracts/${CONTRACTS.marginCall}`,
+			`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`,
+		]);
+		const request = sandbox.requests[1];
 		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID });
 
 		const after = stored(CONTRACTS.marginCall);
@@ -690,17 +989,25 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 		expect(describedBy(error)).toContain('Cannot mark an installment as paid for a contract with status Requested');
 	});
 
-	it('explains an installment of another contract, in both error dialects', async () => {
-		const [foreignInstallment] = stored(CONTRACTS.requested).installments;
-		const parameters = { contractId: byId(CONTRACTS.marginCall), installmentId: foreignInstallment.id, paymentId: TXID };
-		const spec = await contract('reportRepayment', parameters);
-		expect(spec.error?.message).toBe('The installment is not part of this contract (HTTP 400, INSTALLMENT_NOT_FOUND)');
-
-		sandbox.configure({ dialect: 'live' });
-		const live = await contract('reportRepayment', parameters);
-		expect(live.error?.message).toBe('The installment is not part of this contract (HTTP 400)');
-		expect(stored(CONTRACTS.marginCall).status).toBe('PrincipalGiven');
-	});
+	it.each(['spec', 'live'] as const)(
+		'refuses an installment of another contract before reporting anything (%s dialect; the live one would answer 200)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const [foreignInstallment] = stored(CONTRACTS.requested).installments;
+			const before = JSON.stringify(stored(CONTRACTS.requested));
+			const { error } = await contract('reportRepayment', {
+				contractId: byId(CONTRACTS.marginCall),
+				installmentId: foreignInstallment.id,
+				paymentId: TXID,
+			});
+			expect(error?.message).toBe(`Installment ${foreignInstallment.id} is not part of contract ${CONTRACTS.marginCall}`);
+			expect(describedBy(error)).toContain('nothing was reported');
+			expect(describedBy(error)).toContain(stored(CONTRACTS.marginCall).installments[0].id);
+			expect(received()).toEqual([`GET /api/contracts/${CONTRACTS.marginCall}`]);
+			expect(JSON.stringify(stored(CONTRACTS.requested))).toBe(before);
+			expect(stored(CONTRACTS.marginCall).status).toBe('PrincipalGiven');
+		},
+	);
 
 	it.each([
 		['the installment ID is not a UUID', { installmentId: 'first' }, 'Invalid Installment ID [item 0]'],

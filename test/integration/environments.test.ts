@@ -67,13 +67,22 @@ beforeEach(() => {
 	proxied.length = 0;
 });
 
-const contractCreate = (requestOptions: Record<string, unknown> = {}) =>
+/** Lendasat's own hosts need the live fields; the collateral address must be on the environment's network. */
+const LIVE_FIELDS = {
+	borrowerPublicKey: '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
+	derivationPath: "m/84'/0'/0'/0/0",
+	loanType: 'StableCoin',
+};
+const ADDRESSES = { production: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', development: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' };
+
+const contractCreate = (requestOptions: Record<string, unknown> = {}, environment: keyof typeof ADDRESSES = 'development') =>
 	singleNodeWorkflow({
 		resource: 'contract',
 		operation: 'create',
 		loanId: { __rl: true, mode: 'id', value: '0ffe0000-0000-4000-8000-000000000001' },
 		loanAmount: 1500,
 		durationDays: 30,
+		additionalFields: { ...LIVE_FIELDS, collateralAddress: ADDRESSES[environment] },
 		requestOptions,
 	});
 
@@ -82,7 +91,7 @@ describe('every environment setting reaches its own base URL', () => {
 		['production', 'https://apiborrow.lendasat.com/api/contracts'],
 		['development', 'https://apiborrowersignet.lendasat.com/api/contracts'],
 	] as const)('%s', async (environment, url) => {
-		const { output, error } = await runWorkflow(contractCreate({ proxy: proxyUrl, allowUnauthorizedCerts: true }), {
+		const { output, error } = await runWorkflow(contractCreate({ proxy: proxyUrl, allowUnauthorizedCerts: true }, environment), {
 			credential: { environment, keyType: 'borrower', apiKey: sandbox.keys.borrower },
 		});
 		expect(error).toBeUndefined();

@@ -1,4 +1,4 @@
-import { startSandbox, type Sandbox } from '../sandbox/server';
+import { SEED_IDS, startSandbox, type Sandbox } from '../sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
 
 let sandbox: Sandbox;
@@ -112,6 +112,30 @@ describe('Notification → Get Many: reading the feed', () => {
 			{ unread_only: 'true', page: '1', limit: '100' },
 			{ unread_only: 'true', page: '2', limit: '100' },
 		]);
+	});
+
+	describe("on Lendasat's backend, whose pages merge three kinds of notification with one offset", () => {
+		beforeEach(() => {
+			sandbox.configure({ dialect: 'live' });
+			sandbox.admin.postNotifications(sandbox.keys.borrower, 160);
+		});
+
+		it('fails Return All loudly rather than return fewer than the server counts', async () => {
+			const { output, error } = await notifications({ operation: 'getAll', returnAll: true });
+			expect(output('Lendasat Borrower')).toEqual([]);
+			expect(error?.message).toMatch(/^Lendasat returned \d+ of 164 notifications$/);
+			expect((error as { description?: string }).description).toContain('Limit to at most 100');
+		});
+
+		it('returns the newest 100 exactly: the first page loses nothing', async () => {
+			const items = await listNotifications({ limit: 100 });
+			expect(items).toHaveLength(100);
+			const all = (sandbox.state.notifications.get(SEED_IDS.users.borrower) ?? [])
+				.filter((message) => !message.data.read)
+				.map((message) => message.data)
+				.sort((a, b) => String(b.timestamp).localeCompare(String(a.timestamp)));
+			expect(items.map((item) => item.data.id)).toEqual(all.slice(0, 100).map((data) => data.id));
+		});
 	});
 
 	it('passes a kind of notification the node does not know through unchanged', async () => {

@@ -49,11 +49,13 @@ const SIMPLIFIED_USDC_POLYGON = {
 	min_ltv: 0.5,
 	kyc_required: false,
 	repayment_plan: 'bullet',
+	collateral_asset: 'BitcoinBtc',
+	loan_payout: 'Direct',
 	status: 'Available',
 };
 
 describe('Offer → Get Many: a borrower compares the loan offers', () => {
-	it('lists what the API lists by default (Direct offers), simplified to what a borrower compares', async () => {
+	it('lists what the API lists by default (Direct offers) of any collateral, simplified to what a borrower compares', async () => {
 		const { output, error } = await runWorkflow(offerGetMany(), { credential: borrower() });
 		expect(error).toBeUndefined();
 
@@ -64,14 +66,18 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			OFFERS.usdcSolanaShort,
 			OFFERS.eurBankKyc,
 			OFFERS.usdtLiquidWeekly,
+			OFFERS.arkade,
+			OFFERS.autoAccept,
 		]);
 		expect(offers[0].json).toEqual(SIMPLIFIED_USDC_POLYGON);
+		expect(offers[5].json).toMatchObject({ collateral_asset: 'ArkadeBtc', loan_payout: 'Direct' });
 		expect(offers[3].json).toMatchObject({ lender_name: 'Alpen Credit', loan_asset: 'Eur', kyc_required: true });
 
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
 		expect(`${request.method} ${request.path}`).toBe('GET /api/offers');
-		expect(request.query).toEqual({});
+		// Without it the API lists only Bitcoin-collateral offers.
+		expect(request.query).toEqual({ collateral_asset_type: 'Any' });
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 	});
 
@@ -91,9 +97,10 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			{ credential: borrower() },
 		);
 		expect(error).toBeUndefined();
-		// The Indirect USDT offer shows up only because Loan Type is All.
-		expect(ids(output(NODE))).toEqual([OFFERS.usdcPolygon, OFFERS.usdtPolygonIndirect]);
+		// The Indirect USDT offer shows up only because Loan Type is All, the Arkade one because collateral is Any.
+		expect(ids(output(NODE))).toEqual([OFFERS.usdcPolygon, OFFERS.usdtPolygonIndirect, OFFERS.arkade]);
 		expect(sandbox.requests[0].query).toEqual({
+			collateral_asset_type: 'Any',
 			loan_type: 'All',
 			asset_type: 'stable_coins',
 			loan_assets: 'UsdcPol,UsdtPol',
@@ -110,8 +117,8 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			{ credential: borrower() },
 		);
 		expect(error).toBeUndefined();
-		expect(sandbox.requests[0].query).toEqual({ loan_type: 'All', loan_assets: 'UsdtPol,UsdtEth' });
-		expect(ids(output(NODE))).toEqual([OFFERS.usdtEthereumMonthly, OFFERS.usdtPolygonIndirect]);
+		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: 'Any', loan_type: 'All', loan_assets: 'UsdtPol,UsdtEth' });
+		expect(ids(output(NODE))).toEqual([OFFERS.usdtEthereumMonthly, OFFERS.usdtPolygonIndirect, OFFERS.autoAccept]);
 	});
 
 	it('keeps only the first Limit offers of the unpaginated answer, raw when Simplify is off', async () => {
@@ -128,7 +135,17 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			origination_fee: [{ fee: 0.01, from_day: 0, to_day: 100000 }],
 		});
 		expect(sandbox.requests).toHaveLength(1);
-		expect(sandbox.requests[0].query).toEqual({});
+		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: 'Any' });
+	});
+
+	it.each([
+		['Arkade', [OFFERS.arkade]],
+		['Bitcoin', [OFFERS.usdcPolygon, OFFERS.usdtEthereumMonthly, OFFERS.usdcSolanaShort, OFFERS.eurBankKyc, OFFERS.usdtLiquidWeekly, OFFERS.autoAccept]],
+	])('filters by collateral asset: %s', async (collateralAsset, expected) => {
+		const { output, error } = await runWorkflow(offerGetMany({ filters: { collateralAsset } }), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(ids(output(NODE))).toEqual(expected);
+		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: collateralAsset });
 	});
 
 	it('passes values it does not know through unchanged', async () => {
@@ -205,13 +222,21 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 				min_ltv: 0.5,
 				kyc_required: false,
 				repayment_plan: 'bullet',
+				collateral_asset: 'BitcoinBtc',
+				loan_payout: 'Indirect',
 				status: 'Available',
 			},
 		]);
 		const [request] = sandbox.requests;
 		expect(`${request.method} ${request.path}`).toBe(`GET /api/offers/${OFFERS.usdtPolygonIndirect}`);
-		// The API filters this endpoint like the list and defaults to Direct offers.
-		expect(request.query).toEqual({ loan_type: 'All' });
+		// The API may filter this endpoint like the list, with its defaults (Direct, Bitcoin collateral).
+		expect(request.query).toEqual({ loan_type: 'All', collateral_asset_type: 'Any' });
+	});
+
+	it('finds an offer that takes Arkade collateral (the by-ID route defaults to Bitcoin collateral)', async () => {
+		const { output, error } = await runWorkflow(offerGet(byId(OFFERS.arkade)), { credential: borrower() });
+		expect(error).toBeUndefined();
+		expect(output(NODE)[0].json).toMatchObject({ id: OFFERS.arkade, collateral_asset: 'ArkadeBtc' });
 	});
 
 	it('gets the offer picked from the list, raw when Simplify is off', async () => {
@@ -282,23 +307,27 @@ describe('Loan offer picker ("From List")', () => {
 	it('lists every offer, cheapest interest first, each named by what a borrower compares', async () => {
 		const { results } = await searchList('searchLoanOffers', undefined, borrower());
 		expect(results).toEqual([
-			{ name: 'Eur · €1,000–€50,000 · 90–730 days · 8.9% · Alpen Credit · KYC', value: OFFERS.eurBankKyc },
-			{ name: 'UsdtEth · $500–$25,000 · 30–360 days · 9.5% · Satoshi Capital', value: OFFERS.usdtEthereumMonthly },
-			{ name: 'UsdtPol · $100–$5,000 · 14–180 days · 11.0% · Satoshi Capital', value: OFFERS.usdtPolygonIndirect },
-			{ name: 'UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending', value: OFFERS.usdcPolygon },
-			{ name: 'UsdtLiquid · $200–$15,000 · 28–365 days · 13.0% · Northwind Lending', value: OFFERS.usdtLiquidWeekly },
-			{ name: 'UsdcSol · $50–$2,000 · 7–90 days · 15.0% · Northwind Lending', value: OFFERS.usdcSolanaShort },
+			{ name: 'Eur · €1,000–€50,000 · 90–730 days · 8.9% · Alpen Credit · BTC collateral · Direct payout · KYC', value: OFFERS.eurBankKyc },
+			{ name: 'UsdtEth · $500–$25,000 · 30–360 days · 9.5% · Satoshi Capital · BTC collateral · Direct payout', value: OFFERS.usdtEthereumMonthly },
+			{ name: 'UsdcPol · $100–$5,000 · 7–180 days · 10.0% · Northwind Lending · Arkade collateral · Direct payout', value: OFFERS.arkade },
+			{ name: 'UsdtPol · $100–$5,000 · 14–180 days · 11.0% · Satoshi Capital · BTC collateral · Indirect payout', value: OFFERS.usdtPolygonIndirect },
+			{ name: 'UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdcPolygon },
+			{ name: 'UsdtLiquid · $200–$15,000 · 28–365 days · 13.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdtLiquidWeekly },
+			{ name: 'UsdtPol · $100–$20,000 · 7–365 days · 14.0% · Satoshi Capital · BTC collateral · Direct payout', value: OFFERS.autoAccept },
+			{ name: 'UsdcSol · $50–$2,000 · 7–90 days · 15.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdcSolanaShort },
 		]);
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
 		expect(`${request.method} ${request.path}`).toBe('GET /api/offers');
-		expect(request.query).toEqual({ loan_type: 'All' });
+		expect(request.query).toEqual({ loan_type: 'All', collateral_asset_type: 'Any' });
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 	});
 
 	it.each([
-		['a lender', 'northwind', [OFFERS.usdcPolygon, OFFERS.usdtLiquidWeekly, OFFERS.usdcSolanaShort]],
-		['an asset and a lender', 'USDC northwind', [OFFERS.usdcPolygon, OFFERS.usdcSolanaShort]],
+		['a lender', 'northwind', [OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdtLiquidWeekly, OFFERS.usdcSolanaShort]],
+		['an asset and a lender', 'USDC northwind', [OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdcSolanaShort]],
+		['a collateral', 'arkade', [OFFERS.arkade]],
+		['a payout type', 'indirect', [OFFERS.usdtPolygonIndirect]],
 		['words of the offer name', 'monthly interest', [OFFERS.usdtEthereumMonthly]],
 		['an offer ID', OFFERS.eurBankKyc, [OFFERS.eurBankKyc]],
 		['nothing that matches', 'dogecoin', []],
@@ -311,7 +340,7 @@ describe('Loan offer picker ("From List")', () => {
 		const added = sandbox.admin.addOffer({ loan_asset: 'UsdcBase' as never, interest_rate: 0.07 });
 		const { results } = await searchList('searchLoanOffers', 'usdcbase', borrower());
 		expect(results).toEqual([
-			{ name: 'UsdcBase · $100–$10,000 · 7–365 days · 7.0% · Northwind Lending', value: added.id },
+			{ name: 'UsdcBase · $100–$10,000 · 7–365 days · 7.0% · Northwind Lending · BTC collateral · Direct payout', value: added.id },
 		]);
 	});
 
@@ -371,10 +400,10 @@ describe('Contract → Create takes the loan offer from the picker and from save
 		['picked from the list', { __rl: true, mode: 'list', value: OFFERS.usdcPolygon, cachedResultName: 'UsdcPol · $100–$10,000' }],
 		['saved By ID', { __rl: true, mode: 'id', value: OFFERS.usdcPolygon }],
 		['saved as a plain string', OFFERS.usdcPolygon],
-	])('sends the offer %s as loan_id', async (_case, loanId) => {
+	])('sends the offer %s as loan_id and id', async (_case, loanId) => {
 		const { output, error } = await runWorkflow(contractCreate(loanId), { credential: borrower() });
 		expect(error).toBeUndefined();
 		expect(output(NODE)[0].json).toMatchObject({ status: 'pending', loan_amount: 1500 });
-		expect(sandbox.requests[0].body).toEqual({ loan_id: OFFERS.usdcPolygon, loan_amount: 1500, duration_days: 30 });
+		expect(sandbox.requests[0].body).toMatchObject({ loan_id: OFFERS.usdcPolygon, id: OFFERS.usdcPolygon, loan_amount: 1500, duration_days: 30 });
 	});
 });

@@ -25,6 +25,8 @@ const borrower = (overrides: Partial<TestCredential> = {}): TestCredential => ({
 	...overrides,
 });
 
+const received = () => sandbox.requests.map(({ method, path }) => `${method} ${path}`);
+
 /** Fast retries for tests that exhaust them; the defaults are what users get. */
 const quickRetries = { initialDelay: 20, maxDelay: 200 };
 
@@ -87,27 +89,46 @@ describe('rate limits', () => {
 });
 
 describe('transient failures', () => {
-	it('retries a 503 until it succeeds', async () => {
-		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 2 }] });
+	it('retries a 503 until it succeeds, each time after making sure the contract was not created', async () => {
+		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 2 }] });
 		const { output, error } = await runWorkflow(contractCreate(quickRetries), { credential: borrower() });
 		expect(error).toBeUndefined();
 		expect(output('Lendasat Borrower')[0].json.status).toBe('pending');
+		expect(received()).toEqual([
+			'POST /api/contracts',
+			'GET /api/contracts',
+			'POST /api/contracts',
+			'GET /api/contracts',
+			'POST /api/contracts',
+		]);
+		expect(sandbox.stats().contractsCreated).toBe(1);
+	});
+
+	it('retries a read (Contract → Get) on a 503 without looking anything up', async () => {
+		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 2 }] });
+		const { error } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: SEED_IDS.contracts.approved, options: quickRetries }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
 		expect(sandbox.requests).toHaveLength(3);
 	});
 
 	it('gives up after the maximum retries and lists every attempt', async () => {
-		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 10 }] });
+		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 10 }] });
 		const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), { credential: borrower() });
 		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503, SERVICE_UNAVAILABLE) — 3 attempts made');
 		expect((error as { description?: string }).description).toContain('Gave up after 3 attempts: HTTP 503, HTTP 503, HTTP 503.');
-		expect(sandbox.requests).toHaveLength(3);
+		expect((error as { description?: string }).description).toContain('it was not created');
+		expect(received().filter((request) => request === 'POST /api/contracts')).toHaveLength(3);
 	});
 
-	it('retries only the failures the user chose', async () => {
-		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 1 }] });
+	it('retries only the failures the user chose, and says the contract was not created', async () => {
+		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 1 }] });
 		const { error } = await runWorkflow(contractCreate({ ...quickRetries, retryOn: ['rateLimit'] }), { credential: borrower() });
 		expect(error?.message).toMatch(/HTTP 503/);
-		expect(sandbox.requests).toHaveLength(1);
+		expect((error as { description?: string }).description).toMatch(/No contract with client_contract_id [0-9a-f-]{36} exists: it was not created\./);
+		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
 	});
 
 	it('retries a refused connection, then says the host could not be reached', async () => {
@@ -132,24 +153,53 @@ describe('duplicate-safe contract creation', () => {
 		['a 503 after the contract was created', '503'],
 		['a connection reset after the contract was created', 'reset'],
 	] as const)('%s yields exactly one contract', async (_case, kind) => {
-		sandbox.configure({ idempotency: true, faults: [{ kind, path: '/api/contracts', after: true, times: 1 }] });
-		const { output, error } = await runWorkflow(contractCreate(quickRetries), { credential: borrower() });
+		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', after: true, times: 1 }] });
+		const { output, error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), { credential: borrower() });
 		expect(error).toBeUndefined();
-		expect(sandbox.requests).toHaveLength(2);
-		expect(sandbox.requests[0].headers['idempotency-key']).toBe(sandbox.requests[1].headers['idempotency-key']);
+		// Found by its client_contract_id, without sending it again (and without the header).
+		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
 		expect(sandbox.stats().contractsCreated).toBe(1);
 		const [contract] = output('Lendasat Borrower');
 		expect(sandbox.state.contracts.has(String(contract.json.id))).toBe(true);
 	});
 
-	it('does not retry a 503 or a reset without an idempotency key, and says why', async () => {
-		sandbox.configure({ faults: [{ kind: 'reset', path: '/api/contracts', after: true, times: 1 }] });
-		const { error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), { credential: borrower() });
-		expect(error?.message).toBe('Could not get an answer from Lendasat: connection reset');
-		expect((error as { description?: string }).description).toContain('failed (connection reset (ECONNRESET))');
-		expect((error as { description?: string }).description).toContain('Not retried: the request may already have been processed');
-		expect(sandbox.requests).toHaveLength(1);
-		expect(sandbox.stats().contractsCreated).toBe(1);
+	describe('on a server that lists no contracts (the specification shows no list)', () => {
+		let server: http.Server;
+		let url: string;
+		let posts: Array<string | undefined>;
+		beforeAll(async () => {
+			// Every contract request fails with a 503 after it was processed; there is no GET /api/contracts.
+			server = http.createServer((request, response) => {
+				if (request.method === 'POST') posts.push(request.headers['idempotency-key'] as string | undefined);
+				response.writeHead(request.method === 'POST' ? 503 : 404, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ error: 'Unavailable', code: request.method === 'POST' ? 'UNAVAILABLE' : 'NOT_FOUND', details: '' }));
+			});
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		});
+		afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+		beforeEach(() => {
+			posts = [];
+		});
+
+		it('sends again only with the Idempotency-Key, which lets such a server recognise the repeat', async () => {
+			const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), { credential: borrower({ baseUrl: url }) });
+			expect(posts).toHaveLength(3);
+			expect(new Set(posts).size).toBe(1);
+			expect(posts[0]).toMatch(/^n8n-/);
+			expect((error as { description?: string }).description).toContain('a repeat carried the same Idempotency-Key');
+		});
+
+		it('does not send again without the header, and says why', async () => {
+			const { error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), {
+				credential: borrower({ baseUrl: url }),
+			});
+			expect(posts).toEqual([undefined]);
+			expect(error?.message).toMatch(/HTTP 503/);
+			expect((error as { description?: string }).description).toContain(
+				'It may have been created: this server lists no contracts to check, and without an Idempotency-Key the node does not send it again.',
+			);
+		});
 	});
 
 	it('still retries a 429 without a key: a rate-limited request was not processed', async () => {

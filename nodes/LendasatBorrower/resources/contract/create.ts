@@ -313,7 +313,7 @@ function readRequestValue(
 	const raw = value.additional
 		? fields[value.parameter]
 		: context.getNodeParameter(value.parameter, undefined, value.parameter === 'loanId' ? { extractValue: true } : {});
-	if (raw !== undefined && !(value.additional && raw === '')) sources.push({ name: value.label, raw, fromJson: false });
+	if (raw !== undefined) sources.push({ name: value.label, raw, fromJson: false });
 	for (const field of value.bodyFields) {
 		if (!(field in extra)) continue;
 		sources.push({ name: field, raw: extra[field], fromJson: true });

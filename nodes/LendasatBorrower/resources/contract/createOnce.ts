@@ -9,7 +9,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { readRetrySettings, retryDelay, shouldRetry, type Failure } from '../../shared/retry';
+import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
 import { asRequestOperation, failureOf, relatedRequest, sendRequest, settle } from '../../shared/transport';
 import { isRecord } from '../../shared/validation';
 import {
@@ -130,7 +130,7 @@ async function sendUntilCreated(
 		if (lookup.kind === 'found') return [{ json: lookup.contract }];
 		const next = afterLookup(lookup, clientId, idempotencyKey);
 		if (!next.sendAgain || !shouldRetry(failure, settings, failures.length - 1, true)) {
-			throw withNote(sent.error, next.note);
+			throw givingUp(sent.error, failures, next.note);
 		}
 		await sleep(retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined));
 	}
@@ -170,10 +170,14 @@ export function afterLookup(
 	}
 }
 
-function withNote(error: unknown, note: string): unknown {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.description = [error.description, note].filter(Boolean).join(' ');
+/** The last attempt's error, saying what every attempt got and what the lookup found. */
+function givingUp(error: unknown, failures: Failure[], note: string): unknown {
+	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
+	const attempts = failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '';
+	if (failures.length > 1 && !/attempts made$/.test(error.message)) {
+		error.message = `${error.message} — ${failures.length} attempts made`;
 	}
+	error.description = [error.description, attempts, note].filter(Boolean).join(' ');
 	return error;
 }
 
