@@ -13,10 +13,8 @@ import { offerDescription } from './resources/offer';
 import { userDescription } from './resources/user';
 import { searchContracts } from './shared/contractPicker';
 import { lendasatApiTest } from './shared/credentialTest';
-import { BASE_URL_EXPRESSION } from './shared/credentials';
 import { searchLoanOffers } from './shared/offerPicker';
 import { optionsCollection } from './shared/options';
-import { sendWithRetries } from './shared/transport';
 
 // Named once: one lint rule set asks for the literal 'main', the other for the NodeConnectionTypes value.
 const ONE_MAIN_CONNECTION: NodeConnectionType[] = [NodeConnectionTypes.Main];
@@ -37,13 +35,9 @@ export class LendasatBorrower implements INodeType {
 		inputs: ONE_MAIN_CONNECTION,
 		outputs: ONE_MAIN_CONNECTION,
 		credentials: [{ name: 'lendasatApi', required: true, testedBy: 'lendasatApiTest' }],
-		requestDefaults: {
-			baseURL: BASE_URL_EXPRESSION,
-			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-			// Every status reaches the first postReceive, which maps failures to our own errors.
-			ignoreHttpStatusErrors: true,
-		},
-		requestOperations: { pagination: sendWithRetries },
+		// Each operation's routing hands its request to the one transport, which knows the base URL,
+		// the key and the HTTP client's settings; n8n needs no request defaults of its own.
+		requestDefaults: {},
 		properties: [
 			{
 				displayName: 'Resource',

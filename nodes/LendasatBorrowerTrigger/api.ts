@@ -23,7 +23,7 @@ import {
 	type Failure,
 	type RetrySettings,
 } from '../LendasatBorrower/shared/retry';
-import { networkFailureOf } from '../LendasatBorrower/shared/transport';
+import { networkFailureOf } from '../LendasatBorrower/transport/exchange';
 import { isRecord } from '../LendasatBorrower/shared/validation';
 
 /**

@@ -190,8 +190,10 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 		// A base URL with a query string turns every request into GET /api/offers/{id}: one object, no list.
 		const misconfigured = `${sandbox.url}/api/offers/${OFFERS.usdcPolygon}?from=`;
 		const { error } = await runWorkflow(offerGetMany(), { credential: borrower({ baseUrl: misconfigured }) });
-		expect(error?.message).toBe('Lendasat did not answer with a list of loan offers');
-		expect(descriptionOf(error)).toMatch(/^Offer → Get Many: expected a JSON array, got: "\{"id":"0ffe0000/);
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(descriptionOf(error)).toMatch(
+			/^Offer → Get Many: the answer was not used because it is an object where a JSON array of objects belongs\. Status 200, content type application\/json[^.]*\. Server answered: "\{"id":"0ffe0000/,
+		);
 		expect(sandbox.requests[0].path).toBe(`/api/offers/${OFFERS.usdcPolygon}`);
 	});
 

@@ -54,6 +54,12 @@ describe('retryDelay', () => {
 		expect(retryDelay(1, settings, 120_000, () => 0)).toBe(30_000);
 		expect(retryDelay(2, settings, undefined, () => 0)).toBe(500);
 	});
+
+	it('takes a Retry-After of 0 or a past date as a minimum: the backoff still applies', () => {
+		expect(retryDelay(1, settings, 0, () => 0)).toBe(250);
+		expect(retryDelay(3, settings, 0, () => 1)).toBe(2000);
+		expect(retryDelay(3, settings, 100, () => 0)).toBe(1000);
+	});
 });
 
 describe('shouldRetry', () => {

@@ -5,7 +5,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { toNumber } from './validation';
+import { invalidParameter } from './parameters';
+import { describeValue, toNumber } from './validation';
 
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
@@ -32,16 +33,28 @@ export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: numbe
 	];
 }
 
-/**
- * The postReceive of a Get Many whose endpoint has no paging: the whole list arrives at once
- * and the Limit is applied to it.
- */
+/** Return All and Limit as the user set them, checked: Limit is a whole number of at least 1. */
+export function readLimit(context: IExecuteSingleFunctions): { returnAll: boolean; limit: number } {
+	const returnAll = context.getNodeParameter('returnAll', false);
+	if (typeof returnAll !== 'boolean') {
+		throw invalidParameter(context, 'Return All', `Expected true or false, got ${describeValue(returnAll)}.`);
+	}
+	if (returnAll) return { returnAll, limit: Infinity };
+	const value = context.getNodeParameter('limit', 50);
+	const limit = toNumber(value);
+	if (!Number.isInteger(limit) || limit < 1) {
+		throw invalidParameter(context, 'Limit', `Expected a whole number of at least 1, like 50, got ${describeValue(value)}.`);
+	}
+	return { returnAll, limit };
+}
+
+/** The finish of a Get Many whose endpoint has no paging: the whole list arrives at once and the Limit applies to it. */
 export async function applyLimitToList(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (this.getNodeParameter('returnAll', false)) return items;
-	return items.slice(0, toNumber(this.getNodeParameter('limit', 50)));
+	const { limit } = readLimit(this);
+	return items.slice(0, limit);
 }
 
 /** The "Simplify" switch of an operation returning big records. */

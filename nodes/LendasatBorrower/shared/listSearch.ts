@@ -12,7 +12,7 @@ import {
 import { borrowerRequestError, getWithCredential } from './credentialRequest';
 import { baseUrlOf, CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf } from './credentials';
 import { excerptOf, redactSecrets } from './errors';
-import { networkFailureOf } from './transport';
+import { networkFailureOf } from '../transport/exchange';
 
 /** A resource locator's "From List" picker, as its errors name it. */
 export interface ListPicker {

@@ -30,6 +30,15 @@ export const optionsCollection: INodeProperties = {
 				'Wait before the first retry; each further retry waits about twice as long, with random jitter',
 		},
 		{
+			displayName: 'Max Parallel Requests',
+			name: 'maxConcurrent',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 256 },
+			default: 16,
+			description:
+				'How many requests of this API key may be under way at once, across every item and workflow of this n8n instance. More only queue up at a rate-limited server.',
+		},
+		{
 			displayName: 'Max Retries',
 			name: 'maxRetries',
 			type: 'number',
@@ -79,6 +88,23 @@ export const optionsCollection: INodeProperties = {
 			description:
 				'Whether to send the Idempotency-Key header. Contract → Create always sends a client_contract_id and looks for it after a failure; on a server that lists no contracts, a request without the header is not sent again after a server error or a dropped connection.',
 			displayOptions: onContractCreate,
+		},
+		{
+			displayName: 'Time Budget per Request (Ms)',
+			name: 'timeBudget',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 180000,
+			description:
+				'The longest one request may take across all its attempts and waits. When it runs out, the error says what each attempt got.',
+		},
+		{
+			displayName: 'Timeout per Attempt (Ms)',
+			name: 'attemptTimeout',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30000,
+			description: 'The longest one attempt may take, including receiving the whole answer',
 		},
 	],
 };

@@ -33,10 +33,35 @@ export class RateGate {
 	/** Requests sleeping until their turn. */
 	private waiting = 0;
 
+	/** Requests holding one of the connections, and those waiting for one, first come first served. */
+	private active = 0;
+	private readonly waitingForConnection: Array<() => void> = [];
+
 	constructor(private readonly now: () => number = Date.now) {}
 
-	/** Waits for this request's turn under the current pacing. */
-	async acquire(): Promise<GateTicket> {
+	/**
+	 * Waits for one of at most `maxConcurrent` connections of this key, then for this request's turn
+	 * under the current pacing. Every acquire is followed by one `release` once the answer is in.
+	 */
+	async acquire(maxConcurrent = Infinity): Promise<GateTicket> {
+		if (this.active < maxConcurrent) this.active++;
+		else await new Promise<void>((resolve) => this.waitingForConnection.push(resolve));
+		return await this.waitForTurn();
+	}
+
+	/** Gives the connection back: the next waiting request takes it over. */
+	release(): void {
+		const next = this.waitingForConnection.shift();
+		if (next) next();
+		else this.active = Math.max(0, this.active - 1);
+	}
+
+	/** Requests holding a connection right now, for tests and diagnostics. */
+	get inFlight(): number {
+		return this.active;
+	}
+
+	private async waitForTurn(): Promise<GateTicket> {
 		for (;;) {
 			const now = this.now();
 			this.forgetIfIdle(now);

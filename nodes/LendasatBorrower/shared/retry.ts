@@ -86,15 +86,19 @@ export function backoffDelay(retryNumber: number, settings: RetrySettings, rando
 	return Math.round(capped / 2 + (random() * capped) / 2);
 }
 
-/** The wait before the next attempt: the server's Retry-After when given, capped by the maximum delay. */
+/**
+ * The wait before the next attempt: the backoff, or the server's Retry-After when it asks for longer,
+ * capped by the maximum delay. A Retry-After of 0 or a date in the past is a minimum, never a
+ * reason to try again at once.
+ */
 export function retryDelay(
 	retryNumber: number,
 	settings: RetrySettings,
 	retryAfterMs: number | undefined,
 	random = Math.random,
 ): number {
-	if (retryAfterMs !== undefined) return Math.min(settings.maxDelayMs, retryAfterMs);
-	return backoffDelay(retryNumber, settings, random);
+	const backoff = backoffDelay(retryNumber, settings, random);
+	return Math.min(settings.maxDelayMs, Math.max(backoff, retryAfterMs ?? 0));
 }
 
 /**

@@ -18,9 +18,9 @@ export const accountCreateOperation: INodePropertyOptions = {
 	action: 'Create a borrower account',
 	description: 'Create a borrower account for one of your users; needs a partner master key',
 	routing: apiRoute(
-		{ resource: 'account', operation: 'create', label: 'Account → Create', keyType: 'master' },
+		{ resource: 'account', operation: 'create', label: 'Account → Create', keyType: 'master', expects: 'object' },
 		{ method: 'POST', url: '/api/create-api-account' },
-		{ preSend: [validateAccountRequest] },
+		{ prepare: [validateAccountRequest] },
 	),
 };
 

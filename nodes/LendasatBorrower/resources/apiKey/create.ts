@@ -22,9 +22,9 @@ export const apiKeyCreateOperation: INodePropertyOptions = {
 	description:
 		'Create a new borrower API key for this account. The key is returned only this once (as api_key): store it right away, it cannot be read again.',
 	routing: apiRoute(
-		{ resource: 'apiKey', operation: 'create', label: 'API Key → Create', keyType: 'borrower' },
+		{ resource: 'apiKey', operation: 'create', label: 'API Key → Create', keyType: 'borrower', expects: 'object' },
 		{ method: 'POST', url: '/api/keys' },
-		{ preSend: [validateApiKeyRequest] },
+		{ prepare: [validateApiKeyRequest] },
 	),
 };
 

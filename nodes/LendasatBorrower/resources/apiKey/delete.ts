@@ -1,6 +1,6 @@
 import {
 	NodeOperationError,
-	type DeclarativeRestApiSettings,
+	type IDataObject,
 	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
 	type IHttpRequestOptions,
@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { requireValid } from '../../shared/parameters';
-import { apiRoute, asRequestOperation, relatedRequest, sendRequest } from '../../shared/transport';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
 import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
 
 const showOnlyForApiKeyDelete = { show: { resource: ['apiKey'], operation: ['delete'] } };
@@ -29,11 +29,11 @@ export const apiKeyDeleteOperation: INodePropertyOptions = {
 			resource: 'apiKey',
 			operation: 'delete',
 			label: 'API Key → Delete',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'empty',
 			notFound: { parameter: 'apiKeyId', label: 'API key' },
 		},
 		{ method: 'DELETE', url: '/api/keys' },
-		{ preSend: [setKeyUrl], pagination: asRequestOperation(deleteWhenKeyExists) },
+		{ prepare: [setKeyUrl], send: deleteWhenKeyExists },
 	),
 };
 
@@ -67,18 +67,19 @@ async function setKeyUrl(
  */
 async function deleteWhenKeyExists(
 	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
 	const id = toNumber(this.getNodeParameter('apiKeyId'));
-	const keys = await sendRequest.call(this, relatedRequest(requestData, { url: '/api/keys' }));
-	if (!keys.some((key) => toNumber(key.json.id) === id)) {
-		const ids = keys.map((key) => String(key.json.id)).join(', ');
+	const keys = (await api.send({ method: 'GET', url: '/api/keys' }, 'list')) as IDataObject[];
+	if (!keys.some((key) => toNumber(key.id) === id)) {
+		const ids = keys.map((key) => String(key.id)).join(', ');
 		throw new NodeOperationError(this.getNode(), `No API key with ID ${id}`, {
 			itemIndex: this.getItemIndex(),
 			description: `API Key → Delete: nothing was deleted. This account's key IDs are ${ids || 'none'} (API Key → Get Many lists them).`,
 		});
 	}
-	await sendRequest.call(this, requestData);
+	await api.send(request, 'empty');
 	return [{ json: { id, deleted: true } }];
 }
 

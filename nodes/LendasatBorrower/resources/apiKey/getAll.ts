@@ -9,9 +9,9 @@ export const apiKeyGetAllOperation: INodePropertyOptions = {
 	action: 'Get many API keys',
 	description: "List this account's API keys: ID, description and creation time (never the key itself)",
 	routing: apiRoute(
-		{ resource: 'apiKey', operation: 'getAll', label: 'API Key → Get Many', keyType: 'borrower' },
+		{ resource: 'apiKey', operation: 'getAll', label: 'API Key → Get Many', keyType: 'borrower', expects: 'list' },
 		{ method: 'GET', url: '/api/keys' },
-		{ postReceive: [applyLimitToList] },
+		{ finish: [applyLimitToList] },
 	),
 };
 

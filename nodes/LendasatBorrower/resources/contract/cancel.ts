@@ -18,7 +18,7 @@ export const contractCancelOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'cancel',
 			label: 'Contract → Cancel',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -32,7 +32,7 @@ export const contractCancelOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'DELETE', url: '/api/contracts/{id}' },
-		{ preSend: [sendToContract()], postReceive: [confirmCancellation] },
+		{ prepare: [sendToContract()], finish: [confirmCancellation] },
 	),
 };
 

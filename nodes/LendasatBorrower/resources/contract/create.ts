@@ -140,12 +140,12 @@ export const contractCreateOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'create',
 			label: 'Contract → Create',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
 			errors: MISSING_FIELD_GUIDANCE,
 		},
 		{ method: 'POST', url: '/api/contracts' },
-		{ preSend: [buildContractRequest], pagination: createContractOnce },
+		{ prepare: [buildContractRequest], send: createContractOnce },
 	),
 };
 

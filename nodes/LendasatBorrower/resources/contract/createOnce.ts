@@ -3,15 +3,13 @@ import {
 	NodeApiError,
 	NodeOperationError,
 	sleep,
-	type DeclarativeRestApiSettings,
 	type IDataObject,
 	type IExecutePaginationFunctions,
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
-import { asRequestOperation, failureOf, relatedRequest, sendRequest, settle } from '../../shared/transport';
-import { isRecord } from '../../shared/validation';
+import { failureOf, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
 import {
 	CLOCK_ALLOWANCE_MS,
 	ContractIndex,
@@ -69,11 +67,12 @@ export function clientContractIdFor(key: string): string {
  * same across executions (the user's Idempotency Key or Client Contract ID), a repeated key within
  * the run, and n8n's Retry On Fail are looked up before the first attempt.
  */
-export const createContractOnce = asRequestOperation(async function (
+export async function createContractOnce(
 	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const clientId = String((requestData.options.body as IDataObject).client_contract_id);
+	const clientId = String((request.body as IDataObject).client_contract_id);
 	const run = createRunOf(this);
 	const earlier = run.creating.get(clientId);
 	const attempt = (async () => {
@@ -84,16 +83,16 @@ export const createContractOnce = asRequestOperation(async function (
 			const existing = await run.index.find(
 				clientId,
 				{ freshAfter: Date.now(), coverFrom: Date.now() - lookback },
-				contractListReader(this, requestData),
+				contractListReader(api),
 			);
 			if (existing.kind === 'found') return [{ json: existing.contract }];
 			if (existing.kind === 'inconclusive') throw cannotCheckFirst(this, clientId, existing.reason);
 		}
-		return await sendUntilCreated(this, requestData, clientId, run.index);
+		return await sendUntilCreated(this, api, request, clientId, run.index);
 	})();
 	run.creating.set(clientId, attempt);
 	return await attempt;
-});
+}
 
 /** How far back to look before the first attempt, or undefined to send straight away. */
 function lookbackBeforeSending(context: IExecutePaginationFunctions): number | undefined {
@@ -108,24 +107,25 @@ function lookbackBeforeSending(context: IExecutePaginationFunctions): number | u
 
 async function sendUntilCreated(
 	context: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 	clientId: string,
 	index: ContractIndex,
 ): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(context.getNodeParameter('options', {}) as IDataObject);
-	const idempotencyKey = headerOf(requestData.options.headers, 'idempotency-key');
+	const idempotencyKey = headerOf(request.headers as IDataObject | undefined, 'idempotency-key');
 	const failures: Failure[] = [];
 	for (;;) {
 		const sentAt = Date.now();
-		const sent = await settle(sendRequest.call(context, requestData, { resolvesUnsafeRetries: true }));
-		if ('value' in sent) return sent.value;
+		const sent = await settle(api.send(request, 'object', { resolvesUnsafeRetries: true }));
+		if ('value' in sent) return toItems(sent.value);
 		const failure = failureOf(sent.error);
 		if (!failure || !mayHaveCreated(failure)) throw sent.error;
 		failures.push(failure);
 		const lookup = await index.find(
 			clientId,
 			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
-			contractListReader(context, requestData),
+			contractListReader(api),
 		);
 		if (lookup.kind === 'found') return [{ json: lookup.contract }];
 		const next = afterLookup(lookup, clientId, idempotencyKey);
@@ -189,26 +189,27 @@ function cannotCheckFirst(context: IExecutePaginationFunctions, clientId: string
 }
 
 /** Pages of GET /api/contracts, newest first, through the same transport as every other request. */
-function contractListReader(
-	context: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): ReadContractPage {
+function contractListReader(api: ApiClient): ReadContractPage {
 	return async (page) => {
 		const qs = { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' };
-		const read = await settle(sendRequest.call(context, relatedRequest(requestData, { url: '/api/contracts', qs })));
+		const read = await settle(api.send({ method: 'GET', url: '/api/contracts', qs }, 'page'));
 		if ('error' in read) {
-			const failure = failureOf(read.error);
-			if (failure?.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405)) return 'unsupported';
+			if (listsNoContracts(read.error)) return 'unsupported';
 			throw read.error;
 		}
-		const items = read.value;
-		const envelope = items.length === 1 ? items[0].json : undefined;
-		if (!isRecord(envelope) || !Array.isArray(envelope.data)) return 'unsupported';
+		const envelope = read.value as IDataObject;
 		return {
-			records: envelope.data.filter(isRecord),
+			records: envelope.data as IDataObject[],
 			totalPages: typeof envelope.total_pages === 'number' ? envelope.total_pages : undefined,
 		};
 	};
+}
+
+/** The server has no contract list: 404 or 405, or a success that is not a page of contracts. */
+function listsNoContracts(error: unknown): boolean {
+	const failure = failureOf(error);
+	if (failure) return failure.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405);
+	return error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
 }
 
 function headerOf(headers: IDataObject | undefined, name: string): string | undefined {

@@ -25,7 +25,7 @@ export const contractExtendOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'extend',
 			label: 'Contract → Extend',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -46,7 +46,7 @@ export const contractExtendOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'POST', url: '/api/contracts/{id}/extend' },
-		{ preSend: [sendToContract('/extend'), addExtensionBody], postReceive: [simplifyContracts] },
+		{ prepare: [sendToContract('/extend'), addExtensionBody], finish: [simplifyContracts] },
 	),
 };
 

@@ -13,11 +13,11 @@ export const contractGetOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'get',
 			label: 'Contract → Get',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'GET', url: '/api/contracts/{id}' },
-		{ preSend: [sendToContract()], postReceive: [simplifyContracts] },
+		{ prepare: [sendToContract()], finish: [simplifyContracts] },
 	),
 };

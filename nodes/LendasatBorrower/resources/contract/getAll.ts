@@ -1,5 +1,4 @@
 import type {
-	DeclarativeRestApiSettings,
 	IDataObject,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
@@ -11,11 +10,15 @@ import type {
 
 import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../shared/contractStatuses';
 import { returnAllAndLimit } from '../../shared/fields';
-import { walkPages } from '../../shared/pagination';
+import { requireComplete, walkPages } from '../../shared/pagination';
 import { invalidParameter } from '../../shared/parameters';
-import { apiRoute, asRequestOperation, settle } from '../../shared/transport';
+import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../shared/transport';
 import { describeValue } from '../../shared/validation';
 import { simplifyContracts } from './shared';
+
+const LABEL = 'Contract → Get Many';
+const LISTED = { label: LABEL, records: 'contracts' };
+const INCOMPLETE_ADVICE = "Check the credential's base URL: it may point at something other than the Lendasat borrower API.";
 
 const showOnlyForContractGetAll = { resource: ['contract'], operation: ['getAll'] };
 
@@ -28,12 +31,9 @@ export const contractGetAllOperation: INodePropertyOptions = {
 	action: 'Get many contracts',
 	description: 'List your contracts, newest first unless sorted otherwise',
 	routing: apiRoute(
-		{ resource: 'contract', operation: 'getAll', label: 'Contract → Get Many', keyType: 'borrower' },
+		{ resource: 'contract', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },
 		{ method: 'GET', url: '/api/contracts' },
-		{
-			preSend: [addListQuery],
-			pagination: asRequestOperation(walkContractPages),
-		},
+		{ prepare: [addListQuery], send: walkContractPages, finish: [simplifyContracts] },
 	),
 };
 
@@ -126,22 +126,15 @@ function statusesOf(context: IExecuteSingleFunctions, value: unknown): string[] 
  */
 async function walkContractPages(
 	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	return await simplifyContracts.call(this, await walkWithoutPending.call(this, requestData));
-}
-
-async function walkWithoutPending(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	const qs = requestData.options.qs ?? {};
-	const statuses = typeof qs.status === 'string' ? qs.status.split(',') : [];
-	const walked = await settle(walkPages.call(this, requestData));
-	if ('value' in walked) return walked.value.items;
+	const statuses = typeof request.qs?.status === 'string' ? request.qs.status.split(',') : [];
+	const walked = await settle(walkPages(this, api, request, LABEL));
+	if ('value' in walked) return requireComplete(this, LISTED, walked.value, INCOMPLETE_ADVICE);
 	if (!statuses.includes('pending') || !refusedPendingStatus(walked.error)) throw walked.error;
 	const known = statuses.filter((status) => status !== 'pending');
 	if (!known.length) return [];
-	const options = { ...requestData.options, qs: { ...qs, status: known.join(',') } };
-	return (await walkPages.call(this, { ...requestData, options })).items;
+	const retried = await walkPages(this, api, { ...request, qs: { ...request.qs, status: known.join(',') } }, LABEL);
+	return requireComplete(this, LISTED, retried, INCOMPLETE_ADVICE);
 }

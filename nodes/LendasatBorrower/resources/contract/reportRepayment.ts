@@ -1,6 +1,5 @@
 import {
 	NodeOperationError,
-	type DeclarativeRestApiSettings,
 	type IDataObject,
 	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
@@ -11,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { requireText } from '../../shared/parameters';
-import { apiRoute, asRequestOperation, relatedRequest, sendRequest } from '../../shared/transport';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
 import { checkUuid, describeValue, isRecord } from '../../shared/validation';
 import { contractIdOf, sendToContract } from './shared';
 
@@ -30,7 +29,7 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'reportRepayment',
 			label: 'Contract → Report Repayment',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -51,7 +50,7 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'PUT', url: '/api/contracts/{id}/installment-paid' },
-		{ preSend: [sendToContract('/installment-paid'), addRepaymentBody], pagination: asRequestOperation(reportWhenInstallmentExists) },
+		{ prepare: [sendToContract('/installment-paid'), addRepaymentBody], send: reportWhenInstallmentExists },
 	),
 };
 
@@ -108,12 +107,13 @@ function checkPaymentId(value: unknown): string | null {
  */
 async function reportWhenInstallmentExists(
 	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
-	const { installment_id: installmentId, payment_id: paymentId } = requestData.options.body as IDataObject;
-	const [contract] = await sendRequest.call(this, relatedRequest(requestData, { url: `/api/contracts/${encodeURIComponent(contractId)}` }));
-	const installments = isRecord(contract?.json) ? contract.json.installments : undefined;
+	const { installment_id: installmentId, payment_id: paymentId } = request.body as IDataObject;
+	const contract = await api.send({ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` }, 'object');
+	const installments = isRecord(contract) ? contract.installments : undefined;
 	// A server that does not list installments cannot be checked; its own answer has to do.
 	if (Array.isArray(installments) && !installments.some((installment) => sameId(installment, installmentId))) {
 		throw new NodeOperationError(this.getNode(), `Installment ${String(installmentId)} is not part of contract ${contractId}`, {
@@ -123,7 +123,7 @@ async function reportWhenInstallmentExists(
 			}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
 		});
 	}
-	await sendRequest.call(this, requestData);
+	await api.send(request, 'empty');
 	return [{ json: { id: contractId, installment_id: installmentId, payment_id: paymentId, reported: true } }];
 }
 

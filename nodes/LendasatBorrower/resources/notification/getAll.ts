@@ -1,15 +1,15 @@
-import {
-	NodeOperationError,
-	type DeclarativeRestApiSettings,
-	type IExecutePaginationFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
+import type {
+	IExecutePaginationFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { returnAllAndLimit } from '../../shared/fields';
-import { MAX_PAGE_SIZE, walkPages } from '../../shared/pagination';
-import { apiRoute, asRequestOperation } from '../../shared/transport';
+import { MAX_PAGE_SIZE, requireComplete, walkPages } from '../../shared/pagination';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
+
+const LABEL = 'Notification → Get Many';
 
 const showOnlyForNotificationGetAll = { resource: ['notification'], operation: ['getAll'] };
 
@@ -24,9 +24,9 @@ export const notificationGetAllOperation: INodePropertyOptions = {
 	description:
 		'List notifications, newest first. Each item is {type, data}: type is ContractUpdate, InstallmentUpdate, ChatMessage or a newer kind; data holds its ID, contract_id, timestamp, read flag and the fields of that kind.',
 	routing: apiRoute(
-		{ resource: 'notification', operation: 'getAll', label: 'Notification → Get Many', keyType: 'borrower' },
+		{ resource: 'notification', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },
 		{ method: 'GET', url: '/api/notifications' },
-		{ pagination: asRequestOperation(walkAllNotifications) },
+		{ send: walkAllNotifications },
 	),
 };
 
@@ -50,12 +50,14 @@ export const notificationGetAllFields: INodeProperties[] = [
  */
 async function walkAllNotifications(
 	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
+	api: ApiClient,
+	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const { items, total, wanted } = await walkPages.call(this, requestData);
-	if (total === undefined || items.length >= Math.min(total, wanted)) return items;
-	throw new NodeOperationError(this.getNode(), `Lendasat returned ${items.length} of ${total} notifications`, {
-		itemIndex: this.getItemIndex(),
-		description: `Notification → Get Many: the server pages contract, installment and chat notifications together and leaves some out past the first page, so the list would be incomplete. The newest ${MAX_PAGE_SIZE} are always exact: set Return All off and Limit to at most ${MAX_PAGE_SIZE}, or mark notifications as read to shorten the unread list.`,
-	});
+	const walked = await walkPages(this, api, request, LABEL);
+	return requireComplete(
+		this,
+		{ label: LABEL, records: 'notifications' },
+		walked,
+		`Lendasat pages contract, installment and chat notifications together and leaves some out past the first page. The newest ${MAX_PAGE_SIZE} are always exact: set Return All off and Limit to at most ${MAX_PAGE_SIZE}, or mark notifications as read to shorten the unread list.`,
+	);
 }

@@ -22,11 +22,11 @@ export const notificationMarkAsReadOperation: INodePropertyOptions = {
 			resource: 'notification',
 			operation: 'markAsRead',
 			label: 'Notification → Mark as Read',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'empty',
 			notFound: { parameter: 'notificationId', label: 'notification' },
 		},
 		{ method: 'PUT', url: '/api/notifications' },
-		{ preSend: [targetScope], postReceive: [reportMarked] },
+		{ prepare: [targetScope], finish: [reportMarked] },
 	),
 };
 

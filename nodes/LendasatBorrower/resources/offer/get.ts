@@ -24,12 +24,12 @@ export const offerGetOperation: INodePropertyOptions = {
 			resource: 'offer',
 			operation: 'get',
 			label: 'Offer → Get',
-			keyType: 'borrower',
+			keyType: 'borrower', expects: 'object',
 			notFound: { parameter: 'offerId', label: 'loan offer' },
 		},
 		// The preSend appends the offer ID once it is validated.
 		{ method: 'GET', url: '/api/offers' },
-		{ preSend: [addOfferToRequest], postReceive: [simplifyOffers] },
+		{ prepare: [addOfferToRequest], finish: [simplifyOffers] },
 	),
 };
 

@@ -2,14 +2,11 @@ import type {
 	IDataObject,
 	IExecuteSingleFunctions,
 	IHttpRequestOptions,
-	IN8nHttpFullResponse,
-	INodeExecutionData,
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { applyLimitToList, returnAllAndLimit, simplifyField } from '../../shared/fields';
-import { notAnOfferList } from '../../shared/offerPicker';
 import { invalidParameter, requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
 import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
@@ -24,9 +21,9 @@ export const offerGetAllOperation: INodePropertyOptions = {
 	action: 'Get many loan offers',
 	description: 'List the loan offers available to the borrower, optionally filtered',
 	routing: apiRoute(
-		{ resource: 'offer', operation: 'getAll', label: 'Offer → Get Many', keyType: 'borrower' },
+		{ resource: 'offer', operation: 'getAll', label: 'Offer → Get Many', keyType: 'borrower', expects: 'list' },
 		{ method: 'GET', url: '/api/offers' },
-		{ preSend: [addOfferFilters], postReceive: [requireOfferList, applyLimitToList, simplifyOffers] },
+		{ prepare: [addOfferFilters], finish: [applyLimitToList, simplifyOffers] },
 	),
 };
 
@@ -165,12 +162,3 @@ function checkLimit(value: unknown): ValidationProblem {
 	return `Must be a whole number of at least 1, like 50, got ${describeValue(value)}.`;
 }
 
-/** GET /api/offers answers with a plain array (no pagination envelope); anything else is not the offer list. */
-async function requireOfferList(
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-): Promise<INodeExecutionData[]> {
-	if (!Array.isArray(response.body)) throw notAnOfferList(this.getNode(), 'Offer → Get Many', response, []);
-	return items;
-}

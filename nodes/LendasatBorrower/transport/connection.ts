@@ -1,0 +1,71 @@
+import { baseUrlOf, keyTypeOf, type KeyType } from '../shared/credentials';
+
+/** Where requests go and with which key: read once from the credential, checked. */
+export interface Connection {
+	/** The credential's base URL without a trailing slash, e.g. https://apiborrow.lendasat.com. */
+	baseUrl: string;
+	/** The base URL as messages show it: without a user name or password. */
+	shownBaseUrl: string;
+	apiKey: string;
+	keyType: KeyType;
+	environment: string;
+	/** Every form of a secret a server or a message could carry: redacted wherever they appear. */
+	secrets: string[];
+}
+
+/** The connection of a credential, or what is wrong with it. */
+export function connectionOf(credentials: {
+	environment?: unknown;
+	baseUrl?: unknown;
+	keyType?: unknown;
+	apiKey?: unknown;
+}): Connection | { problem: string } {
+	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
+	if (!apiKey) return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
+	// A key pasted with a line break or space in it would be sent mangled; say so instead.
+	if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
+		return { problem: 'The API key contains a space, line break or control character: paste it again as one line.' };
+	}
+	const baseUrl = baseUrlOf(credentials);
+	let url: URL;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		return { problem: 'The base URL is not a URL: enter one like http://127.0.0.1:7337.' };
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
+	}
+	const userInfo = [url.username, url.password].filter(Boolean).map(decodeURIComponent);
+	return {
+		baseUrl,
+		shownBaseUrl: withoutUserInfo(url, baseUrl),
+		apiKey,
+		keyType: keyTypeOf(credentials),
+		environment: String(credentials.environment ?? 'production'),
+		secrets: secretForms([apiKey, ...userInfo.filter((part) => part.length >= 4)]),
+	};
+}
+
+function withoutUserInfo(url: URL, baseUrl: string): string {
+	if (!url.username && !url.password) return baseUrl;
+	const shown = new URL(url.href);
+	shown.username = '';
+	shown.password = '';
+	return shown.href.replace(/\/+$/, '');
+}
+
+/** A secret as sent, JSON-escaped (inside a JSON string) and URL-encoded. */
+function secretForms(secrets: string[]): string[] {
+	const forms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
+	return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** The origin of a URL as messages may show it (scheme, host and port only). */
+export function originOf(url: string): string {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return 'an unreadable address';
+	}
+}

@@ -1,0 +1,279 @@
+import { createHash } from 'crypto';
+import {
+	NodeApiError,
+	NodeOperationError,
+	sleep,
+	type IDataObject,
+	type IHttpRequestMethods,
+	type INode,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import type { KeyType } from '../shared/credentials';
+import { mapApiError, redactSecrets, type ErrorGuidance } from '../shared/errors';
+import { rateGateFor } from '../shared/rateGate';
+import {
+	describeFailure,
+	networkFailure,
+	networkFailureInWords,
+	parseRetryAfter,
+	retryDelay,
+	shouldRetry,
+	summarizeAttempts,
+	type Failure,
+	type RetrySettings,
+} from '../shared/retry';
+import { headerText, readAnswer, type Answer, type Expectation } from './answer';
+import { originOf, type Connection } from './connection';
+
+/** A request of the borrower API, relative to the credential's base URL. */
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** e.g. /api/contracts/7a3f…/extend */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	headers?: IDataObject;
+}
+
+/** One attempt as the HTTP client sends it. */
+export interface Attempt {
+	method: IHttpRequestMethods;
+	url: string;
+	qs: IDataObject;
+	headers: IDataObject;
+	/** JSON text, or nothing. */
+	body?: string;
+	timeoutMs: number;
+	/** Aborts the attempt, body included, when the attempt's time is up. */
+	signal: AbortSignal;
+}
+
+/** Sends one attempt and returns the answer whatever its status; throws only when no answer came. */
+export type SendOnce = (attempt: Attempt) => Promise<Answer>;
+
+export interface TransportSettings {
+	retry: RetrySettings;
+	/** The most one attempt may take, the answer's body included. */
+	attemptTimeoutMs: number;
+	/** The most one request may take across all its attempts and waits. */
+	budgetMs: number;
+	/** Requests of one key in flight at once, across everything this n8n instance runs. */
+	maxConcurrent: number;
+}
+
+/** Who is asking: the operation as a user reads it and how to explain its failures. */
+export interface Caller {
+	node: INode;
+	/** e.g. "Contract → Get". */
+	label: string;
+	itemIndex?: number;
+	requiredKeyType?: KeyType;
+	/** What a 404 means, e.g. "contract 7a3f…". */
+	notFound?: string;
+	guidance?: ErrorGuidance[];
+}
+
+/** Everything one exchange needs; the node, the trigger, the pickers and the credential test each build one. */
+export interface Transport {
+	send: SendOnce;
+	connection: Connection;
+	caller: Caller;
+	settings: TransportSettings;
+}
+
+export interface RequestPolicy {
+	/**
+	 * Whether the request may be sent again after it may have reached the server. Reads may;
+	 * a write only where its operation makes repeating it safe.
+	 */
+	repeatable?: boolean;
+	/** The caller handles a possibly processed write itself (looks it up) and says what it did. */
+	resolvesUnsafeRetries?: boolean;
+}
+
+const FAILURE = Symbol('lendasat.failure');
+
+/** The HTTP or network failure behind an error the transport threw, if it carries one. */
+export function failureOf(error: unknown): Failure | undefined {
+	return error && typeof error === 'object' ? (error as { [FAILURE]?: Failure })[FAILURE] : undefined;
+}
+
+function carrying<T extends object>(error: T, failure: Failure): T {
+	Object.defineProperty(error, FAILURE, { value: failure, enumerable: false, configurable: true });
+	return error;
+}
+
+/**
+ * The one way a request reaches Lendasat. It paces the key's requests and caps their connections,
+ * gives each attempt a deadline (body included), never follows a redirect (the key must not reach
+ * another host), retries what may be retried within the time budget, checks that a successful
+ * answer has the expected shape, and maps every failure to an error that names the operation and
+ * shows no secret. Returns the parsed body.
+ */
+export async function exchange(
+	transport: Transport,
+	request: ApiRequest,
+	expect: Expectation,
+	policy: RequestPolicy = {},
+): Promise<unknown> {
+	const { connection, caller, settings } = transport;
+	const gate = rateGateFor(gateIdentity(connection));
+	const repeatable = policy.repeatable ?? isRead(request.method);
+	const attempt = attemptOf(connection, request, settings);
+	const startedAt = Date.now();
+	const failures: Failure[] = [];
+
+	for (;;) {
+		const ticket = await gate.acquire(settings.maxConcurrent);
+		const timeoutMs = Math.max(1, Math.min(settings.attemptTimeoutMs, settings.budgetMs - (Date.now() - startedAt)));
+		const deadline = AbortSignal.timeout(timeoutMs);
+		let answer: Answer | undefined;
+		let failure: Failure;
+		try {
+			answer = await transport.send({ ...attempt, timeoutMs, signal: deadline });
+		} catch (error) {
+			failure = deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? unexplained(transport, error));
+		} finally {
+			gate.release();
+		}
+		if (answer) {
+			if (answer.statusCode >= 300 && answer.statusCode < 400) throw redirectRefused(transport, answer);
+			if (answer.statusCode < 300) {
+				gate.recordSuccess();
+				return readAnswer(answer, expect, { ...caller, secrets: connection.secrets });
+			}
+			failure = { kind: 'http', statusCode: answer.statusCode, retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), Date.now()) };
+		}
+		failures.push(failure!);
+		const last = failures[failures.length - 1];
+		const wait = retryDelay(failures.length, settings.retry, last.kind === 'http' ? last.retryAfterMs : undefined);
+		if (last.kind === 'http' && last.statusCode === 429) gate.recordRateLimited(ticket, wait);
+		const left = settings.budgetMs - (Date.now() - startedAt);
+		const retry = shouldRetry(last, settings.retry, failures.length - 1, repeatable);
+		if (!retry || wait >= left) {
+			const unsafe = !policy.resolvesUnsafeRetries && !retry && shouldRetry(last, settings.retry, failures.length - 1, true);
+			throw finalError(transport, answer, failures, { unsafe, outOfTime: retry });
+		}
+		// A 429 waits at the gate with everyone else; other failures back off on their own.
+		if (!(last.kind === 'http' && last.statusCode === 429)) await sleep(wait);
+	}
+}
+
+function isRead(method: string): boolean {
+	return method === 'GET' || method === 'HEAD';
+}
+
+function attemptOf(connection: Connection, request: ApiRequest, settings: TransportSettings): Omit<Attempt, 'signal'> {
+	const headers: IDataObject = { Accept: 'application/json', ...request.headers, 'x-api-key': connection.apiKey };
+	if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+	return {
+		method: request.method,
+		url: `${connection.baseUrl}${request.path}`,
+		qs: request.qs ?? {},
+		headers,
+		body: request.body === undefined ? undefined : JSON.stringify(request.body),
+		timeoutMs: settings.attemptTimeoutMs,
+	};
+}
+
+/** One gate per key and server; the key is identified by a hash, never stored. */
+function gateIdentity(connection: Connection): string {
+	return `${connection.baseUrl} ${createHash('sha256').update(connection.apiKey).digest('hex').slice(0, 16)}`;
+}
+
+/** The network error code behind an error of the HTTP client, as a failure, if it is one. */
+export function networkFailureOf(error: unknown): Failure | undefined {
+	const code = networkCodeOf(error);
+	return code ? networkFailure(code) : undefined;
+}
+
+function networkCodeOf(error: unknown, depth = 0): string | undefined {
+	if (!error || typeof error !== 'object' || depth > 4) return undefined;
+	const candidate = error as { code?: unknown; cause?: unknown; message?: unknown };
+	if (typeof candidate.code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(candidate.code) && candidate.code !== 'ERR_CANCELED') {
+		return candidate.code === 'ERR_BAD_RESPONSE' || candidate.code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'ECONNRESET' : candidate.code;
+	}
+	if (typeof candidate.message === 'string' && /socket hang up|aborted|premature close/i.test(candidate.message)) {
+		return 'ECONNRESET';
+	}
+	return networkCodeOf(candidate.cause, depth + 1);
+}
+
+/** Anything else the client threw (the execution was cancelled, a bug): re-created from its words alone. */
+function unexplained(transport: Transport, error: unknown): never {
+	const { caller, connection } = transport;
+	const { message } = error as { message?: unknown };
+	throw new NodeOperationError(caller.node, redactSecrets(String(message ?? 'Unknown error'), connection.secrets), {
+		itemIndex: caller.itemIndex,
+		description: `${caller.label}: the request to ${connection.shownBaseUrl} did not complete.`,
+	});
+}
+
+function redirectRefused(transport: Transport, answer: Answer): NodeApiError {
+	const { caller, connection } = transport;
+	const location = headerText(answer.headers, 'location');
+	const target = location ? originOf(new URL(location, connection.baseUrl).href) : 'an address it did not name';
+	const sameHost = target === originOf(connection.baseUrl);
+	return new NodeApiError(caller.node, { httpCode: String(answer.statusCode) } as JsonObject, {
+		message: redactSecrets(`Lendasat answered with a redirect to ${target} (HTTP ${answer.statusCode})`, connection.secrets),
+		description: redactSecrets(
+			`${caller.label}: the node follows no redirect, so that the API key is never sent anywhere but the credential's base URL (${connection.shownBaseUrl}). ` +
+				(sameHost
+					? 'The server moved this address: check the base URL for a missing or extra path.'
+					: `Nothing was sent to ${target}. If that is where the API now lives, change the credential's base URL.`),
+			connection.secrets,
+		),
+		httpCode: String(answer.statusCode),
+		itemIndex: caller.itemIndex,
+	});
+}
+
+/** The error the user sees once retrying is over: what the last answer meant, and what every attempt got. */
+function finalError(
+	transport: Transport,
+	answer: Answer | undefined,
+	failures: Failure[],
+	how: { unsafe: boolean; outOfTime: boolean },
+): NodeApiError {
+	const { caller, connection, settings } = transport;
+	const last = failures[failures.length - 1];
+	const notes = [
+		failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '',
+		how.outOfTime ? `The time budget of ${Math.round(settings.budgetMs / 1000)} s for this request ran out.` : '',
+		how.unsafe ? 'Not retried: the request may already have been processed, and repeating it could duplicate it.' : '',
+	].filter(Boolean);
+	const scrub = (text: string) => redactSecrets(text, connection.secrets);
+	if (answer && last.kind === 'http') {
+		const mapped = mapApiError({
+			operation: caller.label,
+			statusCode: answer.statusCode,
+			headers: answer.headers,
+			body: redactSecrets(answer.text, connection.secrets),
+			requiredKeyType: caller.requiredKeyType,
+			notFound: caller.notFound,
+			guidance: caller.guidance,
+			secrets: connection.secrets,
+		});
+		const error = new NodeApiError(caller.node, { httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject, {
+			message: failures.length > 1 ? `${mapped.message} — ${failures.length} attempts made` : mapped.message,
+			description: scrub([mapped.description, ...notes].join(' ')),
+			httpCode: mapped.httpCode,
+			itemIndex: caller.itemIndex,
+		});
+		return carrying(error, last);
+	}
+	// The message names the failure in words only: n8n replaces a message naming a network code with its own.
+	const error = new NodeApiError(caller.node, { networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject, {
+		message: `Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
+		description: scrub(
+			[
+				`${caller.label}: the request to ${connection.shownBaseUrl} failed (${describeFailure(last)}).`,
+				...notes,
+				"Check the credential's environment or base URL, and that the host is reachable from n8n.",
+			].join(' '),
+		),
+		itemIndex: caller.itemIndex,
+	});
+	return carrying(error, last);
+}

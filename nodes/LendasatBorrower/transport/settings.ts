@@ -1,0 +1,56 @@
+import { NodeOperationError, type IDataObject, type IExecuteSingleFunctions } from 'n8n-workflow';
+
+import { readRetrySettings } from '../shared/retry';
+import { describeValue, toNumber } from '../shared/validation';
+import type { TransportSettings } from './exchange';
+
+/** Well under a minute: a server that has not answered in 30 s is not going to. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+/** A few minutes for one request across all its attempts, so that a storm of 429s ends. */
+export const DEFAULT_TIME_BUDGET_MS = 180_000;
+/** Requests of one key in flight at once; more only queue up at a rate-limited server. */
+export const DEFAULT_MAX_CONCURRENT = 16;
+
+/** Every number the Options collection takes, with its bounds; anything else is refused, not guessed. */
+const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }> = {
+	maxRetries: { label: 'Max Retries', min: 0, max: 100 },
+	initialDelay: { label: 'Initial Retry Delay (Ms)', min: 0, max: 600_000 },
+	maxDelay: { label: 'Max Retry Delay (Ms)', min: 0, max: 3_600_000 },
+	attemptTimeout: { label: 'Timeout per Attempt (Ms)', min: 1, max: 600_000 },
+	timeBudget: { label: 'Time Budget per Request (Ms)', min: 1, max: 3_600_000 },
+	maxConcurrent: { label: 'Max Parallel Requests', min: 1, max: 256 },
+};
+
+const RETRY_KINDS = ['network', 'rateLimit', 'serverUnavailable'];
+
+/** The transport settings of the Options collection, each checked: a bad value names its option and the item. */
+export function readTransportSettings(context: IExecuteSingleFunctions | undefined, options: IDataObject): TransportSettings {
+	const refuse = (label: string, problem: string) => {
+		if (!context) return;
+		const itemIndex = context.getItemIndex();
+		throw new NodeOperationError(context.getNode(), `Invalid ${label} [item ${itemIndex}]`, {
+			itemIndex,
+			description: `${label}: ${problem}`,
+		});
+	};
+	for (const [name, { label, min, max }] of Object.entries(NUMBER_OPTIONS)) {
+		if (options[name] === undefined) continue;
+		const value = toNumber(options[name]);
+		if (!Number.isInteger(value) || value < min || value > max) {
+			refuse(label, `expected a whole number from ${min} to ${max}, got ${describeValue(value)}.`);
+		}
+	}
+	if (options.retryOn !== undefined) {
+		const kinds = options.retryOn;
+		if (!Array.isArray(kinds) || kinds.some((kind) => !RETRY_KINDS.includes(kind as string))) {
+			refuse('Retry On', `expected a list of ${RETRY_KINDS.join(', ')}, got ${describeValue(kinds)}.`);
+		}
+	}
+	const number = (name: string, fallback: number) => (options[name] === undefined ? fallback : toNumber(options[name]));
+	return {
+		retry: readRetrySettings(options),
+		attemptTimeoutMs: number('attemptTimeout', DEFAULT_ATTEMPT_TIMEOUT_MS),
+		budgetMs: number('timeBudget', DEFAULT_TIME_BUDGET_MS),
+		maxConcurrent: number('maxConcurrent', DEFAULT_MAX_CONCURRENT),
+	};
+}
