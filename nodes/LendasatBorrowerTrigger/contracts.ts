@@ -47,7 +47,7 @@ function listing(label: string): NewestFirstListing {
 		label,
 		path: CONTRACTS_PATH,
 		qs: NEWEST_FIRST,
-		idOf: (contract) => String(contract.id),
+		idOf: (contract) => (contract.id === undefined || contract.id === null ? undefined : String(contract.id)),
 		timeOf: (contract) => timestampOf(contract.updated_at),
 	};
 }

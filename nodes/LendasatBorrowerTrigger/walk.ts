@@ -17,7 +17,8 @@ export interface NewestFirstListing {
 	label: string;
 	path: string;
 	qs: IDataObject;
-	idOf: (record: IDataObject) => string;
+	/** The record's ID as text; undefined when it has none. */
+	idOf: (record: IDataObject) => string | undefined;
 	/** Milliseconds since the epoch, NaN when the record has no readable timestamp. */
 	timeOf: (record: IDataObject) => number;
 }
@@ -37,7 +38,7 @@ export async function walkNewestFirst(
 	let newest = -Infinity;
 
 	for (let page = 1; page <= MAX_PAGES; page++) {
-		const { data, totalPages } = await getPage(context, listing.label, listing.path, {
+		const { data, total, totalPages } = await getPage(context, listing.label, listing.path, {
 			...listing.qs,
 			page,
 			limit: MAX_PAGE_SIZE,
@@ -46,6 +47,7 @@ export async function walkNewestFirst(
 		let oldest = Infinity;
 		for (const record of data) {
 			const id = listing.idOf(record);
+			if (id === undefined) throw refused(context, listing, `page ${page} holds records without an id`);
 			if (seen.has(id)) continue;
 			seen.add(id);
 			records.push(record);
@@ -56,9 +58,15 @@ export async function walkNewestFirst(
 				oldest = Math.min(oldest, time);
 			}
 		}
-		const lastPage = data.length < MAX_PAGE_SIZE || (totalPages !== undefined && page >= totalPages);
-		// A full page with nothing new means the server ignores `page`: reading on would loop.
-		if (lastPage || added === 0 || oldest < stopBefore(newest)) return records;
+		if (data.length < MAX_PAGE_SIZE || oldest < stopBefore(newest)) return records;
+		// A full page with nothing new means the server ignores `page`: reading on would loop, stopping would lose records.
+		if (added === 0) throw refused(context, listing, `page ${page} repeated records it had already sent`);
+		if (totalPages !== undefined && page >= totalPages) {
+			if (total !== undefined && total > page * MAX_PAGE_SIZE) {
+				throw refused(context, listing, `it said page ${page} was the last, but counted ${total} records`);
+			}
+			return records;
+		}
 	}
 	throw new NodeOperationError(
 		context.getNode(),
@@ -79,4 +87,11 @@ export function byTimeAscending<T>(timeOf: (entry: T) => number) {
 		if (Number.isNaN(left) || Number.isNaN(right)) return Number(Number.isNaN(left)) - Number(Number.isNaN(right));
 		return left - right;
 	};
+}
+
+/** The poll fails and its cursor stays where it was: emitting part of what changed would lose the rest for good. */
+function refused(context: IPollFunctions, listing: NewestFirstListing, problem: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `${listing.label}: Lendasat sent pages the trigger cannot walk`, {
+		description: `The poll stopped because ${problem}. Nothing was emitted and the trigger's position was kept, so nothing is lost; check the credential's base URL.`,
+	});
 }

@@ -1091,7 +1091,9 @@ describe('Contract picker: choosing a contract From List', () => {
 
 	it('says where it could not connect to', async () => {
 		const error = await search(undefined, borrower({ baseUrl: 'http://127.0.0.1:9' })).catch((caught: unknown) => caught);
-		expect((error as Error).message).toBe('Could not load your contracts from http://127.0.0.1:9');
-		expect(describedBy(error)).toMatch(/^Contract list: the request failed \(ECONNREFUSED\)\. Check the credential's environment or base URL/);
+		expect((error as Error).message).toBe('Could not get an answer from Lendasat: connection refused');
+		expect(describedBy(error)).toMatch(
+			/^Contract list: the request to http:\/\/127\.0\.0\.1:9 failed \(connection refused \(ECONNREFUSED\)\)\..*Check the credential's environment or base URL.*You can also enter the contract ID By ID\.$/,
+		);
 	});
 });

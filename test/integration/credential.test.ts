@@ -74,7 +74,7 @@ describe('the credential test says what is wrong with the address', () => {
 		await new Promise<void>((resolve) => closed.close(() => resolve()));
 		const result = await testCredential({ environment: 'custom', baseUrl: `http://127.0.0.1:${port}`, keyType: 'borrower', apiKey: 'k-123456' });
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+		expect(result.message).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:\d+ \(connection refused \(ECONNREFUSED\)\)/);
 	});
 
 	it('reports a server that is not the borrower API (wrong environment or URL)', async () => {
@@ -91,7 +91,7 @@ describe('the credential test says what is wrong with the address', () => {
 	});
 
 	it('asks for a key and a proper URL before sending anything', async () => {
-		expect((await testCredential({ ...custom(), apiKey: ' ' })).message).toBe('Enter an API key.');
+		expect((await testCredential({ ...custom(), apiKey: ' ' })).message).toBe('The credential has no API key: enter the key Lendasat gave you.');
 		expect((await testCredential({ environment: 'custom', baseUrl: 'apiborrow.lendasat.com', apiKey: 'k-123456' })).message).toMatch(/must start with http/);
 		expect(sandbox.requests).toHaveLength(0);
 	});

@@ -371,9 +371,9 @@ describe('Loan offer picker ("From List")', () => {
 		await closed.close();
 		const error = await searchList('searchLoanOffers', undefined, borrower({ baseUrl: url })).catch((e) => e);
 		expect(error.constructor.name).toBe('NodeApiError');
-		expect(error.message).toBe('Could not reach Lendasat to load the loan offers');
+		expect(error.message).toBe('Could not get an answer from Lendasat: connection refused');
 		expect(error.description).toMatch(
-			new RegExp(`^Loan Offer list: the request to ${url} failed: connection refused \\(ECONNREFUSED\\)\\. Check the credential`),
+			new RegExp(`^Loan Offer list: the request to ${url} failed \\(connection refused \\(ECONNREFUSED\\)\\)\\..*Check the credential.*By ID\\.$`),
 		);
 		expect(everythingVisible(error)).not.toContain(sandbox.keys.borrower);
 	});
@@ -381,14 +381,14 @@ describe('Loan offer picker ("From List")', () => {
 	it('says so when the base URL answers with something other than the offer list', async () => {
 		const misconfigured = `${sandbox.url}/api/offers/${OFFERS.usdcPolygon}?from=`;
 		const error = await searchList('searchLoanOffers', undefined, borrower({ baseUrl: misconfigured })).catch((e) => e);
-		expect(error.message).toBe('Lendasat did not answer with a list of loan offers');
-		expect(error.description).toMatch(/^Loan Offer list: expected a JSON array, got: "\{"id":"0ffe0000/);
+		expect(error.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(error.description).toMatch(/^Loan Offer list: the answer was not used because it is an object where a JSON array of objects belongs\..*"\{"id":"0ffe0000/);
 	});
 
 	it('explains a proxy error page in one readable line', async () => {
-		sandbox.configure({ faults: [{ path: '/api/offers', kind: '502-html' }] });
+		sandbox.configure({ faults: [{ path: '/api/offers', kind: '502-html', times: 5 }] });
 		const error = await searchList('searchLoanOffers', undefined, borrower()).catch((e) => e);
-		expect(error.message).toBe('Lendasat is temporarily unavailable (HTTP 502)');
+		expect(error.message).toBe('Lendasat is temporarily unavailable (HTTP 502) — 2 attempts made');
 		expect(error.description).toContain('Server answered: "502 Bad Gateway 502 Bad Gateway sandbox-proxy".');
 	});
 });

@@ -1,18 +1,9 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { formatMoney, getPickerList, notAList, searchResults, type ListPicker } from './listSearch';
+import { formatMoney, getPickerList, searchResults, type ListPicker } from './listSearch';
 import { MAX_PAGE_SIZE } from './pagination';
-import { isRecord } from './validation';
 
-const CONTRACT_LIST: ListPicker = {
-	label: 'Contract list',
-	idName: 'contract ID',
-	unreachable: ({ baseUrl, networkCode, message }) => ({
-		details: { reason: 'request failed' },
-		message: `Could not load your contracts from ${baseUrl}`,
-		problem: `the request failed (${networkCode ?? message})`,
-	}),
-};
+const CONTRACT_LIST: ListPicker = { label: 'Contract list', idName: 'contract ID' };
 const CONTRACTS_PATH = '/api/contracts';
 
 /**
@@ -23,18 +14,13 @@ export async function searchContracts(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const { response, connection } = await getPickerList(this, CONTRACT_LIST, {
-		path: CONTRACTS_PATH,
-		qs: { sort_by: 'updated_at', sort_order: 'desc', limit: MAX_PAGE_SIZE },
-	});
-	const page = response.body as IDataObject | undefined;
-	if (!isRecord(page) || !Array.isArray(page.data)) {
-		const expected = `{data: [...]} from ${connection.baseUrl}${CONTRACTS_PATH}`;
-		throw notAList(this.getNode(), { label: CONTRACT_LIST.label, of: 'contracts', expected }, response, [
-			connection.apiKey,
-		]);
-	}
-	const contracts = page.data.filter(isRecord);
+	const page = (await getPickerList(
+		this,
+		CONTRACT_LIST,
+		{ path: CONTRACTS_PATH, qs: { sort_by: 'updated_at', sort_order: 'desc', limit: MAX_PAGE_SIZE } },
+		'page',
+	)) as IDataObject;
+	const contracts = page.data as IDataObject[];
 	const searched = (contract: IDataObject) => [contract.id, contract.status, contract.loan_asset];
 	return { results: searchResults(contracts, filter, searched, describeContract) };
 }

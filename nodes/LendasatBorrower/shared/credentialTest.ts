@@ -1,11 +1,18 @@
 import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
+	INode,
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
-import { excerptOf, redactSecrets } from './errors';
+import { headerText } from '../transport/answer';
+import { connectionOf, originOf } from '../transport/connection';
+import { probe, type Transport } from '../transport/exchange';
+import { viaCredentialTest } from '../transport/senders';
+import { readTransportSettings } from '../transport/settings';
+import { KEY_TYPE_NAMES, type KeyType } from './credentials';
+import { excerptOf } from './errors';
+import { describeFailure } from './retry';
 
 /**
  * Each key type is probed on the one endpoint it is for, with an empty body: the server checks
@@ -27,40 +34,42 @@ export async function lendasatApiTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const apiKey = typeof data.apiKey === 'string' ? data.apiKey.trim() : '';
-	const keyType = keyTypeOf(data);
-	const baseUrl = baseUrlOf(data);
-	if (!apiKey) return { status: 'Error', message: 'Enter an API key.' };
-	if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) {
-		return { status: 'Error', message: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
-	}
-	// n8n gives credential tests only the deprecated `request` helper; the platform's fetch does the same job.
-	try {
-		const response = await fetch(`${baseUrl}${PROBE_PATHS[keyType]}`, {
-			method: 'POST',
-			headers: { 'x-api-key': apiKey, 'content-type': 'application/json', accept: 'application/json' },
-			body: '{}',
-			signal: AbortSignal.timeout(20_000),
-		});
-		const text = await response.text();
-		return interpretProbe({
-			statusCode: response.status,
-			body: parseJsonOrText(text),
-			contentType: response.headers.get('content-type') ?? '',
-			keyType,
-			environment: String(data.environment ?? 'production'),
-			baseUrl,
-		});
-	} catch (error) {
+	const connection = connectionOf(data);
+	if ('problem' in connection) return { status: 'Error', message: connection.problem };
+	const transport: Transport = {
+		connection,
+		settings: readTransportSettings(undefined, {}),
+		send: viaCredentialTest(this),
+		caller: { node: CREDENTIAL_TEST_NODE, label: 'Credential test' },
+	};
+	const probed = await probe(transport, { method: 'POST', path: PROBE_PATHS[connection.keyType], body: {} });
+	if ('failure' in probed) {
 		return {
 			status: 'Error',
-			message: redactSecrets(
-				`Cannot reach ${baseUrl} (${networkReason(error)}). Check the Environment or Base URL, and that n8n can reach that host.`,
-				[apiKey],
-			),
+			message: `Cannot reach ${connection.shownBaseUrl} (${describeFailure(probed.failure)}). Check the Environment or Base URL, and that n8n can reach that host.`,
 		};
 	}
+	const { answer } = probed;
+	return interpretProbe({
+		statusCode: answer.statusCode,
+		body: parseJsonOrText(answer.text),
+		contentType: headerText(answer.headers, 'content-type'),
+		location: headerText(answer.headers, 'location'),
+		keyType: connection.keyType,
+		environment: connection.environment,
+		baseUrl: connection.shownBaseUrl,
+	});
 }
+
+/** The credential test runs outside any workflow; errors it builds name no node. */
+const CREDENTIAL_TEST_NODE = {
+	id: 'lendasat-credential-test',
+	name: 'Lendasat credential test',
+	type: 'lendasatApi',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as INode;
 
 function parseJsonOrText(text: string): unknown {
 	try {
@@ -70,18 +79,13 @@ function parseJsonOrText(text: string): unknown {
 	}
 }
 
-function networkReason(error: unknown): string {
-	const cause = (error as { cause?: { code?: string } }).cause;
-	if (cause?.code) return cause.code;
-	if ((error as Error).name === 'TimeoutError') return 'no answer within 20 seconds';
-	return (error as Error).message;
-}
-
 /** What the probe's answer says about the key. Pure, so every branch is unit-tested. */
 export function interpretProbe(probe: {
 	statusCode: number;
 	body: unknown;
 	contentType: string;
+	/** The Location of a redirect, which the test does not follow. */
+	location?: string;
 	keyType: KeyType;
 	environment: string;
 	baseUrl: string;
@@ -91,6 +95,12 @@ export function interpretProbe(probe: {
 	const other = KEY_TYPE_NAMES[probe.keyType === 'master' ? 'borrower' : 'master'];
 	const looksLikeHtml = /html/i.test(probe.contentType) || (typeof probe.body === 'string' && /<html/i.test(probe.body));
 
+	if (probe.statusCode >= 300 && probe.statusCode < 400) {
+		return {
+			status: 'Error',
+			message: `${probe.baseUrl} answered with a redirect${probe.location ? ` to ${originOf(new URL(probe.location, probe.baseUrl).href)}` : ''} (HTTP ${probe.statusCode}), which the node does not follow so that the key goes nowhere else. Enter the address the API really answers on as the Base URL.`,
+		};
+	}
 	if ([400, 415, 422].includes(probe.statusCode) && !looksLikeHtml) {
 		return { status: 'OK', message: `The ${keyName} works on ${where}.` };
 	}

@@ -1,29 +1,12 @@
-import type {
-	IDataObject,
-	ILoadOptionsFunctions,
-	IN8nHttpFullResponse,
-	INode,
-	INodeListSearchResult,
-	INodePropertyMode,
-	NodeApiError,
-} from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult, INodePropertyMode } from 'n8n-workflow';
 
-import { formatMoney, getPickerList, notAList, searchResults, type ListPicker } from './listSearch';
-import { describeFailure, networkFailure } from './retry';
+import { formatMoney, getPickerList, searchResults, type ListPicker } from './listSearch';
 import { isRecord } from './validation';
 
 /** The API's collateral_asset_type for offers of every collateral (Bitcoin on-chain and Arkade). */
 export const ANY_COLLATERAL = 'Any';
 
-const LOAN_OFFER_LIST: ListPicker = {
-	label: 'Loan Offer list',
-	idName: 'offer ID',
-	unreachable: ({ baseUrl, networkCode, message }) => ({
-		details: { networkError: networkCode ?? 'unknown' },
-		message: 'Could not reach Lendasat to load the loan offers',
-		problem: `the request to ${baseUrl} failed: ${networkCode ? describeFailure(networkFailure(networkCode)) : message}`,
-	}),
-};
+const LOAN_OFFER_LIST: ListPicker = { label: 'Loan Offer list', idName: 'offer ID' };
 
 /**
  * The two ways to name a loan offer, shared by every parameter that takes one: pick it from the
@@ -68,14 +51,14 @@ export async function searchLoanOffers(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const { response, connection } = await getPickerList(this, LOAN_OFFER_LIST, {
-		path: '/api/offers',
-		qs: { loan_type: 'All', collateral_asset_type: ANY_COLLATERAL },
-	});
-	if (!Array.isArray(response.body)) {
-		throw notAnOfferList(this.getNode(), LOAN_OFFER_LIST.label, response, [connection.apiKey]);
-	}
-	const offers = response.body.filter(isRecord).sort(byInterestRate);
+	const offers = (
+		(await getPickerList(
+			this,
+			LOAN_OFFER_LIST,
+			{ path: '/api/offers', qs: { loan_type: 'All', collateral_asset_type: ANY_COLLATERAL } },
+			'list',
+		)) as IDataObject[]
+	).sort(byInterestRate);
 	const searched = (offer: IDataObject) => [
 		offer.loan_asset,
 		lenderNameOf(offer),
@@ -85,16 +68,6 @@ export async function searchLoanOffers(
 		offer.loan_payout,
 	];
 	return { results: searchResults(offers, filter, searched, describeOffer) };
-}
-
-/** The error for a successful answer that is not the JSON array GET /api/offers returns. */
-export function notAnOfferList(
-	node: INode,
-	label: string,
-	response: IN8nHttpFullResponse,
-	secrets: string[],
-): NodeApiError {
-	return notAList(node, { label, of: 'loan offers', expected: 'a JSON array' }, response, secrets);
 }
 
 function byInterestRate(a: IDataObject, b: IDataObject): number {

@@ -20,7 +20,7 @@ import { readTransportSettings } from '../transport/settings';
 import { CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
 import type { ErrorGuidance } from './errors';
 
-export { failureOf } from '../transport/exchange';
+export { failureOf, settle } from '../transport/exchange';
 
 /** What every operation declares about itself; the transport and the error mapper read it. */
 export interface OperationMeta {
@@ -226,11 +226,3 @@ function describeNotFound(context: IExecuteSingleFunctions, notFound: { paramete
 	return typeof id === 'string' || typeof id === 'number' ? `${notFound.label} ${String(id).trim()}`.trim() : notFound.label;
 }
 
-/** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
-export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
-	try {
-		return { value: await promise };
-	} catch (error) {
-		return { error };
-	}
-}

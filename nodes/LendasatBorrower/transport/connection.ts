@@ -31,7 +31,7 @@ export function connectionOf(credentials: {
 	try {
 		url = new URL(baseUrl);
 	} catch {
-		return { problem: 'The base URL is not a URL: enter one like http://127.0.0.1:7337.' };
+		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };

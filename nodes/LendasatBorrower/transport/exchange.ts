@@ -92,6 +92,15 @@ export interface RequestPolicy {
 	resolvesUnsafeRetries?: boolean;
 }
 
+/** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
+export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+	try {
+		return { value: await promise };
+	} catch (error) {
+		return { error };
+	}
+}
+
 const FAILURE = Symbol('lendasat.failure');
 
 /** The HTTP or network failure behind an error the transport threw, if it carries one. */
@@ -157,6 +166,21 @@ export async function exchange(
 		}
 		// A 429 waits at the gate with everyone else; other failures back off on their own.
 		if (!(last.kind === 'http' && last.statusCode === 429)) await sleep(wait);
+	}
+}
+
+/**
+ * One attempt and its raw answer, whatever the status, for the credential test, which reads the
+ * status itself: the same deadline and the same client, nothing followed, secrets already redacted.
+ */
+export async function probe(transport: Transport, request: ApiRequest): Promise<{ answer: Answer } | { failure: Failure }> {
+	const { connection, settings } = transport;
+	const deadline = AbortSignal.timeout(settings.attemptTimeoutMs);
+	try {
+		const answer = await transport.send({ ...attemptOf(connection, request, settings), signal: deadline });
+		return { answer: { ...answer, text: redactSecrets(answer.text, connection.secrets) } };
+	} catch (error) {
+		return { failure: deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? networkFailure('EUNKNOWN')) };
 	}
 }
 

@@ -44,9 +44,8 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
  * signal; its own timeout covers the test's single attempt.
  */
 export function viaCredentialTest(context: ICredentialTestFunctions): SendOnce {
-	const { helpers } = context;
 	return async (attempt: Attempt): Promise<Answer> => {
-		const response = (await helpers.request({
+		const response = (await context.helpers.request({
 			method: attempt.method,
 			uri: attempt.url,
 			qs: attempt.qs,
