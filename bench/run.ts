@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --only 1,4] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --only 1,4,3-live] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -12,22 +12,35 @@ import path from 'node:path';
 
 import { SandboxProcess } from './lib/processes';
 import { profileOurNode } from './lib/profile';
-import { faultRows, overheadRows, rateLimitedRows, renderTable, returnAllRows, type Row, type Verdict } from './lib/report';
-import { faults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
+import {
+	faultRows,
+	liveFaultRows,
+	overheadRows,
+	rateLimitedRows,
+	renderTable,
+	returnAllRows,
+	type Row,
+	type Verdict,
+} from './lib/report';
+import { faults, liveFaults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
 
 const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5] [--profile] [--no-write]
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender
   --reps N       repetitions of scenarios 1, 3, 4 and 5 (default 3)
   --slow-reps N  repetitions of scenario 2, ≥ 100 s each per contender (default 1)
-  --only LIST    scenarios to run (default all)
+  --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --profile      also profile our node in scenario 1 and print where its time goes
   --no-write     do not update bench/RESULTS.md`;
 
 const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 const ANALYSIS_MARKER = '<!-- Everything below this line is kept when bench/run.ts rewrites the file. -->';
 
+type Dialect = 'spec' | 'live';
+
 interface Options extends Settings {
 	only: Set<number>;
+	/** The dialects scenario 3 runs against. */
+	faultDialects: Set<Dialect>;
 	profile: boolean;
 	write: boolean;
 }
@@ -51,6 +64,7 @@ function parseArgs(argv: string[]): Options {
 		tunedBatching: true,
 		sizes: [100, 1000, 10_000],
 		only: new Set([1, 2, 3, 4, 5]),
+		faultDialects: new Set<Dialect>(['spec', 'live']),
 		profile: false,
 		write: true,
 		log: (line) => console.error(`  ${line}`),
@@ -68,9 +82,14 @@ function parseArgs(argv: string[]): Options {
 				options.slowReps = positiveInteger(flag, argv[++index]);
 				break;
 			case '--only': {
-				const list = (argv[++index] ?? '').split(',').map((part) => Number(part.trim()));
-				if (!list.length || list.some((scenario) => ![1, 2, 3, 4, 5].includes(scenario))) fail('--only takes scenario numbers 1–5');
-				options.only = new Set(list);
+				const list = (argv[++index] ?? '').split(',').map((part) => part.trim());
+				const dialects = list.flatMap((part) => /^3-(spec|live)$/.exec(part)?.[1] ?? []) as Dialect[];
+				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
+				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5].includes(scenario))) {
+					fail('--only takes scenario numbers 1–5, 3-spec and 3-live');
+				}
+				options.only = new Set(numbers);
+				options.faultDialects = new Set(list.includes('3') || !dialects.length ? ['spec', 'live'] : dialects);
 				break;
 			}
 			case '--profile':
@@ -119,7 +138,12 @@ request: x-api-key, Idempotency-Key, JSON body (in scenarios 2 and 3 one HTTP Re
 leaves the Idempotency-Key out, as a hand-wired workflow usually does). The sandbox counts
 duplicates: the same request body creating a second contract. Scenarios 2 and 3 start a fresh
 process per repetition (our node's rate gate learns per process) and wait 1.5 s after the warm-up,
-so that the warm-up's unlimited successes do not count as "accepted in the last second".
+so that the warm-up's unlimited successes do not count as "accepted in the last second". Scenario 3
+also runs against the sandbox's live dialect (Lendasat's backend: Idempotency-Key ignored; both
+faults come after the contract was stored), each run (and warm-up) on an offer of its own (1 to 10^12,
+as the live backend takes every amount off the offer's max); every contender sends the live body, and
+our node adds a client_contract_id, by which it looks for the contract after an ambiguous failure. Its
+Ratio column is GET /api/contracts requests per item: those lookups.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
@@ -173,9 +197,13 @@ async function main(): Promise<void> {
 			console.error('Scenario 2: rate limited (≥ 100 s per run)');
 			rows.push(...rateLimitedRows(await rateLimited(sandbox, options), verdicts));
 		}
-		if (options.only.has(3)) {
+		if (options.only.has(3) && options.faultDialects.has('spec')) {
 			console.error('Scenario 3: faults');
 			rows.push(...faultRows(await faults(sandbox, options)));
+		}
+		if (options.only.has(3) && options.faultDialects.has('live')) {
+			console.error('Scenario 3: faults, live dialect (no Idempotency-Key; both faults after the contract was stored)');
+			rows.push(...liveFaultRows(await liveFaults(sandbox, options)));
 		}
 		if (options.only.has(4)) {
 			console.error('Scenario 4: Return All');

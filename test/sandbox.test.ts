@@ -603,12 +603,22 @@ describe('admin over HTTP', () => {
 		expect(JSON.stringify(requests)).not.toContain(sandbox.keys.borrower);
 		expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect((await admin('GET', '/stats')).json).toMatchObject({ requests: 1, byStatus: { '200': 1 } });
+		await call('GET', `/api/contracts/${SEED_IDS.contracts.requested}`);
+		await call('GET', '/api/contracts?page=2&limit=5');
+		await call('DELETE', '/api/offers');
+		expect((await admin('GET', '/stats')).json.byRoute).toEqual({
+			'GET /api/offers': 1,
+			'GET /api/contracts/:id': 1,
+			'GET /api/contracts': 1,
+			'DELETE /api/offers': 1,
+		});
 		expect((await admin('PUT', '/config', { dialect: 'live' })).json.dialect).toBe('live');
 		expect((await admin('PUT', '/config', { dialect: 'xml' })).status).toBe(400);
 		expect((await admin('GET', '/keys')).json).toEqual(sandbox.keys);
 		await admin('POST', '/reset');
 		expect(sandbox.config.dialect).toBe('spec');
 		expect(sandbox.requests).toHaveLength(0);
+		expect(sandbox.stats().byRoute).toEqual({});
 	});
 });
 

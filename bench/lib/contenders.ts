@@ -1,7 +1,7 @@
 /** The contenders themselves: each sends one job's requests and says how many items succeeded. */
 import type { RunResult as WorkflowRun } from '../../test/helpers/n8n';
 import type { CreateJob, Job, SandboxTarget } from './types';
-import { contractRequestBody, inputItems, loanAmountOf } from './requests';
+import { contractRequestBody, inputItems, liveContractRequestBody, loanAmountOf } from './requests';
 
 /** The contender's answer, with whatever it holds (the output items) so that memory counts it. */
 export interface Outcome {
@@ -39,7 +39,9 @@ async function fetchCreate(job: CreateJob, target: SandboxTarget): Promise<Outco
 						'Content-Type': 'application/json',
 						'Idempotency-Key': `bench-${job.runId}-${index}`,
 					},
-					body: JSON.stringify(contractRequestBody(loanAmountOf(index))),
+					body: JSON.stringify(
+						job.live ? liveContractRequestBody(job.live, loanAmountOf(index)) : contractRequestBody(loanAmountOf(index)),
+					),
 				});
 				const body: unknown = await response.json();
 				return response.ok ? body : undefined;
@@ -65,7 +67,7 @@ async function harness() {
 
 async function nodeCreate(job: CreateJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodeCreateWorkflow } = await harness();
-	const run = await runWorkflow(nodeCreateWorkflow(), {
+	const run = await runWorkflow(nodeCreateWorkflow(job.live), {
 		credential: { environment: 'custom', baseUrl: target.url, keyType: 'borrower', apiKey: target.apiKey },
 		items: inputItems(job.items),
 	});
@@ -76,7 +78,7 @@ async function httpRequestCreate(job: CreateJob, target: SandboxTarget): Promise
 	const variant = job.httpRequest ?? { idempotencyKey: true, retryOnFail: false };
 	const { runWorkflow, httpRequestCreateWorkflow } = await harness();
 	const { loadHttpRequestNode } = await import('./httpRequestNode');
-	const run = await runWorkflow(httpRequestCreateWorkflow(target.url, target.apiKey, variant), {
+	const run = await runWorkflow(httpRequestCreateWorkflow(target.url, target.apiKey, variant, job.live), {
 		// The harness gives a credential only to our node; the HTTP Request node carries the key as a header.
 		credential: { apiKey: target.apiKey },
 		items: inputItems(job.items),

@@ -73,6 +73,12 @@ export class SandboxProcess {
 		return this.admin('GET', '/__admin/stats') as Promise<SandboxStats>;
 	}
 
+	/** Adds an offer (POST /__admin/offers; gone at the next reset) and answers its id. */
+	async addOffer(offer: object): Promise<string> {
+		const added = (await this.admin('POST', '/__admin/offers', offer)) as { id: string };
+		return added.id;
+	}
+
 	/** Adds contracts for the borrower key until it has `total`. */
 	async seedContracts(total: number): Promise<void> {
 		const response = await fetch(`${this.url}/api/contracts?page=1&limit=1`, { headers: { 'x-api-key': this.keys.borrower } });

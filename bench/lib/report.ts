@@ -4,6 +4,7 @@ import {
 	FLOOR,
 	HTTP_REQUEST,
 	LIST_SIZE,
+	LOOKUP_ROUTE,
 	OUR_NODE,
 	RATE_LIMIT_PER_SECOND,
 	type Measurement,
@@ -180,6 +181,25 @@ export function faultRows(results: ScenarioResult[]): Row[] {
 		row.ratio = '';
 		row.notes = [
 			`faults: ${statusCount(result.runs, '503')} × 503, ${statusCount(result.runs, 'reset')} resets`,
+			row.notes,
+		]
+			.filter(Boolean)
+			.join('; ');
+		return row;
+	});
+}
+
+/**
+ * Scenario 3 in the live dialect: the same columns, plus the lookups (GET /api/contracts per item:
+ * our node's search for a contract by its client_contract_id after an ambiguous failure).
+ */
+export function liveFaultRows(results: ScenarioResult[]): Row[] {
+	return results.map((result) => {
+		const row = baseRow('3 Faults 5 %, live dialect', result);
+		const lookups = result.runs.map((run) => (run.stats.byRoute[LOOKUP_ROUTE] ?? 0) / result.items);
+		row.ratio = `lookups ${median(lookups).toFixed(3)}/item`;
+		row.notes = [
+			`faults (after storing): ${statusCount(result.runs, '503')} × 503, ${statusCount(result.runs, 'reset')} resets`,
 			row.notes,
 		]
 			.filter(Boolean)

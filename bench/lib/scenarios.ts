@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { SandboxConfig, SandboxStats } from '../../test/sandbox/types';
 import { ContenderProcess, type SandboxProcess } from './processes';
-import type { ContenderName, CreateJob, HttpRequestVariant, Job, RunResult } from './types';
+import type { ContenderName, CreateJob, HttpRequestVariant, Job, LiveTarget, RunResult } from './types';
 
 export interface Settings {
 	reps: number;
@@ -43,6 +43,7 @@ export interface ScenarioResult {
 const WARM_UP_ITEMS = 200;
 
 export const FLOOR: ContenderSpec = { label: '(a) fetch loop (the floor)', contender: 'fetch' };
+const FETCH_NO_RETRIES: ContenderSpec = { label: 'fetch loop, no retries', contender: 'fetch' };
 export const OUR_NODE: ContenderSpec = { label: '(b) Lendasat node, default settings', contender: 'node' };
 const SAME_REQUESTS: HttpRequestVariant = { idempotencyKey: true, retryOnFail: false };
 export const HTTP_REQUEST: ContenderSpec = {
@@ -79,11 +80,32 @@ const FAULT_CONFIG: Partial<SandboxConfig> = {
 		{ kind: 'reset', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
 	],
 };
+/**
+ * Scenario 3 against the live dialect (Lendasat's backend: no Idempotency-Key), both faults after the
+ * contract was stored: every fault is ambiguous, and re-sending blindly creates a second contract.
+ */
+const LIVE_FAULT_CONFIG: Partial<SandboxConfig> = {
+	dialect: 'live',
+	faults: [
+		{ kind: '503', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+		{ kind: 'reset', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+	],
+};
+/** The live dialect takes each contract's amount off the offer's max: every live run adds its own offer. */
+const LIVE_OFFER = { loan_amount_min: 1, loan_amount_max: 1e12 };
+/** The request our node makes to find a contract by its client_contract_id (the sandbox's byRoute key). */
+export const LOOKUP_ROUTE = 'GET /api/contracts';
 export const LIST_SIZE = 10_000;
 
-function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess): Job {
-	const job: CreateJob = { kind: 'create', contender: spec.contender, items, runId: randomUUID(), httpRequest: spec.httpRequest };
+function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess, live?: LiveTarget): Job {
+	const job: CreateJob = { kind: 'create', contender: spec.contender, items, runId: randomUUID(), httpRequest: spec.httpRequest, live };
 	return { ...job, target: { url: sandbox.url, apiKey: sandbox.keys.borrower } };
+}
+
+/** Resets the sandbox to `config`; in the live dialect also adds the run's offer and says which. */
+async function resetFor(sandbox: SandboxProcess, config: Partial<SandboxConfig>): Promise<LiveTarget | undefined> {
+	await sandbox.reset(config);
+	return config.dialect === 'live' ? { offerId: await sandbox.addOffer(LIVE_OFFER) } : undefined;
 }
 
 /**
@@ -93,17 +115,18 @@ function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess):
  */
 const QUIET_AFTER_WARM_UP_MS = 1500;
 
-async function startWarm(sandbox: SandboxProcess, warmUp: Job): Promise<ContenderProcess> {
+/** A fresh contender process, warmed up on the dialect of `config` (without its faults or limits). */
+async function startWarm(sandbox: SandboxProcess, spec: ContenderSpec, config: Partial<SandboxConfig>): Promise<ContenderProcess> {
 	const contender = await ContenderProcess.start();
-	await sandbox.reset();
-	await contender.run(warmUp);
+	const live = await resetFor(sandbox, config.dialect ? { dialect: config.dialect } : {});
+	await contender.run(warmUpCreate(spec, sandbox, live));
 	await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_WARM_UP_MS));
 	return contender;
 }
 
-function warmUpCreate(spec: ContenderSpec, sandbox: SandboxProcess): Job {
+function warmUpCreate(spec: ContenderSpec, sandbox: SandboxProcess, live?: LiveTarget): Job {
 	// Without retries or batching: the warm-up only loads and compiles the code.
-	return createJob({ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS }, WARM_UP_ITEMS, sandbox);
+	return createJob({ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS }, WARM_UP_ITEMS, sandbox, live);
 }
 
 async function measure(
@@ -120,7 +143,8 @@ async function measure(
 
 function describe(spec: ContenderSpec, items: number, { result, stats }: Measurement): string {
 	const error = result.error ? `, error: ${result.error.slice(0, 80)}` : '';
-	return `${spec.label} × ${items}: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} succeeded, ${stats.contractsCreated} created, ${stats.duplicateContracts} duplicates${error}`;
+	const lookups = stats.byRoute[LOOKUP_ROUTE] ? `, ${stats.byRoute[LOOKUP_ROUTE]} lookups` : '';
+	return `${spec.label} × ${items}: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} succeeded, ${stats.contractsCreated} created, ${stats.duplicateContracts} duplicates${lookups}${error}`;
 }
 
 /** Scenarios 1 and 5: the same three contenders at each size, one warm process each. */
@@ -166,9 +190,10 @@ async function freshProcessEach(
 	const results = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
 	for (let rep = 1; rep <= reps; rep++) {
 		for (const [index, spec] of specs.entries()) {
-			const contender = await startWarm(sandbox, warmUpCreate(spec, sandbox));
+			const contender = await startWarm(sandbox, spec, config);
 			try {
-				const measurement = await measure(contender, sandbox, createJob(spec, items, sandbox), config);
+				const live = await resetFor(sandbox, config);
+				const measurement = await measure(contender, sandbox, createJob(spec, items, sandbox, live), config, true);
 				results[index].runs.push(measurement);
 				settings.log(`${name} rep ${rep}/${reps}: ${describe(spec, items, measurement)}`);
 			} finally {
@@ -188,6 +213,16 @@ export function rateLimited(sandbox: SandboxProcess, settings: Settings): Promis
 /** Scenario 3: 2.5 % of contract requests answered 503, 2.5 % processed and then reset. */
 export function faults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
 	return freshProcessEach(sandbox, [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED], 1000, settings.reps, FAULT_CONFIG, settings, 'faults');
+}
+
+/**
+ * Scenario 3 in the live dialect: 2.5 % of contract requests answered 503 and 2.5 % reset, both
+ * after the contract was stored, and no Idempotency-Key support. Every contender sends the live body
+ * to an offer of the run's own; only our node sends a client_contract_id and looks for it.
+ */
+export function liveFaults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [FETCH_NO_RETRIES, OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED];
+	return freshProcessEach(sandbox, specs, 1000, settings.reps, LIVE_FAULT_CONFIG, settings, 'faults (live)');
 }
 
 /** Scenario 4: Contract → Get Many with Return All over 10,000 contracts, against the raw loop. */

@@ -22,6 +22,12 @@ export interface SandboxTarget {
 	apiKey: string;
 }
 
+/** Where a contract request goes in the sandbox's live dialect (no such key: the spec dialect's body). */
+export interface LiveTarget {
+	/** The offer added for this run (the live backend takes each amount off the offer's max). */
+	offerId: string;
+}
+
 export interface CreateJob {
 	kind: 'create';
 	contender: ContenderName;
@@ -29,6 +35,8 @@ export interface CreateJob {
 	/** Makes every item's body distinct from other runs' (idempotency keys) and items' (loan amount). */
 	runId: string;
 	httpRequest?: HttpRequestVariant;
+	/** Send the live backend's contract body to this offer instead of the specification's. */
+	live?: LiveTarget;
 }
 
 export interface ListJob {

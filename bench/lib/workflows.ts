@@ -4,18 +4,40 @@
  */
 import { singleNodeWorkflow, type WorkflowFixture } from '../../test/helpers/n8n';
 import { HTTP_REQUEST_NODE_TYPE, HTTP_REQUEST_NODE_VERSION } from './httpRequestNode';
-import { DURATION_DAYS, OFFER_ID } from './requests';
-import type { HttpRequestVariant } from './types';
+import { DURATION_DAYS, LIVE_FIELDS, OFFER_ID, liveContractRequestBody } from './requests';
+import type { HttpRequestVariant, LiveTarget } from './types';
 
-/** Contract → Create with default settings (no Options), the amount taken from each input item. */
-export function nodeCreateWorkflow(): WorkflowFixture {
+/**
+ * Contract → Create with default settings (no Options), the amount taken from each input item. For
+ * the live dialect, the Additional Fields the live backend requires (the node then also sends a
+ * client_contract_id, by which it looks for the contract after an ambiguous failure).
+ */
+export function nodeCreateWorkflow(live?: LiveTarget): WorkflowFixture {
 	return singleNodeWorkflow({
 		resource: 'contract',
 		operation: 'create',
-		loanId: { __rl: true, mode: 'id', value: OFFER_ID },
+		loanId: { __rl: true, mode: 'id', value: live?.offerId ?? OFFER_ID },
 		loanAmount: '={{ $json.amount }}',
 		durationDays: DURATION_DAYS,
+		...(live && {
+			additionalFields: {
+				collateralAddress: LIVE_FIELDS.borrowerBtcAddress,
+				repaymentAddress: LIVE_FIELDS.borrowerLoanAddress,
+				borrowerPublicKey: LIVE_FIELDS.borrowerPk,
+				derivationPath: LIVE_FIELDS.derivationPath,
+				loanType: LIVE_FIELDS.loanType,
+			},
+		}),
 	});
+}
+
+/** The HTTP Request node's JSON body: the fetch loop's, with the amount from the input item. */
+function httpRequestJsonBody(live?: LiveTarget): string {
+	if (!live) return `={ "loan_id": "${OFFER_ID}", "loan_amount": {{ $json.amount }}, "duration_days": ${DURATION_DAYS} }`;
+	const fields = Object.entries(liveContractRequestBody(live, 0)).map(([name, value]) =>
+		name === 'loan_amount' ? '"loan_amount": {{ $json.amount }}' : `${JSON.stringify(name)}: ${JSON.stringify(value)}`,
+	);
+	return `={ ${fields.join(', ')} }`;
 }
 
 /** Contract → Get Many with Return All, full records (Simplify off: the same data the raw loop keeps). */
@@ -28,7 +50,12 @@ export function nodeListWorkflow(): WorkflowFixture {
  * a header and the JSON body from an expression; optionally an Idempotency-Key header built from the
  * execution ID and item index (what our node sends by default), Retry On Fail and Batching.
  */
-export function httpRequestCreateWorkflow(baseUrl: string, apiKey: string, variant: HttpRequestVariant): WorkflowFixture {
+export function httpRequestCreateWorkflow(
+	baseUrl: string,
+	apiKey: string,
+	variant: HttpRequestVariant,
+	live?: LiveTarget,
+): WorkflowFixture {
 	const headers = [
 		{ name: 'x-api-key', value: apiKey },
 		{ name: 'Accept', value: 'application/json' },
@@ -56,7 +83,7 @@ export function httpRequestCreateWorkflow(baseUrl: string, apiKey: string, varia
 					sendBody: true,
 					contentType: 'json',
 					specifyBody: 'json',
-					jsonBody: `={ "loan_id": "${OFFER_ID}", "loan_amount": {{ $json.amount }}, "duration_days": ${DURATION_DAYS} }`,
+					jsonBody: httpRequestJsonBody(live),
 					options,
 				},
 				...retry,

@@ -337,7 +337,8 @@ class SandboxServer implements AdminHost {
 	}
 
 	private record(req: IncomingMessage, method: string, path: string, query: Record<string, string>, raw: string): void {
-		this.counters.request();
+		const match = this.router.match(method, path);
+		this.counters.request(`${method} ${match.kind === 'found' ? match.route.pattern : path}`);
 		this.recorded.push({
 			method,
 			path,

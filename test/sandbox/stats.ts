@@ -23,6 +23,7 @@ export function emptyStats(): SandboxStats {
 	return {
 		requests: 0,
 		byStatus: {},
+		byRoute: {},
 		contractsCreated: 0,
 		duplicateContracts: 0,
 		rateLimited: 0,
@@ -49,8 +50,10 @@ export class Counters {
 		this.current.openConnections = Math.max(0, this.current.openConnections - 1);
 	}
 
-	request(): void {
+	/** An API request recorded; `route` is its method and route pattern (see SandboxStats.byRoute). */
+	request(route: string): void {
 		this.current.requests += 1;
+		this.current.byRoute[route] = (this.current.byRoute[route] ?? 0) + 1;
 	}
 
 	/** An answer sent: its status code, 'reset' for a dropped connection, 'hang' for none at all. */
@@ -80,7 +83,7 @@ export class Counters {
 	}
 
 	snapshot(): SandboxStats {
-		return { ...this.current, byStatus: { ...this.current.byStatus } };
+		return { ...this.current, byStatus: { ...this.current.byStatus }, byRoute: { ...this.current.byRoute } };
 	}
 
 	/** Starts counting again; connections open now stay counted (the peak starts at them). */

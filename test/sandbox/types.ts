@@ -102,6 +102,12 @@ export interface RecordedRequest {
 export interface SandboxStats {
 	requests: number;
 	byStatus: Record<string, number>;
+	/**
+	 * API requests by route: the method and the route's pattern, e.g. `"GET /api/contracts"`,
+	 * `"POST /api/contracts/:id/extend"` (ids and query left out); a path no route matches is
+	 * counted under its method and the path itself. Counted when recorded, faulted ones included.
+	 */
+	byRoute: Record<string, number>;
 	contractsCreated: number;
 	/**
 	 * Contracts created again for the same request: the same `client_contract_id` (per API key) when the
