@@ -37,3 +37,12 @@ export function requireText(
 ): string {
 	return String(requireValid(context, displayName, value, check)).trim();
 }
+
+/** A switch as the user set it: true or false, nothing else (an expression giving "false" is refused). */
+export function readBoolean(context: IExecuteSingleFunctions, name: string, displayName: string, fallback: boolean): boolean {
+	const value = context.getNodeParameter(name, fallback);
+	if (typeof value !== 'boolean') {
+		throw invalidParameter(context, displayName, `Expected true or false, got ${JSON.stringify(value) ?? String(value)}.`);
+	}
+	return value;
+}

@@ -53,6 +53,9 @@ export function checkName(value: unknown): ValidationProblem {
 	if (typeof value !== 'string') return `Expected a name as text, like ${NAME_EXAMPLE}, got ${describeValue(value)}.`;
 	const name = value.trim();
 	if (name === '') return `Must not be empty. Enter a name like ${NAME_EXAMPLE}.`;
+	if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) {
+		return `${describeValue(name)} contains a line break, tab or other control character. Enter a name like ${NAME_EXAMPLE}.`;
+	}
 	const length = characterCount(name);
 	if (length > NAME_MAX_LENGTH) {
 		return `Too long: ${length} characters, at most ${NAME_MAX_LENGTH} are allowed.`;

@@ -11,12 +11,13 @@ import type {
 import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../shared/contractStatuses';
 import { returnAllAndLimit } from '../../shared/fields';
 import { requireComplete, walkPages } from '../../shared/pagination';
-import { invalidParameter } from '../../shared/parameters';
+import { invalidParameter, requireValid } from '../../shared/parameters';
 import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../shared/transport';
-import { describeValue } from '../../shared/validation';
+import { checkOneOf, describeValue } from '../../shared/validation';
 import { simplifyContracts } from './shared';
 
 const LABEL = 'Contract → Get Many';
+const SORT_FIELDS = ['collateral_sats', 'created_at', 'expiry_date', 'interest_rate', 'loan_amount', 'status', 'updated_at'];
 const LISTED = { label: LABEL, records: 'contracts' };
 const INCOMPLETE_ADVICE = "Check the credential's base URL: it may point at something other than the Lendasat borrower API.";
 
@@ -94,8 +95,8 @@ async function addListQuery(
 	const qs: IDataObject = { ...requestOptions.qs };
 	const statuses = statusesOf(this, filters.status);
 	if (statuses.length) qs.status = statuses.join(',');
-	if (filters.sortBy) qs.sort_by = filters.sortBy;
-	if (filters.sortOrder) qs.sort_order = filters.sortOrder;
+	if (filters.sortBy !== undefined) qs.sort_by = requireValid(this, 'Sort By', filters.sortBy, checkOneOf(SORT_FIELDS));
+	if (filters.sortOrder !== undefined) qs.sort_order = requireValid(this, 'Sort Order', filters.sortOrder, checkOneOf(['asc', 'desc']));
 	requestOptions.qs = qs;
 	return requestOptions;
 }

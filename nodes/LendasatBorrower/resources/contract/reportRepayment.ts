@@ -94,6 +94,9 @@ function checkPaymentId(value: unknown): string | null {
 	}
 	const id = String(value).trim();
 	if (id === '') return 'Must not be empty. Enter the transaction ID of the repayment, e.g. 0x5c504ed4….';
+	if (/[\s\u0000-\u001f\u007f]/.test(id)) {
+		return `${describeValue(id)} contains a space, line break or control character: a transaction ID is one word, e.g. 0x5c504ed4….`;
+	}
 	if (id.length > PAYMENT_ID_MAX_LENGTH) {
 		return `Too long: ${id.length} characters, at most ${PAYMENT_ID_MAX_LENGTH} are allowed.`;
 	}

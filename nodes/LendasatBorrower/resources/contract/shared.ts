@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { pickFields, simplifyField } from '../../shared/fields';
-import { requireText } from '../../shared/parameters';
+import { readBoolean, requireText } from '../../shared/parameters';
 import { checkUuid, isRecord } from '../../shared/validation';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
@@ -68,7 +68,7 @@ export async function simplifyContracts(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!this.getNodeParameter('simplify', false)) return items;
+	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
 	const simplify =
 		this.getNode().typeVersion < 1.1
 			? (contract: IDataObject) => pickFields(contract, VERSION_1_SIMPLIFIED_FIELDS)

@@ -1,5 +1,6 @@
 import type {
 	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
 	INodeExecutionData,
 	INodeProperties,
 	INodePropertyOptions,
@@ -7,6 +8,7 @@ import type {
 
 import { returnAllAndLimit } from '../../shared/fields';
 import { MAX_PAGE_SIZE, requireComplete, walkPages } from '../../shared/pagination';
+import { readBoolean } from '../../shared/parameters';
 import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
 
 const LABEL = 'Notification → Get Many';
@@ -26,7 +28,7 @@ export const notificationGetAllOperation: INodePropertyOptions = {
 	routing: apiRoute(
 		{ resource: 'notification', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },
 		{ method: 'GET', url: '/api/notifications' },
-		{ send: walkAllNotifications },
+		{ prepare: [addUnreadOnly], send: walkAllNotifications },
 	),
 };
 
@@ -38,7 +40,6 @@ export const notificationGetAllFields: INodeProperties[] = [
 		default: true,
 		description: 'Whether to return only notifications not yet marked as read',
 		displayOptions: { show: showOnlyForNotificationGetAll },
-		routing: { send: { type: 'query', property: 'unread_only' } },
 	},
 	...returnAllAndLimit(showOnlyForNotificationGetAll),
 ];
@@ -60,4 +61,8 @@ async function walkAllNotifications(
 		walked,
 		`Lendasat pages contract, installment and chat notifications together and leaves some out past the first page. The newest ${MAX_PAGE_SIZE} are always exact: set Return All off and Limit to at most ${MAX_PAGE_SIZE}, or mark notifications as read to shorten the unread list.`,
 	);
+}
+
+async function addUnreadOnly(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+	return { ...request, qs: { ...request.qs, unread_only: readBoolean(this, 'unreadOnly', 'Unread Only', true) } };
 }

@@ -6,9 +6,9 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText } from '../../shared/parameters';
+import { requireText, requireValid } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
-import { checkUuid } from '../../shared/validation';
+import { checkOneOf, checkUuid } from '../../shared/validation';
 
 const showOnlyForMarkAsRead = { resource: ['notification'], operation: ['markAsRead'] };
 
@@ -61,7 +61,8 @@ async function targetScope(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	if (this.getNodeParameter('scope') === 'all') return requestOptions;
+	const scope = requireValid(this, 'Scope', this.getNodeParameter('scope'), checkOneOf(['one', 'all']));
+	if (scope === 'all') return requestOptions;
 	const id = requireText(this, 'Notification ID', this.getNodeParameter('notificationId'), checkUuid);
 	requestOptions.url = `/api/notifications/${encodeURIComponent(id)}`;
 	return requestOptions;

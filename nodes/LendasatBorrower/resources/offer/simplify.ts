@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions, INodeExecutionData } from 'n
 
 import { pickFields } from '../../shared/fields';
 import { lenderNameOf } from '../../shared/offerPicker';
+import { readBoolean } from '../../shared/parameters';
 
 /**
  * What a borrower compares between offers. The nested lender record is flattened to
@@ -32,6 +33,6 @@ export async function simplifyOffers(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!this.getNodeParameter('simplify', true)) return items;
+	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
 	return items.map((item) => ({ ...item, json: simplifyOffer(item.json) }));
 }
