@@ -110,16 +110,22 @@ describe('demo workflows run with `n8n execute`', () => {
 		const [listOffers] = apiRequests(sandbox.requests, from, '/api/offers');
 		expect(listOffers.method).toBe('GET');
 		expect(listOffers.headers['x-api-key']).toBe(sandbox.keys.borrower);
-		const [create] = apiRequests(sandbox.requests, from, '/api/contracts');
-		expect(create.method).toBe('POST');
+		// With the order's own key the node first looks whether an earlier run created the contract.
+		const contractRequests = apiRequests(sandbox.requests, from, '/api/contracts');
+		expect(contractRequests.map((request) => request.method)).toEqual(['GET', 'POST']);
+		const create = contractRequests[1];
 		expect(create.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(create.headers['idempotency-key']).toBe('order-1042');
 		expect(create.body).toEqual({
 			loan_id: best.id,
+			id: best.id,
 			loan_amount: 1000,
 			duration_days: 90,
 			collateral_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			borrower_btc_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
 			repayment_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+			borrower_loan_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+			client_contract_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
 		});
 
 		// The same order again: the idempotency key returns the same contract, no second loan.

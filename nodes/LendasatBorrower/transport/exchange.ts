@@ -253,6 +253,11 @@ function redirectRefused(transport: Transport, answer: Answer): NodeApiError {
 	});
 }
 
+/** "180 s", "1.5 s" */
+function seconds(ms: number): string {
+	return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+}
+
 /** The error the user sees once retrying is over: what the last answer meant, and what every attempt got. */
 function finalError(
 	transport: Transport,
@@ -264,7 +269,7 @@ function finalError(
 	const last = failures[failures.length - 1];
 	const notes = [
 		failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '',
-		how.outOfTime ? `The time budget of ${Math.round(settings.budgetMs / 1000)} s for this request ran out.` : '',
+		how.outOfTime ? `The time budget of ${seconds(settings.budgetMs)} for this request ran out.` : '',
 		how.unsafe ? 'Not retried: the request may already have been processed, and repeating it could duplicate it.' : '',
 	].filter(Boolean);
 	const scrub = (text: string) => redactSecrets(text, connection.secrets);

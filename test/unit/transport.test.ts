@@ -1,0 +1,178 @@
+import type { INode } from 'n8n-workflow';
+
+import { readAnswer, type Answer } from '../../nodes/LendasatBorrower/transport/answer';
+import { connectionOf, type Connection } from '../../nodes/LendasatBorrower/transport/connection';
+import { exchange, failureOf, type Attempt, type SendOnce, type Transport } from '../../nodes/LendasatBorrower/transport/exchange';
+import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
+
+const NODE = { id: 'n', name: 'Lendasat Borrower', type: 'lendasatBorrower', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+/** A key a server could echo in ways a naive redaction misses: quotes and backslashes. */
+const HOSTILE_KEY = 'lndst_sk_0123456789ab_quo"te\\back';
+
+function connection(overrides: Record<string, unknown> = {}): Connection {
+	const result = connectionOf({ environment: 'custom', baseUrl: 'http://127.0.0.1:7337', keyType: 'borrower', apiKey: HOSTILE_KEY, ...overrides });
+	if ('problem' in result) throw new Error(result.problem);
+	return result;
+}
+
+const answer = (statusCode: number, text: string, headers: Record<string, unknown> = {}): Answer => ({ statusCode, headers, text });
+
+/** A transport whose server is a list of scripted answers (or errors), recording what was sent. */
+function scripted(replies: Array<Answer | Error | ((attempt: Attempt) => Promise<Answer>)>, options: Record<string, unknown> = {}) {
+	const sent: Attempt[] = [];
+	const send: SendOnce = async (attempt) => {
+		sent.push(attempt);
+		const reply = replies[Math.min(sent.length - 1, replies.length - 1)];
+		if (reply instanceof Error) throw reply;
+		return typeof reply === 'function' ? await reply(attempt) : reply;
+	};
+	const transport: Transport = {
+		send,
+		connection: connection(),
+		settings: readTransportSettings(undefined, { initialDelay: 10, maxDelay: 50, ...options }),
+		caller: { node: NODE, label: 'Contract → Get', requiredKeyType: 'borrower' },
+	};
+	return { transport, sent };
+}
+
+const get = { method: 'GET' as const, path: '/api/contracts/c1' };
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('connectionOf: what the transport takes from a credential', () => {
+	it('keeps every form in which a key could come back, to redact it', () => {
+		const { secrets } = connection();
+		expect(secrets).toEqual(expect.arrayContaining([HOSTILE_KEY, 'lndst_sk_0123456789ab_quo\\"te\\\\back', encodeURIComponent(HOSTILE_KEY)]));
+	});
+
+	it('shows a base URL without its user name and password, and treats the password as a secret', () => {
+		const withPassword = connection({ baseUrl: 'http://ops:s3cretpass@127.0.0.1:7337/' });
+		expect(withPassword.shownBaseUrl).toBe('http://127.0.0.1:7337');
+		expect(withPassword.secrets).toContain('s3cretpass');
+	});
+
+	it.each([
+		['an empty key', { apiKey: '  ' }, 'has no API key'],
+		['a key with a line break inside', { apiKey: 'lndst_sk_0123456789ab_abc\ndef' }, 'contains a space, line break or control character'],
+		['a key with a space inside', { apiKey: 'lndst_sk_0123456789ab_abc def' }, 'contains a space'],
+		['a base URL without a scheme', { baseUrl: 'apiborrow.lendasat.com' }, 'must start with http:// or https://'],
+		['a base URL of another scheme', { baseUrl: 'ftp://127.0.0.1' }, 'must start with http:// or https://'],
+	])('refuses %s before anything is sent', (_case, overrides, problem) => {
+		const result = connectionOf({ environment: 'custom', baseUrl: 'http://127.0.0.1:7337', keyType: 'borrower', apiKey: 'k-123456', ...overrides });
+		expect(result).toEqual({ problem: expect.stringContaining(problem) });
+	});
+});
+
+describe('readAnswer: a success is used only when it has the expected shape', () => {
+	const reader = { node: NODE, label: 'Contract → Get', secrets: connection().secrets };
+
+	it.each([
+		['malformed JSON', 'object', '{"id": "abc', 'it is not JSON'],
+		['an empty body', 'object', '', 'it is empty where a JSON object belongs'],
+		['an HTML page', 'object', '<html><body>Welcome</body></html>', 'it is not JSON'],
+		['an array where one object belongs', 'object', json([{ id: 'a' }, { id: 'b' }]), 'it is an array of 2 where a JSON object belongs'],
+		['an error body with status 200', 'object', json({ error: 'Internal', code: 'INTERNAL', details: 'x' }), 'it is an error message'],
+		['an object where a list belongs', 'list', json({ id: 'a' }), 'it is an object where a JSON array of objects belongs'],
+		['a list of strings', 'list', json(['a']), 'holding something other than objects'],
+		['a page without data', 'page', json({ page: 1 }), 'where a page of records'],
+		['a number where nothing or an object belongs', 'empty', '42', 'it is the number 42'],
+	] as const)('refuses %s', (_case, expect_, text, problem) => {
+		expect(() => readAnswer(answer(200, text, { 'content-type': 'text/html' }), expect_, reader)).toThrow(
+			expect.objectContaining({
+				message: 'Lendasat sent an answer the node cannot use (HTTP 200)',
+				description: expect.stringContaining(problem),
+				httpCode: '200',
+			}),
+		);
+	});
+
+	it('shows status, content type and an excerpt in the error', () => {
+		expect(() => readAnswer(answer(200, '<h1>Maintenance</h1>', { 'Content-Type': 'text/html' }), 'object', reader)).toThrow(
+			expect.objectContaining({ description: expect.stringMatching(/Status 200, content type text\/html\. Server answered: "Maintenance"\./) }),
+		);
+	});
+
+	it('refuses an answer that contains the API key, in any form, and never shows it', () => {
+		// As a JSON string (escaped), and verbatim in a body that is not JSON.
+		for (const text of [JSON.stringify({ id: 'x', note: HOSTILE_KEY }), `accepted ${HOSTILE_KEY}`]) {
+			let thrown: { message: string; description?: string } | undefined;
+			try {
+				readAnswer(answer(200, text), 'object', reader);
+			} catch (error) {
+				thrown = error as typeof thrown;
+			}
+			expect(thrown?.description).toContain('it contains the API key');
+			expect(`${thrown?.message} ${thrown?.description}`).not.toContain('quo');
+		}
+	});
+
+	it('takes nothing, null or an object where nothing is expected', () => {
+		expect(readAnswer(answer(200, ''), 'empty', reader)).toBeNull();
+		expect(readAnswer(answer(200, 'null'), 'empty', reader)).toBeNull();
+		expect(readAnswer(answer(200, '{}'), 'empty', reader)).toEqual({});
+	});
+});
+
+describe('exchange: one request through the transport', () => {
+	it('sends the key only to the base URL, and refuses to follow a redirect, naming where it pointed', async () => {
+		const { transport, sent } = scripted([answer(307, '', { location: 'http://evil.example:8080/steal' })]);
+		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+			message: 'Lendasat answered with a redirect to http://evil.example:8080 (HTTP 307)',
+			description: expect.stringContaining('Nothing was sent to http://evil.example:8080'),
+		});
+		expect(sent.map((attempt) => attempt.url)).toEqual(['http://127.0.0.1:7337/api/contracts/c1']);
+	});
+
+	it('retries a read after a 503 and returns the parsed answer', async () => {
+		const { transport, sent } = scripted([answer(503, ''), answer(200, json({ id: 'c1' }))]);
+		await expect(exchange(transport, get, 'object')).resolves.toEqual({ id: 'c1' });
+		expect(sent).toHaveLength(2);
+	});
+
+	it('does not repeat a write that may have been processed, and says why', async () => {
+		const { transport, sent } = scripted([answer(503, '')]);
+		const error = await exchange(transport, { method: 'POST', path: '/api/keys', body: {} }, 'object').catch((caught: unknown) => caught);
+		expect(sent).toHaveLength(1);
+		expect(error).toMatchObject({ description: expect.stringContaining('Not retried: the request may already have been processed') });
+		expect(failureOf(error)).toEqual({ kind: 'http', statusCode: 503, retryAfterMs: undefined });
+	});
+
+	it('gives each attempt a deadline that covers the body: a trickling answer is cut off and retried', async () => {
+		const trickle = (attempt: Attempt) =>
+			new Promise<Answer>((_resolve, reject) => attempt.signal.addEventListener('abort', () => reject(new Error('canceled'))));
+		const { transport, sent } = scripted([trickle], { attemptTimeout: 50, maxRetries: 1 });
+		const started = Date.now();
+		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+			message: 'Could not get an answer from Lendasat: timed out',
+			description: expect.stringContaining('Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).'),
+		});
+		expect(sent).toHaveLength(2);
+		expect(Date.now() - started).toBeLessThan(2000);
+	});
+
+	it('stops when the time budget runs out, and says so', async () => {
+		const { transport, sent } = scripted([answer(503, '')], { maxRetries: 100, initialDelay: 40, maxDelay: 40, timeBudget: 300 });
+		const started = Date.now();
+		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+			description: expect.stringContaining('The time budget of 0.3 s for this request ran out.'),
+		});
+		expect(Date.now() - started).toBeLessThan(1000);
+		expect(sent.length).toBeGreaterThan(2);
+		expect(sent.length).toBeLessThan(15);
+	});
+
+	it('takes a Retry-After of 0 as a minimum: it still backs off', async () => {
+		const { transport, sent } = scripted([answer(503, '', { 'retry-after': '0' }), answer(200, '{}')], { initialDelay: 100, maxDelay: 100 });
+		const started = Date.now();
+		await exchange(transport, get, 'object');
+		expect(sent).toHaveLength(2);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+	});
+
+	it('redacts the key from an error body however the server escapes it', async () => {
+		const escaped = JSON.stringify(HOSTILE_KEY).slice(1, -1);
+		const { transport } = scripted([answer(400, `{"message":"bad key ${escaped} and ${'x'.repeat(190)}${escaped}"}`)]);
+		const error = (await exchange(transport, get, 'object').catch((caught: unknown) => caught)) as { message: string; description: string };
+		expect(error.description).toContain('[redacted]');
+		expect(`${error.message} ${error.description}`).not.toMatch(/quo|back/);
+	});
+});
