@@ -178,7 +178,7 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 		[{ filters: { minLoanAmount: '1,5' } }, 'Loan Amount', '"1,5" uses a comma; write the decimal separator as a dot, like 250.5.'],
 		[{ filters: { minLoanAmount: 0 } }, 'Loan Amount', 'Must be greater than 0, got 0.'],
 		[{ filters: { durationDays: 2.5 } }, 'Duration (Days)', 'Must be a whole number of days like 30, got 2.5.'],
-		[{ returnAll: false, limit: 0 }, 'Limit', 'Must be a whole number of at least 1, like 50, got 0.'],
+		[{ returnAll: false, limit: 0 }, 'Limit', 'Expected a whole number of at least 1, like 50, got 0.'],
 	])('refuses %j before sending anything', async (parameters, field, problem) => {
 		const { error } = await runWorkflow(offerGetMany(parameters), { credential: borrower() });
 		expect(error?.message).toBe(`Invalid ${field} [item 0]`);

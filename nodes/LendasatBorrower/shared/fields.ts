@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	IExecuteSingleFunctions,
+	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -46,6 +47,12 @@ export function readLimit(context: IExecuteSingleFunctions): { returnAll: boolea
 		throw invalidParameter(context, 'Limit', `Expected a whole number of at least 1, like 50, got ${describeValue(value)}.`);
 	}
 	return { returnAll, limit };
+}
+
+/** A prepare step of a Get Many: Limit and Return All are checked before anything is sent. */
+export async function checkLimitFirst(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	readLimit(this);
+	return request;
 }
 
 /** The finish of a Get Many whose endpoint has no paging: the whole list arrives at once and the Limit applies to it. */

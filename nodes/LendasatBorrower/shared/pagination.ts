@@ -59,9 +59,11 @@ export async function walkPages(
 			items.push({ json: record });
 			fresh++;
 		}
+		if (records.length > 0 && fresh === 0) {
+			throw walkError(context, label, `page ${page} repeated records it had already sent: it seems to ignore the page asked for`);
+		}
 		const lastPage = typeof envelope.total_pages === 'number' && page >= envelope.total_pages;
 		if (records.length < pageSize || lastPage) break;
-		if (fresh === 0) throw walkError(context, label, `page ${page} repeated records it had already sent: it seems to ignore the page asked for`);
 	}
 	return { items: items.slice(0, wanted), total, wanted };
 }

@@ -1,5 +1,13 @@
 import { sleep } from 'n8n-workflow';
 
+/** How much wider than the rate the server accepted the gate spaces requests (3 %). */
+export const MARGIN = 0.03;
+/** How much wider the spacing gets on a 429 that came although it kept the margin (2 %). */
+export const SLOWDOWN = 0.02;
+/** Probing upward: the spacing shrinks by `PROBE_STEP` after each `PROBE_EVERY_MS` without a 429. */
+export const PROBE_EVERY_MS = 30_000;
+export const PROBE_STEP = 0.01;
+
 /** Proof of a place in the gate's queue, given back with the answer it led to. */
 export interface GateTicket {
 	/** The pacing the request was sent under. */
@@ -10,9 +18,11 @@ export interface GateTicket {
  * Paces the requests of one API key across every item, execution and workflow of this n8n instance.
  *
  * n8n fires all items of a declarative node at once, so a thousand items against a rate-limited
- * API would mostly come back 429 and retry in herds. The gate learns the rate the server accepts
- * from the 429s it sees, spaces requests to that rate, pauses everyone for a Retry-After, and
- * speeds up again slowly while the server keeps saying yes.
+ * API would mostly come back 429 and retry in herds. The gate sends unpaced until the first 429,
+ * takes what the server accepted in the last second as its rate, spaces requests a little wider
+ * than that (`MARGIN`), pauses everyone for a Retry-After, and probes upward only very slowly
+ * (`PROBE_STEP` per `PROBE_EVERY_MS` without a 429): every 429 costs everyone a Retry-After pause,
+ * far more than a spacing a few per cent wider.
  */
 export class RateGate {
 	/** Earliest time the next request may start. */
@@ -30,8 +40,8 @@ export class RateGate {
 
 	private lastUsedAt = 0;
 
-	/** Requests sleeping until their turn. */
-	private waiting = 0;
+	/** Since when the pacing has gone without a slowdown or a probe: the clock of the next probe. */
+	private steadySince = 0;
 
 	/** Requests holding one of the connections, and those waiting for one, first come first served. */
 	private active = 0;
@@ -43,10 +53,12 @@ export class RateGate {
 	 * Waits for one of at most `maxConcurrent` connections of this key, then for this request's turn
 	 * under the current pacing. Every acquire is followed by one `release` once the answer is in.
 	 */
-	async acquire(maxConcurrent = Infinity): Promise<GateTicket> {
+	async acquire(maxConcurrent = Infinity, deadline = Infinity): Promise<GateTicket | undefined> {
 		if (this.active < maxConcurrent) this.active++;
 		else await new Promise<void>((resolve) => this.waitingForConnection.push(resolve));
-		return await this.waitForTurn();
+		const ticket = await this.waitForTurn(deadline);
+		if (!ticket) this.release();
+		return ticket;
 	}
 
 	/** Gives the connection back: the next waiting request takes it over. */
@@ -61,19 +73,17 @@ export class RateGate {
 		return this.active;
 	}
 
-	private async waitForTurn(): Promise<GateTicket> {
+	/** The request's turn, or undefined when it would come after `deadline` (no turn is taken then). */
+	private async waitForTurn(deadline: number): Promise<GateTicket | undefined> {
 		for (;;) {
 			const now = this.now();
 			this.forgetIfIdle(now);
 			const start = Math.max(now, this.nextStartAt, this.pausedUntil);
+			if (start >= deadline) return undefined;
 			this.nextStartAt = start + this.intervalMs;
 			this.lastUsedAt = start;
 			const pacing = this.pacing;
-			if (start > now) {
-				this.waiting++;
-				await sleep(start - now);
-				this.waiting--;
-			}
+			if (start > now) await sleep(start - now);
 			if (pacing === this.pacing) return { pacing };
 		}
 	}
@@ -82,11 +92,12 @@ export class RateGate {
 		const now = this.now();
 		this.recentSuccesses.push(now);
 		this.dropOldSuccesses(now);
-		// About 1 % faster per success: it probes upward again within a few dozen requests. Not while
-		// requests wait: after a slowdown they take their new places one by one, as their old turns
-		// come, and a spacing that shrinks meanwhile packs them into more than the server accepts.
-		if (this.intervalMs > 0 && this.waiting === 0) {
-			this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * 0.99;
+		// Probing upward: one small step after a long stretch without a 429, not per success. A step
+		// that overshoots costs one 429 and one Retry-After pause for everyone, then the rate is learned
+		// again; at 10 requests per second that is at most one such pause every two minutes or so.
+		if (this.intervalMs > 0 && now - this.steadySince >= PROBE_EVERY_MS) {
+			this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * (1 - PROBE_STEP);
+			this.steadySince = now;
 		}
 	}
 
@@ -97,13 +108,18 @@ export class RateGate {
 		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		// One slowdown per pacing: the other 429s of the same wave say nothing new.
 		if (ticket.pacing !== this.pacing) return;
-		// What the server let through in the last second is the best guess of its limit. A 429 while
-		// already pacing below that guess is often a leftover of an earlier burst still filling the
-		// server's window, so the pacing slows by a tenth only: the rest of the queue keeps it.
+		// What the server let through in the last second is the best guess of its limit: a window
+		// that is full holds at least that many of our requests, so the guess is never slower than
+		// the limit (it is faster when the first burst straddled two of the server's windows, and the
+		// next 429 corrects it). The spacing keeps a margin above it, so that a request a few
+		// milliseconds late does not tip a window over. A 429 while already pacing at or below the
+		// guess (jitter, a leftover of an earlier burst, a limit shared with someone else) widens the
+		// spacing a little instead.
 		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
-		this.intervalMs = Math.max(this.intervalMs * 1.1, 1000 / acceptedPerSecond);
+		this.intervalMs = Math.max(this.intervalMs * (1 + SLOWDOWN), (1000 / acceptedPerSecond) * (1 + MARGIN));
 		this.pacing += 1;
 		this.nextStartAt = this.pausedUntil;
+		this.steadySince = this.pausedUntil;
 	}
 
 	/** The current spacing, for tests and diagnostics. */

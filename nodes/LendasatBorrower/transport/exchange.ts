@@ -133,9 +133,18 @@ export async function exchange(
 	const startedAt = Date.now();
 	const failures: Failure[] = [];
 
+	const budgetEndsAt = startedAt + settings.budgetMs;
+	let lastAnswer: Answer | undefined;
 	for (;;) {
-		const ticket = await gate.acquire(settings.maxConcurrent);
-		const timeoutMs = Math.max(1, Math.min(settings.attemptTimeoutMs, settings.budgetMs - (Date.now() - startedAt)));
+		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt);
+		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - Date.now());
+		// The pace the server allows (after its 429s) would start this attempt only after the budget.
+		if (!ticket || timeoutMs < 1) {
+			if (ticket) gate.release();
+			throw failures.length
+				? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true })
+				: waitedOut(transport);
+		}
 		const deadline = AbortSignal.timeout(timeoutMs);
 		let answer: Answer | undefined;
 		let failure: Failure;
@@ -154,6 +163,7 @@ export async function exchange(
 			}
 			failure = { kind: 'http', statusCode: answer.statusCode, retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), Date.now()) };
 		}
+		lastAnswer = answer;
 		failures.push(failure!);
 		const last = failures[failures.length - 1];
 		const wait = retryDelay(failures.length, settings.retry, last.kind === 'http' ? last.retryAfterMs : undefined);
@@ -182,6 +192,15 @@ export async function probe(transport: Transport, request: ApiRequest): Promise<
 	} catch (error) {
 		return { failure: deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? networkFailure('EUNKNOWN')) };
 	}
+}
+
+/** Every turn this request could have had lay beyond its time budget: the key is being held back. */
+function waitedOut(transport: Transport): NodeOperationError {
+	const { caller, settings } = transport;
+	return new NodeOperationError(caller.node, 'Lendasat is rate limiting this API key: no turn within the time budget', {
+		itemIndex: caller.itemIndex,
+		description: `${caller.label}: other requests of this key were answered 429, and the pace Lendasat allows would have sent this one only after its time budget of ${seconds(settings.budgetMs)}. Nothing was sent. Send fewer items at once, or raise Time Budget per Request under Options.`,
+	});
 }
 
 function isRead(method: string): boolean {

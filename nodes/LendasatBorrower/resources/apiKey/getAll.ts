@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { applyLimitToList, returnAllAndLimit } from '../../shared/fields';
+import { applyLimitToList, checkLimitFirst, returnAllAndLimit } from '../../shared/fields';
 import { apiRoute } from '../../shared/transport';
 
 export const apiKeyGetAllOperation: INodePropertyOptions = {
@@ -11,7 +11,7 @@ export const apiKeyGetAllOperation: INodePropertyOptions = {
 	routing: apiRoute(
 		{ resource: 'apiKey', operation: 'getAll', label: 'API Key → Get Many', keyType: 'borrower', expects: 'list' },
 		{ method: 'GET', url: '/api/keys' },
-		{ finish: [applyLimitToList] },
+		{ prepare: [checkLimitFirst], finish: [applyLimitToList] },
 	),
 };
 

@@ -6,10 +6,9 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { applyLimitToList, returnAllAndLimit, simplifyField } from '../../shared/fields';
-import { invalidParameter, requireValid } from '../../shared/parameters';
+import { applyLimitToList, readLimit, returnAllAndLimit, simplifyField } from '../../shared/fields';
+import { invalidParameter } from '../../shared/parameters';
 import { apiRoute } from '../../shared/transport';
-import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
 import { offerFilterQuery } from './filterQuery';
 import { simplifyOffers } from './simplify';
 
@@ -147,18 +146,11 @@ async function addOfferFilters(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	if (!this.getNodeParameter('returnAll', false)) {
-		requireValid(this, 'Limit', this.getNodeParameter('limit', 50), checkLimit);
-	}
+	readLimit(this);
 	const query = offerFilterQuery(this.getNodeParameter('filters', {}) as IDataObject);
 	if ('error' in query) throw invalidParameter(this, query.error.field, query.error.problem);
 	requestOptions.qs = { ...requestOptions.qs, ...query.qs };
 	return requestOptions;
 }
 
-function checkLimit(value: unknown): ValidationProblem {
-	const limit = toNumber(value);
-	if (Number.isInteger(limit) && limit >= 1) return null;
-	return `Must be a whole number of at least 1, like 50, got ${describeValue(value)}.`;
-}
 
