@@ -79,6 +79,8 @@ describe('Account → Create: bad input is refused before any request', () => {
 	it.each([
 		['an empty name', { name: '   ' }, 'Invalid Name [item 0]'],
 		['an over-long name', { name: 'x'.repeat(101) }, 'Invalid Name [item 0]'],
+		['a name with a line break inside', { name: 'Ada\nLovelace' }, 'Invalid Name [item 0]'],
+		['a name with a control character', { name: 'Ada\u0007 Lovelace' }, 'Invalid Name [item 0]'],
 		['a malformed e-mail', { email: 'ada.example.com' }, 'Invalid Email [item 0]'],
 		['a time zone that does not exist', { timezone: 'Europe/Atlantis' }, 'Invalid Timezone [item 0]'],
 		['a zone that is not Area/City', { timezone: 'UTC' }, 'Invalid Timezone [item 0]'],

@@ -1012,6 +1012,8 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 	it.each([
 		['the installment ID is not a UUID', { installmentId: 'first' }, 'Invalid Installment ID [item 0]'],
 		['the payment transaction ID is empty', { paymentId: '   ' }, 'Invalid Payment Transaction ID [item 0]'],
+		['the payment transaction ID has a space inside', { paymentId: '0x5c50 4ed4' }, 'Invalid Payment Transaction ID [item 0]'],
+		['the payment transaction ID has a line break inside', { paymentId: '0x5c50\n4ed4' }, 'Invalid Payment Transaction ID [item 0]'],
 	])('stops before sending when %s', async (_case, override, message) => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
 		const { error } = await contract('reportRepayment', {

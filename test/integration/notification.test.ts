@@ -215,6 +215,17 @@ describe('Notification: bad input is refused before any request', () => {
 	});
 
 	it.each([
+		['a Scope in capitals', { operation: 'markAsRead', scope: 'ALL' }, 'Invalid Scope [item 0]', 'Expected one of one, all, got "ALL".'],
+		['Unread Only given as text', { operation: 'getAll', unreadOnly: '={{ "false" }}' }, 'Invalid Unread Only [item 0]', 'Expected true or false'],
+		['Unread Only given as an object', { operation: 'getAll', unreadOnly: '={{ { a: 1 } }}' }, 'Invalid Unread Only [item 0]', 'Expected true or false'],
+	])('refuses %s, naming the field', async (_case, parameters, message, problem) => {
+		const { error } = await notifications(parameters);
+		expect(error?.message).toBe(message);
+		expect((error as { description?: string }).description).toContain(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
 		['getAll', {}],
 		['markAsRead', { scope: 'all' }],
 	])('refuses a partner master key for %s', async (operation, parameters) => {
