@@ -15,18 +15,9 @@ export const KEY_TYPE_NAMES: Record<KeyType, string> = {
 };
 
 /**
- * The base URL as an n8n expression over the credential. It stays in `requestDefaults`
- * because n8n trusts a credential's host only when the node description owns the base URL.
- * A trailing slash or a pasted "/api" suffix on a custom URL is tolerated.
+ * Where the credential's requests go. A trailing slash or a pasted "/api" suffix on a custom URL is
+ * tolerated.
  */
-export const BASE_URL_EXPRESSION =
-	"={{ $credentials.environment === 'custom' ? String($credentials.baseUrl || '').trim().replace(/\\/+$/, '').replace(/\\/api$/, '') : ($credentials.environment === 'development' ? '" +
-	ENVIRONMENT_BASE_URLS.development +
-	"' : '" +
-	ENVIRONMENT_BASE_URLS.production +
-	"') }}";
-
-/** The same rule as BASE_URL_EXPRESSION, for code that holds the decrypted credential. */
 export function baseUrlOf(credentials: { environment?: unknown; baseUrl?: unknown }): string {
 	if (credentials.environment === 'custom') {
 		return String(credentials.baseUrl ?? '')

@@ -130,53 +130,64 @@ export async function exchange(
 	const gate = rateGateFor(gateIdentity(connection));
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
-	const startedAt = Date.now();
+	const budgetEndsAt = Date.now() + settings.budgetMs;
 	const failures: Failure[] = [];
-
-	const budgetEndsAt = startedAt + settings.budgetMs;
 	let lastAnswer: Answer | undefined;
+
 	for (;;) {
 		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt);
 		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - Date.now());
 		// The pace the server allows (after its 429s) would start this attempt only after the budget.
 		if (!ticket || timeoutMs < 1) {
 			if (ticket) gate.release();
-			throw failures.length
-				? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true })
-				: waitedOut(transport);
+			throw failures.length ? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true }) : waitedOut(transport);
 		}
-		const deadline = AbortSignal.timeout(timeoutMs);
-		let answer: Answer | undefined;
-		let failure: Failure;
-		try {
-			answer = await transport.send({ ...attempt, timeoutMs, signal: deadline });
-		} catch (error) {
-			failure = deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? unexplained(transport, error));
-		} finally {
-			gate.release();
-		}
-		if (answer) {
+		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() => gate.release());
+		if ('answer' in outcome) {
+			const { answer } = outcome;
 			if (answer.statusCode >= 300 && answer.statusCode < 400) throw redirectRefused(transport, answer);
 			if (answer.statusCode < 300) {
 				gate.recordSuccess();
 				return readAnswer(answer, expect, { ...caller, secrets: connection.secrets });
 			}
-			failure = { kind: 'http', statusCode: answer.statusCode, retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), Date.now()) };
+			lastAnswer = answer;
+		} else {
+			lastAnswer = undefined;
 		}
-		lastAnswer = answer;
-		failures.push(failure!);
-		const last = failures[failures.length - 1];
-		const wait = retryDelay(failures.length, settings.retry, last.kind === 'http' ? last.retryAfterMs : undefined);
-		if (last.kind === 'http' && last.statusCode === 429) gate.recordRateLimited(ticket, wait);
-		const left = settings.budgetMs - (Date.now() - startedAt);
-		const retry = shouldRetry(last, settings.retry, failures.length - 1, repeatable);
-		if (!retry || wait >= left) {
-			const unsafe = !policy.resolvesUnsafeRetries && !retry && shouldRetry(last, settings.retry, failures.length - 1, true);
-			throw finalError(transport, answer, failures, { unsafe, outOfTime: retry });
+		const failure = 'answer' in outcome ? httpFailureOf(outcome.answer) : outcome.failure;
+		failures.push(failure);
+		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
+		const wait = retryDelay(failures.length, settings.retry, failure.kind === 'http' ? failure.retryAfterMs : undefined);
+		if (rateLimited) gate.recordRateLimited(ticket, wait);
+		const retry = shouldRetry(failure, settings.retry, failures.length - 1, repeatable);
+		if (!retry || wait >= budgetEndsAt - Date.now()) {
+			const unsafe = !policy.resolvesUnsafeRetries && !retry && shouldRetry(failure, settings.retry, failures.length - 1, true);
+			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
 		// A 429 waits at the gate with everyone else; other failures back off on their own.
-		if (!(last.kind === 'http' && last.statusCode === 429)) await sleep(wait);
+		if (!rateLimited) await sleep(wait);
 	}
+}
+
+/** One attempt within its deadline: the answer whatever its status, or the failure when none came. */
+async function attemptOnce(
+	transport: Transport,
+	attempt: Omit<Attempt, 'signal'>,
+): Promise<{ answer: Answer } | { failure: Failure }> {
+	const deadline = AbortSignal.timeout(attempt.timeoutMs);
+	try {
+		return { answer: await transport.send({ ...attempt, signal: deadline }) };
+	} catch (error) {
+		return { failure: deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? unexplained(transport, error)) };
+	}
+}
+
+function httpFailureOf(answer: Answer): Failure {
+	return {
+		kind: 'http',
+		statusCode: answer.statusCode,
+		retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), Date.now()),
+	};
 }
 
 /**
@@ -185,13 +196,8 @@ export async function exchange(
  */
 export async function probe(transport: Transport, request: ApiRequest): Promise<{ answer: Answer } | { failure: Failure }> {
 	const { connection, settings } = transport;
-	const deadline = AbortSignal.timeout(settings.attemptTimeoutMs);
-	try {
-		const answer = await transport.send({ ...attemptOf(connection, request, settings), signal: deadline });
-		return { answer: { ...answer, text: redactSecrets(answer.text, connection.secrets) } };
-	} catch (error) {
-		return { failure: deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? networkFailure('EUNKNOWN')) };
-	}
+	const outcome = await attemptOnce(transport, attemptOf(connection, request, settings)).catch(() => ({ failure: networkFailure('EUNKNOWN') }));
+	return 'answer' in outcome ? { answer: { ...outcome.answer, text: redactSecrets(outcome.answer.text, connection.secrets) } } : outcome;
 }
 
 /** Every turn this request could have had lay beyond its time budget: the key is being held back. */
@@ -226,7 +232,7 @@ function gateIdentity(connection: Connection): string {
 }
 
 /** The network error code behind an error of the HTTP client, as a failure, if it is one. */
-export function networkFailureOf(error: unknown): Failure | undefined {
+function networkFailureOf(error: unknown): Failure | undefined {
 	const code = networkCodeOf(error);
 	return code ? networkFailure(code) : undefined;
 }
