@@ -29,7 +29,8 @@ export class LendasatBorrower implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Borrow stablecoins against Bitcoin collateral with the Lendasat Borrower API',
+		description:
+			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, and start workflows when contracts, loan offers or notifications change',
 		defaults: { name: 'Lendasat Borrower' },
 		usableAsTool: true,
 		inputs: ONE_MAIN_CONNECTION,

@@ -34,7 +34,9 @@ export class LendasatBorrowerTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
-		description: 'Starts the workflow when a Lendasat contract, loan offer or notification changes',
+		// The editor merges the node and its trigger into one entry, which shows this text: it speaks for both.
+		description:
+			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, and start workflows when contracts, loan offers or notifications change',
 		defaults: { name: 'Lendasat Borrower Trigger' },
 		polling: true,
 		inputs: [],

@@ -22,7 +22,7 @@ const KEY_ID_EXAMPLE = '42';
 export const apiKeyDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
 	value: 'delete',
-	action: 'Delete an API key',
+	action: 'Delete an API key: revokes it at once (irreversible); needs the numeric key ID',
 	description: 'Revoke one of this account\'s API keys; it stops working at once',
 	routing: apiRoute(
 		{

@@ -10,7 +10,7 @@ import { contractIdOf, sendToContract } from './shared';
 export const contractCancelOperation: INodePropertyOptions = {
 	name: 'Cancel',
 	value: 'cancel',
-	action: 'Cancel a contract request',
+	action: 'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',
 	description:
 		'Withdraw a contract request that is still Requested or Approved (before collateral is sent). The output is the contract ID with cancelled: true.',
 	routing: apiRoute(

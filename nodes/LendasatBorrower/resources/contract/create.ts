@@ -133,7 +133,7 @@ const MISSING_FIELD_GUIDANCE: ErrorGuidance[] = REQUEST_VALUES.flatMap(({ label,
 export const contractCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action: 'Create a contract request',
+	action: 'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
 	description: 'Ask for a loan from an offer; needs a borrower key',
 	routing: apiRoute(
 		{

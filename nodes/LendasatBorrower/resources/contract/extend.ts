@@ -17,7 +17,7 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractExtendOperation: INodePropertyOptions = {
 	name: 'Extend',
 	value: 'extend',
-	action: 'Extend a contract',
+	action: 'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
 	description:
 		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
 	routing: apiRoute(

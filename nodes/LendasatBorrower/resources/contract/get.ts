@@ -6,7 +6,7 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action: 'Get a contract',
+	action: 'Get a contract: its status, amounts, where to send collateral and the next installment due',
 	description: 'Get one of your contracts with its status, collateral and repayment details',
 	routing: apiRoute(
 		{

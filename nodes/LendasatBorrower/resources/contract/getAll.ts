@@ -29,7 +29,7 @@ const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const contractGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many contracts',
+	action: 'Get many contracts: the borrower\'s loans, newest first, optionally by status',
 	description: 'List your contracts, newest first unless sorted otherwise',
 	routing: apiRoute(
 		{ resource: 'contract', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },

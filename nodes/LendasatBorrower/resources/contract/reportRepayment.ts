@@ -21,7 +21,7 @@ const PAYMENT_ID_MAX_LENGTH = 256;
 export const contractReportRepaymentOperation: INodePropertyOptions = {
 	name: 'Report Repayment',
 	value: 'reportRepayment',
-	action: 'Report a repayment',
+	action: 'Report a repayment: tells the lender an installment was paid, with the payment\'s transaction ID',
 	description:
 		'Tell the lender that an installment was paid, with the payment transaction ID. The output repeats the contract, installment and payment IDs with reported: true.',
 	routing: apiRoute(

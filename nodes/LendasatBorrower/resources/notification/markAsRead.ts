@@ -15,7 +15,7 @@ const showOnlyForMarkAsRead = { resource: ['notification'], operation: ['markAsR
 export const notificationMarkAsReadOperation: INodePropertyOptions = {
 	name: 'Mark as Read',
 	value: 'markAsRead',
-	action: 'Mark notifications as read',
+	action: 'Mark notifications as read: one by its ID, or all; changes only the read flag',
 	description: 'Mark one notification, or all of them, as read',
 	routing: apiRoute(
 		{

@@ -17,7 +17,7 @@ const showOnlyForOfferGet = { show: { resource: ['offer'], operation: ['get'] } 
 export const offerGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action: 'Get a loan offer',
+	action: 'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',
 	description: 'Get one loan offer by its ID',
 	routing: apiRoute(
 		{

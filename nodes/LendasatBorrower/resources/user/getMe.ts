@@ -17,7 +17,7 @@ const WITHHELD_USER_FIELDS = ['personal_telegram_token'];
 export const userGetMeOperation: INodePropertyOptions = {
 	name: 'Get Me',
 	value: 'getMe',
-	action: 'Get the current user',
+	action: 'Get the current user: the account the API key belongs to (name, email, time zone)',
 	description:
 		'Get the account the API key belongs to, as {user, enabled_features}. The personal Telegram token is left out.',
 	routing: apiRoute(
