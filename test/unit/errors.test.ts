@@ -117,3 +117,15 @@ describe('unknown IDs in the live dialect', () => {
 		expect(mapped.message).toBe('Lendasat rejected the request (HTTP 400)');
 	});
 });
+
+describe("mapApiError: the server's words once", () => {
+	it('drops a part that another part begins with', () => {
+		const mapped = mapApiError({
+			operation: 'Contract → Create',
+			statusCode: 400,
+			body: { error: 'Invalid loan amount', code: 'INVALID_AMOUNT', details: 'Invalid loan amount: $50 not in range $100-$10000' },
+		});
+		expect(mapped.description).toContain('Server said: "Invalid loan amount: $50 not in range $100-$10000".');
+		expect(mapped.description).not.toContain('Invalid loan amount —');
+	});
+});

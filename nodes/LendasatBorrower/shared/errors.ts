@@ -205,8 +205,14 @@ function describeServerAnswer(body: ErrorBody, statusCode: number): string {
 	return `The server sent no explanation with status ${statusCode}.`;
 }
 
+/** Each thing the server said once: a part another part begins with ("Invalid loan amount") says nothing more. */
 function dedupe(parts: string[]): string[] {
-	return parts.filter((part, index) => parts.indexOf(part) === index);
+	const plain = (part: string) => part.trim().replace(/[.:]$/, '').toLowerCase();
+	return parts.filter(
+		(part, index) =>
+			parts.findIndex((other) => plain(other) === plain(part)) === index &&
+			!parts.some((other) => other !== part && plain(other).startsWith(plain(part)) && plain(other) !== plain(part)),
+	);
 }
 
 /** Reads whatever came back into the known error fields, or a short excerpt when it is not JSON. */
