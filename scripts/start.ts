@@ -66,16 +66,19 @@ function banner(n8n: N8nServer, sandbox: Sandbox): string {
   Log in:     ${DEMO_OWNER.email}
   Password:   ${DEMO_OWNER.password}
 
-  What to click:
-   1. Open "Lendasat demo: take a loan" and click "Execute workflow". Click the
-      "Request the loan" node to see the contract the sandbox created.
-   2. Open "Lendasat demo: partner onboarding": the master key creates a borrower
-      account, the next step uses the key it returned.
+  What to click (open a workflow from Overview, then its "Execute workflow"):
+   1. "Lendasat demo: take a loan": click "Execute workflow", then the "Request
+      the loan" node to see the contract the sandbox created.
+   2. "Lendasat demo: partner onboarding": click "Execute workflow": the master
+      key creates a borrower account, the next step uses the key it returned.
    3. "Lendasat demo: margin-call alert" is active and polls every minute. Start
       a margin call in the sandbox, then watch Overview → Executions:
         curl -s -X POST ${sandbox.url}/__admin/contracts/${contract}/liquidation-status \\
              -H 'content-type: application/json' -d '{"liquidation_status":"FirstMarginCall"}'
-   4. "Lendasat demo: daily report of open contracts": click "Execute workflow".
+   4. "Lendasat demo: alert inbox" is active too: its webhook receives what step 3
+      sends; its executions show each alert.
+   5. "Lendasat demo: daily report of open contracts": run it from its "Run now"
+      trigger (the play button on that node), not from the morning schedule.
    Add a Lendasat node yourself: "+" → search "Lendasat". Credentials: Overview →
    Credentials ("Lendasat partner (master key)", "Lendasat borrower key").
 
