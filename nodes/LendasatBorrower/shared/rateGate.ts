@@ -47,6 +47,10 @@ export class RateGate {
 	/** Since when the pacing has gone without a slowdown or a probe: the clock of the next probe. */
 	private steadySince = 0;
 
+	/** The spacing before the last slowdown, and when that slowdown's pause ends. */
+	private spacingBeforeSlowdown = 0;
+	private slowdownPauseEndsAt = 0;
+
 	/** Requests holding one of the connections, and those waiting for one, first come first served. */
 	private active = 0;
 	private readonly waitingForConnection: Array<() => void> = [];
@@ -96,6 +100,9 @@ export class RateGate {
 		const now = this.now();
 		this.recentSuccesses.push(now);
 		this.dropOldSuccesses(now);
+		// A success during the pause of a slowdown is an answer to a request of the wave that led to
+		// it, read after its first 429 (answers of one burst come back in any order): count it too.
+		if (now < this.slowdownPauseEndsAt) this.learn();
 		// Probing upward: one small step after a long stretch without a 429, not per success. A step
 		// that overshoots costs one 429 and one Retry-After pause for everyone, then the rate is learned
 		// again: with the margin eaten up after about three steps, that is one pause every few minutes.
@@ -110,8 +117,12 @@ export class RateGate {
 		const now = this.now();
 		this.dropOldSuccesses(now);
 		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
-		// One slowdown per pacing: the other 429s of the same wave say nothing new.
-		if (ticket.pacing !== this.pacing) return;
+		// One slowdown per pacing: the other 429s of the same wave only pause, and refine the guess
+		// with the successes read since.
+		if (ticket.pacing !== this.pacing) {
+			if (now < this.slowdownPauseEndsAt) this.learn();
+			return;
+		}
 		// What the server let through in the last second is the best guess of its limit: a window
 		// that is full holds at least that many of our requests, so the guess is never slower than
 		// the limit (it is faster when the first burst straddled two of the server's windows, and the
@@ -119,11 +130,18 @@ export class RateGate {
 		// milliseconds late does not tip a window over. A 429 while already pacing at or below the
 		// guess (jitter, a leftover of an earlier burst, a limit shared with someone else) widens the
 		// spacing a little instead.
-		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
-		this.intervalMs = Math.max(this.intervalMs * (1 + SLOWDOWN), (1000 / acceptedPerSecond) * (1 + MARGIN));
+		this.spacingBeforeSlowdown = this.intervalMs;
+		this.slowdownPauseEndsAt = this.pausedUntil;
+		this.learn();
 		this.pacing += 1;
 		this.nextStartAt = this.pausedUntil;
 		this.steadySince = this.pausedUntil;
+	}
+
+	/** The spacing after a slowdown, from what the server accepted in the last second. */
+	private learn(): void {
+		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
+		this.intervalMs = Math.max(this.spacingBeforeSlowdown * (1 + SLOWDOWN), (1000 / acceptedPerSecond) * (1 + MARGIN));
 	}
 
 	/** The current spacing, for tests and diagnostics. */

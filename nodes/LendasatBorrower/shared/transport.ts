@@ -65,23 +65,27 @@ interface RouteExtras {
 	finish?: Finish[];
 }
 
-/** The credential of one run of the node, read once: in n8n every read is a database query and a decryption. */
-const credentialsOfRun = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+/**
+ * A value computed once per run of the node and shared by its items, which all share the run's
+ * execute data: the first item computes it, the others reuse it.
+ */
+export function oncePerRun<T>(compute: (context: IExecuteSingleFunctions) => T): (context: IExecuteSingleFunctions) => T {
+	const values = new WeakMap<object, T>();
+	return (context) => {
+		const run: unknown = context.getExecuteData();
+		if (!run || typeof run !== 'object') return compute(context);
+		if (!values.has(run)) values.set(run, compute(context));
+		return values.get(run) as T;
+	};
+}
 
 /**
- * The node's credential. Read once per run: every item of a run shares its execute data, and n8n
- * itself resolves the credential once per run for the whole node.
+ * The node's credential, read once per run: in n8n every read is a database query and a
+ * decryption, and n8n itself resolves the credential once per run for the whole node.
  */
-export function credentialsOf(context: IExecuteSingleFunctions): Promise<ICredentialDataDecryptedObject> {
-	const run: unknown = context.getExecuteData();
-	if (!run || typeof run !== 'object') return context.getCredentials(CREDENTIAL_TYPE);
-	let credentials = credentialsOfRun.get(run);
-	if (!credentials) {
-		credentials = context.getCredentials(CREDENTIAL_TYPE);
-		credentialsOfRun.set(run, credentials);
-	}
-	return credentials;
-}
+export const credentialsOf: (context: IExecuteSingleFunctions) => Promise<ICredentialDataDecryptedObject> = oncePerRun(
+	(context) => context.getCredentials(CREDENTIAL_TYPE),
+);
 
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then

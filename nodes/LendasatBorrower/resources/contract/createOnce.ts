@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
-import { failureOf, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
+import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
 import {
 	CLOCK_ALLOWANCE_MS,
 	ContractIndex,
@@ -31,20 +31,7 @@ interface CreateRun {
 	creating: Map<string, Promise<unknown>>;
 }
 
-/** Keyed by the run's execute data: every item of one run of the node shares that object. */
-const createRuns = new WeakMap<object, CreateRun>();
-
-function createRunOf(context: IExecutePaginationFunctions): CreateRun {
-	const key: unknown = context.getExecuteData();
-	const fresh = (): CreateRun => ({ index: new ContractIndex(), startedAt: Date.now(), creating: new Map() });
-	if (!key || typeof key !== 'object') return fresh();
-	let run = createRuns.get(key);
-	if (!run) {
-		run = fresh();
-		createRuns.set(key, run);
-	}
-	return run;
-}
+const createRunOf = oncePerRun((): CreateRun => ({ index: new ContractIndex(), startedAt: Date.now(), creating: new Map() }));
 
 /** The namespace of the client_contract_ids this package derives, a UUID of its own. */
 const CLIENT_ID_NAMESPACE = Uint8Array.from([
