@@ -9,9 +9,9 @@
 //   await home.remove();
 //
 // Everything runs offline: the environment below switches off every call n8n makes to its servers.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,19 +74,32 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Copies the built package (package.json + dist/) to where n8n keeps community packages. A copy, not
- * a symlink: through a symlink Node would resolve `n8n-workflow` from this project's node_modules
- * instead of n8n's own, which is not what users get.
+ * Installs the package the way n8n's own installer does (community-packages.service
+ * `downloadPackage`): the packed tarball (what npm would publish: only the `files` of package.json),
+ * unpacked into the user folder's nodes/node_modules, with its dev, peer and optional dependencies
+ * taken out of its package.json, so that `require('n8n-workflow')` finds n8n's own copy. The user
+ * folder must lie outside this repository: walking up from the package, Node would otherwise find
+ * the repository's dev copy of n8n-workflow, and n8n would not recognise the package's errors.
  */
 export function installPackage(userFolder: string, packageDir: string = ROOT): string {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	rmSync(target, { recursive: true, force: true });
 	mkdirSync(target, { recursive: true });
-	const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-	cpSync(join(packageDir, 'package.json'), join(target, 'package.json'));
-	cpSync(join(packageDir, 'dist'), join(target, 'dist'), { recursive: true });
-	// What `npm install n8n-nodes-lendasat` in ~/.n8n/nodes leaves behind.
+	const packDir = mkdtempSync(join(tmpdir(), 'lendasat-pack-'));
+	try {
+		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: packageDir, encoding: 'utf8' })
+			.trim()
+			.split('\n')
+			.pop() as string;
+		execFileSync('tar', ['-xzf', join(packDir, tarball), '-C', target, '--strip-components=1']);
+	} finally {
+		rmSync(packDir, { recursive: true, force: true });
+	}
+	const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
+	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+	writeFileSync(join(target, 'package.json'), JSON.stringify(manifest, null, 2));
+	// What n8n's installer leaves behind in ~/.n8n/nodes.
 	const nodesManifest = { name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } };
 	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify(nodesManifest, null, 2));
 	return target;

@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, SEED_IDS, type Sandbox } from '../test/sandbox/server';
 import { ROOT, ensureN8n, node24Env } from './ensure-n8n';
@@ -16,7 +17,8 @@ import { DEMO_WORKFLOWS, importDemo } from './lib/demo';
 import { seconds, step } from './lib/steps';
 import { DEMO_OWNER, createN8nHome, freePort, type N8nServer } from './n8n-env';
 
-const DEMO_DIR = join(ROOT, '.tmp', 'n8n-demo');
+// Outside the repository: from inside it the package would find the repository's dev copy of n8n-workflow.
+const DEMO_DIR = join(tmpdir(), 'n8n-nodes-lendasat-demo');
 
 /** The preferred port if it is free on 127.0.0.1, else any free one. */
 function portOr(preferred: number): Promise<number> {

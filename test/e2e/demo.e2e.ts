@@ -17,6 +17,35 @@ import { apiRequests, nodeOutput, runError, startReceiver, waitFor, type Receive
 const MISLABELLED = { id: 'lendasatMislabel', name: 'Lendasat (master key saved as borrower key)' };
 const WRONG_KEY_TYPE_WORKFLOW = 'lsE2eWrongKeyTyp';
 const REJECTED_KEY_WORKFLOW = 'lsE2eRejectedKey';
+const REFUSED_AMOUNT_WORKFLOW = 'lsE2eRefusedAmnt';
+
+/** Contract → Create for less than the offer lends: the API answers 400 INVALID_AMOUNT. */
+function refusedAmountWorkflow(): Json {
+	return {
+		id: REFUSED_AMOUNT_WORKFLOW,
+		name: 'e2e: a contract request the offer refuses',
+		nodes: [
+			{ id: 'e2e00000-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'e2e00000-0000-4000-8000-000000000002',
+				name: 'Request too little',
+				type: 'n8n-nodes-lendasat.lendasatBorrower',
+				typeVersion: 1.1,
+				position: [220, 0],
+				parameters: {
+					resource: 'contract',
+					operation: 'create',
+					loanId: { __rl: true, mode: 'id', value: SEED_IDS.offers.usdcPolygon },
+					loanAmount: 50,
+					durationDays: 30,
+				},
+				credentials: { lendasatApi: DEMO_CREDENTIALS.borrower },
+			},
+		],
+		connections: { Start: { main: [[{ node: 'Request too little', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
 
 let sandbox: Sandbox;
 let receiver: Receiver;
@@ -57,7 +86,7 @@ beforeAll(async () => {
 			data: { environment: 'custom', baseUrl: sandbox.url, keyType: 'borrower', apiKey: sandbox.keys.master },
 		},
 	]);
-	await home.importWorkflows([...workflows, wrongKeyType, rejectedKey]);
+	await home.importWorkflows([...workflows, wrongKeyType, rejectedKey, refusedAmountWorkflow()]);
 });
 
 afterAll(async () => {
@@ -174,6 +203,17 @@ describe('demo workflows run with `n8n execute`', () => {
 	});
 });
 
+describe('the package installed as n8n installs it: its errors are n8n\'s own', () => {
+	test('a contract request the offer refuses fails with HTTP 400 and the package\'s message', async () => {
+		const run = await home.execute(REFUSED_AMOUNT_WORKFLOW);
+		expect(run.code).not.toBe(0);
+		const error = runError(run.data);
+		expect(error.message).toBe('The loan amount is outside what the offer allows (HTTP 400, INVALID_AMOUNT)');
+		expect(error.httpCode).toBe('400');
+		expectNoKeyIn(run.stdout + run.stderr);
+	});
+});
+
 describe('on a running n8n server', () => {
 	let server: N8nServer;
 
@@ -190,6 +230,7 @@ describe('on a running n8n server', () => {
 		const expected: Record<string, RegExp> = {
 			[WRONG_KEY_TYPE_WORKFLOW]: /needs a Borrower Key, but the credential holds a Partner Master Key/,
 			[REJECTED_KEY_WORKFLOW]: /Check the credential/,
+			[REFUSED_AMOUNT_WORKFLOW]: /^The loan amount is outside what the offer allows \(HTTP 400, INVALID_AMOUNT\)/,
 		};
 		for (const [id, message] of Object.entries(expected)) {
 			const [summary] = await server.executions(id);
@@ -197,6 +238,8 @@ describe('on a running n8n server', () => {
 			const execution = await server.execution(summary.id);
 			const error = runError(execution.data);
 			expect(`${error.message} ${error.description ?? ''}`).toMatch(message);
+			// n8n recognised the package's NodeApiError as its own class: it kept the status ("none" otherwise).
+			if (id === REFUSED_AMOUNT_WORKFLOW) expect(error.httpCode).toBe('400');
 			expectNoKeyIn(JSON.stringify(execution));
 		}
 	});
