@@ -21,6 +21,18 @@ const STABLECOIN_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 /** The public key of private key 1 (the generator point): a valid compressed key. */
 const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 const DERIVATION_PATH = "m/84'/0'/0'/0/0";
+/** The body for offer 1, 1,500 for 30 days, with both addresses: each under both dialects' names. */
+const BOTH_ADDRESSES_BODY = {
+	loan_id: OFFER,
+	id: OFFER,
+	loan_amount: 1500,
+	duration_days: 30,
+	collateral_address: COLLATERAL_ADDRESS,
+	borrower_btc_address: COLLATERAL_ADDRESS,
+	repayment_address: STABLECOIN_ADDRESS,
+	borrower_loan_address: STABLECOIN_ADDRESS,
+	client_contract_id: expect.stringMatching(UUID),
+};
 /** Everything Lendasat's backend needs, as Additional Fields. */
 const LIVE_FIELDS = {
 	collateralAddress: COLLATERAL_ADDRESS,
@@ -128,17 +140,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		expect(`${request.method} ${request.path}`).toBe('POST /api/contracts');
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
-		expect(request.body).toEqual({
-			loan_id: OFFER,
-			id: OFFER,
-			loan_amount: 1500,
-			duration_days: 30,
-			collateral_address: COLLATERAL_ADDRESS,
-			borrower_btc_address: COLLATERAL_ADDRESS,
-			repayment_address: STABLECOIN_ADDRESS,
-			borrower_loan_address: STABLECOIN_ADDRESS,
-			client_contract_id: expect.stringMatching(UUID),
-		});
+		expect(request.body).toEqual(BOTH_ADDRESSES_BODY);
 	});
 
 	it('keeps running a version 1 workflow saved with only the specification fields', async () => {
@@ -410,18 +412,10 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(error).toBeUndefined();
 		const [request] = sandbox.requests;
 		expect(request.body).toEqual({
-			loan_id: OFFER,
-			id: OFFER,
-			loan_amount: 1500,
-			duration_days: 30,
-			collateral_address: COLLATERAL_ADDRESS,
-			borrower_btc_address: COLLATERAL_ADDRESS,
-			repayment_address: STABLECOIN_ADDRESS,
-			borrower_loan_address: STABLECOIN_ADDRESS,
+			...BOTH_ADDRESSES_BODY,
 			borrower_pk: PUBLIC_KEY,
 			borrower_derivation_path: DERIVATION_PATH,
 			loan_type: 'StableCoin',
-			client_contract_id: expect.stringMatching(UUID),
 		});
 		const [contract] = output(NODE);
 		expect(contract.json).toMatchObject({
