@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --only 1,4,3-live] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -14,6 +14,7 @@ import { SandboxProcess } from './lib/processes';
 import { profileOurNode } from './lib/profile';
 import {
 	faultRows,
+	latencyRows,
 	liveFaultRows,
 	overheadRows,
 	rateLimitedRows,
@@ -22,12 +23,14 @@ import {
 	type Row,
 	type Verdict,
 } from './lib/report';
-import { faults, liveFaults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
+import { faults, latency, liveFaults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
 
-const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5] [--profile] [--no-write]
-  --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender
-  --reps N       repetitions of scenarios 1, 3, 4 and 5 (default 3)
-  --slow-reps N  repetitions of scenario 2, ≥ 100 s each per contender (default 1)
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6] [--profile] [--no-write]
+  Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
+  5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items)
+  --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
+  --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
+  --slow-reps N  repetitions of scenarios 2 and 5 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --profile      also profile our node in scenario 1 and print where its time goes
   --no-write     do not update bench/RESULTS.md`;
@@ -62,8 +65,9 @@ function parseArgs(argv: string[]): Options {
 		slowReps: 1,
 		rateLimitedItems: 1000,
 		tunedBatching: true,
+		latencyItems: 2000,
 		sizes: [100, 1000, 10_000],
-		only: new Set([1, 2, 3, 4, 5]),
+		only: new Set([1, 2, 3, 4, 5, 6]),
 		faultDialects: new Set<Dialect>(['spec', 'live']),
 		profile: false,
 		write: true,
@@ -73,7 +77,7 @@ function parseArgs(argv: string[]): Options {
 		const flag = argv[index];
 		switch (flag) {
 			case '--quick':
-				Object.assign(options, { reps: 1, slowReps: 1, rateLimitedItems: 300, tunedBatching: false });
+				Object.assign(options, { reps: 1, slowReps: 1, rateLimitedItems: 300, tunedBatching: false, latencyItems: 500 });
 				break;
 			case '--reps':
 				options.reps = positiveInteger(flag, argv[++index]);
@@ -85,8 +89,8 @@ function parseArgs(argv: string[]): Options {
 				const list = (argv[++index] ?? '').split(',').map((part) => part.trim());
 				const dialects = list.flatMap((part) => /^3-(spec|live)$/.exec(part)?.[1] ?? []) as Dialect[];
 				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
-				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5].includes(scenario))) {
-					fail('--only takes scenario numbers 1–5, 3-spec and 3-live');
+				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5, 6].includes(scenario))) {
+					fail('--only takes scenario numbers 1–6, 3-spec and 3-live');
 				}
 				options.only = new Set(numbers);
 				options.faultDialects = new Set(list.includes('3') || !dialects.length ? ['spec', 'live'] : dialects);
@@ -107,7 +111,7 @@ function parseArgs(argv: string[]): Options {
 				fail(`unknown argument ${flag}`);
 		}
 	}
-	if (!options.only.has(5)) options.sizes = [1000];
+	if (!options.only.has(6)) options.sizes = [1000];
 	else if (!options.only.has(1)) options.sizes = options.sizes.filter((size) => size !== 1000);
 	return options;
 }
@@ -143,14 +147,16 @@ also runs against the sandbox's live dialect (Lendasat's backend: Idempotency-Ke
 faults come after the contract was stored), each run (and warm-up) on an offer of its own (1 to 10^12,
 as the live backend takes every amount off the offer's max); every contender sends the live body, and
 our node adds a client_contract_id, by which it looks for the contract after an ambiguous failure. Its
-Ratio column is GET /api/contracts requests per item: those lookups.
+Ratio column is GET /api/contracts requests per item: those lookups. Scenario 5 delays every API
+answer by 1 s (the sandbox's latencyMs) and counts the sandbox's peak of open TCP connections;
+the fetch loop and each setting of our node's Max Parallel Requests run in a warm process of their own.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
 contender's process: "peak" is the largest heapUsed + external sampled every 5 ms during the run
 (it includes garbage V8 had not collected yet), "kept" is what is still held after the run and a
 forced full GC (the output). Peak RSS is the whole contender process, code included (loading
-n8n-core alone takes about 100 MB). Scenario 2's floor is items / 10 s. Scenario 5's per-item ratio
+n8n-core alone takes about 100 MB). Scenario 2's floor is items / 10 s. Scenario 6's per-item ratio
 compares a size with the smallest one, for the same contender.`;
 
 function writeResults(command: string, header: string, table: string, verdicts: Verdict[], profile: string): void {
@@ -189,8 +195,8 @@ async function main(): Promise<void> {
 	let profile = '';
 	const sandbox = await SandboxProcess.start();
 	try {
-		if (options.only.has(1) || options.only.has(5)) {
-			console.error('Scenarios 1 and 5: overhead per item');
+		if (options.only.has(1) || options.only.has(6)) {
+			console.error('Scenarios 1 and 6: overhead per item');
 			rows.push(...overheadRows(await overhead(sandbox, options), options.sizes, verdicts));
 		}
 		if (options.only.has(2)) {
@@ -208,6 +214,10 @@ async function main(): Promise<void> {
 		if (options.only.has(4)) {
 			console.error('Scenario 4: Return All');
 			rows.push(...returnAllRows(await returnAll(sandbox, options), verdicts));
+		}
+		if (options.only.has(5)) {
+			console.error(`Scenario 5: latency 1 s, ${options.latencyItems} items (≥ ${options.latencyItems / 16} s for our node at 16 parallel)`);
+			rows.push(...latencyRows(await latency(sandbox, options)));
 		}
 		if (options.profile) {
 			console.error('Profiling our node (scenario 1)');

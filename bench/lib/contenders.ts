@@ -67,7 +67,7 @@ async function harness() {
 
 async function nodeCreate(job: CreateJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodeCreateWorkflow } = await harness();
-	const run = await runWorkflow(nodeCreateWorkflow(job.live), {
+	const run = await runWorkflow(nodeCreateWorkflow(job.live, job.maxConcurrent), {
 		credential: { environment: 'custom', baseUrl: target.url, keyType: 'borrower', apiKey: target.apiKey },
 		items: inputItems(job.items),
 	});

@@ -73,6 +73,18 @@ export class SandboxProcess {
 		return this.admin('GET', '/__admin/stats') as Promise<SandboxStats>;
 	}
 
+	/**
+	 * Waits until the connections of earlier runs are closed (the sandbox closes an idle keep-alive
+	 * connection after 5 s), so that a run's peak of open connections counts its own only.
+	 */
+	async quiet(timeoutMs = 15_000): Promise<void> {
+		const until = Date.now() + timeoutMs;
+		// The stats request itself holds one connection.
+		while ((await this.stats()).openConnections > 1 && Date.now() < until) {
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
+
 	/** Adds an offer (POST /__admin/offers; gone at the next reset) and answers its id. */
 	async addOffer(offer: object): Promise<string> {
 		const added = (await this.admin('POST', '/__admin/offers', offer)) as { id: string };

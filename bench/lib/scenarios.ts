@@ -1,10 +1,11 @@
 /**
- * The five scenarios of issue 5. Each contender runs in a process of its own, warmed up once (JIT,
+ * The scenarios of the bench (see bench/run.ts). Each contender runs in a process of its own, warmed up once (JIT,
  * n8n-core and the package loaded) before any measured run; the sandbox is reset before every run.
  * Repetitions are interleaved across contenders, so that a slow moment of the machine hits all of them.
  */
 import { randomUUID } from 'node:crypto';
 
+import { DEFAULT_MAX_CONCURRENT } from '../../nodes/LendasatBorrower/transport/settings';
 import type { SandboxConfig, SandboxStats } from '../../test/sandbox/types';
 import { ContenderProcess, type SandboxProcess } from './processes';
 import type { ContenderName, CreateJob, HttpRequestVariant, Job, LiveTarget, RunResult } from './types';
@@ -17,6 +18,8 @@ export interface Settings {
 	rateLimitedItems: number;
 	/** Also run the HTTP Request node with Batching set to the limit (another ≥ 100 s per run). */
 	tunedBatching: boolean;
+	/** Items of the latency scenario (1 s per request). */
+	latencyItems: number;
 	sizes: number[];
 	log: (line: string) => void;
 }
@@ -32,6 +35,8 @@ export interface ContenderSpec {
 	label: string;
 	contender: ContenderName;
 	httpRequest?: HttpRequestVariant;
+	/** Our node's Options → Max Parallel Requests (unset: its default). */
+	maxConcurrent?: number;
 }
 
 export interface ScenarioResult {
@@ -44,7 +49,19 @@ const WARM_UP_ITEMS = 200;
 
 export const FLOOR: ContenderSpec = { label: '(a) fetch loop (the floor)', contender: 'fetch' };
 const FETCH_NO_RETRIES: ContenderSpec = { label: 'fetch loop, no retries', contender: 'fetch' };
-export const OUR_NODE: ContenderSpec = { label: '(b) Lendasat node, default settings', contender: 'node' };
+export const OUR_NODE: ContenderSpec = {
+	label: `(b) Lendasat node, default settings (${DEFAULT_MAX_CONCURRENT} parallel)`,
+	contender: 'node',
+};
+/** The values of Max Parallel Requests the bench compares (scenarios 1 and 5). */
+export const MAX_CONCURRENT_CHOICES = [16, 32, 64];
+function ourNodeWith(maxConcurrent: number): ContenderSpec {
+	return maxConcurrent === DEFAULT_MAX_CONCURRENT
+		? OUR_NODE
+		: { label: `Lendasat node, Max Parallel Requests ${maxConcurrent}`, contender: 'node', maxConcurrent };
+}
+/** Our node with the other choices of Max Parallel Requests than its default. */
+export const OUR_NODE_VARIANTS: ContenderSpec[] = MAX_CONCURRENT_CHOICES.filter((value) => value !== DEFAULT_MAX_CONCURRENT).map(ourNodeWith);
 const SAME_REQUESTS: HttpRequestVariant = { idempotencyKey: true, retryOnFail: false };
 export const HTTP_REQUEST: ContenderSpec = {
 	label: '(c) HTTP Request node',
@@ -69,6 +86,9 @@ const HTTP_BATCHED: ContenderSpec = {
 
 export const RATE_LIMIT_PER_SECOND = 10;
 const OVERHEAD_CONFIG: Partial<SandboxConfig> = { idempotency: true };
+/** Scenario 5: every API answer 1 s late, as over a slow network to a far server. */
+export const LATENCY_MS = 1000;
+const LATENCY_CONFIG: Partial<SandboxConfig> = { idempotency: true, latencyMs: LATENCY_MS };
 const RATE_LIMITED_CONFIG: Partial<SandboxConfig> = {
 	idempotency: true,
 	rateLimit: { requestsPerSecond: RATE_LIMIT_PER_SECOND },
@@ -98,7 +118,15 @@ export const LOOKUP_ROUTE = 'GET /api/contracts';
 export const LIST_SIZE = 10_000;
 
 function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess, live?: LiveTarget): Job {
-	const job: CreateJob = { kind: 'create', contender: spec.contender, items, runId: randomUUID(), httpRequest: spec.httpRequest, live };
+	const job: CreateJob = {
+		kind: 'create',
+		contender: spec.contender,
+		items,
+		runId: randomUUID(),
+		httpRequest: spec.httpRequest,
+		live,
+		maxConcurrent: spec.maxConcurrent,
+	};
 	return { ...job, target: { url: sandbox.url, apiKey: sandbox.keys.borrower } };
 }
 
@@ -147,9 +175,13 @@ function describe(spec: ContenderSpec, items: number, { result, stats }: Measure
 	return `${spec.label} × ${items}: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} succeeded, ${stats.contractsCreated} created, ${stats.duplicateContracts} duplicates${lookups}${error}`;
 }
 
-/** Scenarios 1 and 5: the same three contenders at each size, one warm process each. */
+/**
+ * Scenarios 1 and 6: the same three contenders at each size, one warm process each; at 1,000 items
+ * (scenario 1) also our node with the other choices of Max Parallel Requests.
+ */
 export async function overhead(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
-	const specs = [FLOOR, OUR_NODE, HTTP_REQUEST];
+	const specs = [FLOOR, OUR_NODE, HTTP_REQUEST, ...OUR_NODE_VARIANTS];
+	const variantAt = (spec: ContenderSpec, items: number) => !OUR_NODE_VARIANTS.includes(spec) || items === 1000;
 	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
 	try {
 		for (const [index, spec] of specs.entries()) {
@@ -161,12 +193,13 @@ export async function overhead(sandbox: SandboxProcess, settings: Settings): Pro
 			const bySpec = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
 			for (let rep = 1; rep <= settings.reps; rep++) {
 				for (const [index, spec] of specs.entries()) {
+					if (!variantAt(spec, items)) continue;
 					const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), OVERHEAD_CONFIG);
 					bySpec[index].runs.push(measurement);
 					settings.log(`overhead rep ${rep}/${settings.reps}: ${describe(spec, items, measurement)}`);
 				}
 			}
-			results.push(...bySpec);
+			results.push(...bySpec.filter((result) => result.runs.length));
 		}
 		return results;
 	} finally {
@@ -244,6 +277,38 @@ export async function returnAll(sandbox: SandboxProcess, settings: Settings): Pr
 				const measurement = await measure(processes[index], sandbox, jobs[index], {}, true);
 				results[index].runs.push(measurement);
 				settings.log(`return all rep ${rep}/${settings.reps}: ${spec.label}: ${(measurement.result.wallMs / 1000).toFixed(2)} s, ${measurement.result.succeeded} items`);
+			}
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}
+
+/**
+ * Scenario 5: every answer 1 s late, 2,000 Contract → Create items. The fetch loop sends them all at
+ * once (a socket each); our node holds at most Max Parallel Requests connections of the key, so its
+ * wall time is at least items / that × 1 s. One warm process per contender, warmed up without latency.
+ */
+export async function latency(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs: ContenderSpec[] = [
+		{ label: '(a) fetch loop, unbounded concurrency', contender: 'fetch' },
+		...MAX_CONCURRENT_CHOICES.map(ourNodeWith),
+	];
+	const items = settings.latencyItems;
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, spec] of specs.entries()) {
+			await sandbox.reset();
+			await processes[index].run(warmUpCreate(spec, sandbox));
+		}
+		const results = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+		for (let rep = 1; rep <= settings.slowReps; rep++) {
+			for (const [index, spec] of specs.entries()) {
+				await sandbox.quiet();
+				const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), LATENCY_CONFIG);
+				results[index].runs.push(measurement);
+				settings.log(`latency rep ${rep}/${settings.slowReps}: ${describe(spec, items, measurement)}, peak ${measurement.stats.peakConnections} connections`);
 			}
 		}
 		return results;

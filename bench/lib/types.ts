@@ -37,6 +37,8 @@ export interface CreateJob {
 	httpRequest?: HttpRequestVariant;
 	/** Send the live backend's contract body to this offer instead of the specification's. */
 	live?: LiveTarget;
+	/** Our node only: its Options → Max Parallel Requests (unset: the node's default). */
+	maxConcurrent?: number;
 }
 
 export interface ListJob {

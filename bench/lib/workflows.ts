@@ -10,9 +10,10 @@ import type { HttpRequestVariant, LiveTarget } from './types';
 /**
  * Contract → Create with default settings (no Options), the amount taken from each input item. For
  * the live dialect, the Additional Fields the live backend requires (the node then also sends a
- * client_contract_id, by which it looks for the contract after an ambiguous failure).
+ * client_contract_id, by which it looks for the contract after an ambiguous failure). With
+ * `maxConcurrent`, Options → Max Parallel Requests set to it.
  */
-export function nodeCreateWorkflow(live?: LiveTarget): WorkflowFixture {
+export function nodeCreateWorkflow(live?: LiveTarget, maxConcurrent?: number): WorkflowFixture {
 	return singleNodeWorkflow({
 		resource: 'contract',
 		operation: 'create',
@@ -28,6 +29,7 @@ export function nodeCreateWorkflow(live?: LiveTarget): WorkflowFixture {
 				loanType: LIVE_FIELDS.loanType,
 			},
 		}),
+		...(maxConcurrent !== undefined && { options: { maxConcurrent } }),
 	});
 }
 

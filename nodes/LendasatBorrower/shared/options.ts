@@ -34,7 +34,7 @@ export const optionsCollection: INodeProperties = {
 			name: 'maxConcurrent',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 256 },
-			default: 16,
+			default: 32,
 			description:
 				'How many requests of this API key may be under way at once, across every item and workflow of this n8n instance. More only queue up at a rate-limited server.',
 		},

@@ -8,8 +8,12 @@ import type { TransportSettings } from './exchange';
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 /** A few minutes for one request across all its attempts, so that a storm of 429s ends. */
 export const DEFAULT_TIME_BUDGET_MS = 180_000;
-/** Requests of one key in flight at once; more only queue up at a rate-limited server. */
-export const DEFAULT_MAX_CONCURRENT = 16;
+/**
+ * Requests of one key in flight at once; more only queue up at a rate-limited server. 32: at 1 s of
+ * latency twice the throughput of 16 with 34 sockets, no cost on loopback, and a first burst against
+ * a rate limit of about 32 answers 429 (64 would be about 64). See bench/RESULTS.md, scenario 5.
+ */
+export const DEFAULT_MAX_CONCURRENT = 32;
 
 /** Every number the Options collection takes, with its bounds; anything else is refused, not guessed. */
 const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }> = {
