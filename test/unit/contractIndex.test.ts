@@ -102,6 +102,18 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		});
 	});
 
+	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
+		const { readPage } = server(() => listOf(Array.from({ length: 150 }, (_, i) => 150 - i)));
+		const outcome = await new ContractIndex(() => NOW).find('missing', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage);
+		expect(outcome).toEqual({ kind: 'inconclusive', reason: 'the server does not list contracts newest first' });
+	});
+
+	it('treats contracts without a client_contract_id field as a list it cannot search', async () => {
+		const { readPage } = server(() => [{ id: 'a', status: 'pending', created_at: new Date(NOW).toISOString() }]);
+		const outcome = await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, readPage);
+		expect(outcome).toEqual({ kind: 'unsupported' });
+	});
+
 	it('lets lookups asked for at the same time share one walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
 		const index = new ContractIndex(() => NOW);

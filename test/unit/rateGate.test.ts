@@ -186,3 +186,15 @@ describe('RateGate', () => {
 		expect(gate.spacingMs).toBe(0);
 	});
 });
+
+describe('RateGate: a connection awaited past the deadline', () => {
+	it('gives up at the deadline instead of waiting for the holder, and takes no connection', async () => {
+		const gate = new RateGate();
+		expect(await gate.acquire(1)).toBeDefined();
+		const started = Date.now();
+		await expect(gate.acquire(1, Date.now() + 150)).resolves.toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(1000);
+		gate.release();
+		expect(gate.inFlight).toBe(0);
+	});
+});

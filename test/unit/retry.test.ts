@@ -123,3 +123,15 @@ describe('summarizeAttempts', () => {
 		);
 	});
 });
+
+describe('networkFailure: whether the request may have reached the server', () => {
+	it.each([
+		['ECONNREFUSED', false],
+		['EAI_AGAIN', false],
+		['ENOTFOUND', false],
+		['ECONNRESET', true],
+		['ETIMEDOUT', true],
+	])('%s → reached the server: %s', (code, reached) => {
+		expect(networkFailure(code)).toMatchObject({ requestReachedServer: reached });
+	});
+});

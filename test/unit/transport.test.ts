@@ -50,6 +50,13 @@ describe('connectionOf: what the transport takes from a credential', () => {
 		expect(withPassword.secrets).toContain('s3cretpass');
 	});
 
+	it('keeps a user name visible and reads a password with a stray % without failing', () => {
+		const shown = connection({ baseUrl: 'http://user:50%off@127.0.0.1:7337' });
+		expect(shown.secrets).not.toContain('user');
+		expect(shown.secrets).toContain('50%off');
+		expect(shown.shownBaseUrl).toBe('http://127.0.0.1:7337');
+	});
+
 	it.each([
 		['an empty key', { apiKey: '  ' }, 'has no API key'],
 		['a key with a line break inside', { apiKey: 'lndst_sk_0123456789ab_abc\ndef' }, 'contains a space, line break or control character'],

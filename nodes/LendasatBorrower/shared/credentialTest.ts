@@ -98,7 +98,7 @@ export function interpretProbe(probe: {
 	if (probe.statusCode >= 300 && probe.statusCode < 400) {
 		return {
 			status: 'Error',
-			message: `${probe.baseUrl} answered with a redirect${probe.location ? ` to ${originOf(new URL(probe.location, probe.baseUrl).href)}` : ''} (HTTP ${probe.statusCode}), which the node does not follow so that the key goes nowhere else. Enter the address the API really answers on as the Base URL.`,
+			message: `${probe.baseUrl} answered with a redirect${probe.location ? ` to ${originOf(probe.location, probe.baseUrl)}` : ''} (HTTP ${probe.statusCode}), which the node does not follow so that the key goes nowhere else. Enter the address the API really answers on as the Base URL.`,
 		};
 	}
 	if ([400, 415, 422].includes(probe.statusCode) && !looksLikeHtml) {

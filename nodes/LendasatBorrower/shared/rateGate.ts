@@ -63,10 +63,33 @@ export class RateGate {
 	 */
 	async acquire(maxConcurrent = Infinity, deadline = Infinity): Promise<GateTicket | undefined> {
 		if (this.active < maxConcurrent) this.active++;
-		else await new Promise<void>((resolve) => this.waitingForConnection.push(resolve));
+		else if (!(await this.waitForConnection(deadline))) return undefined;
 		const ticket = await this.waitForTurn(deadline);
 		if (!ticket) this.release();
 		return ticket;
+	}
+
+	/**
+	 * Waits for a connection another request gives back: true once it has one, false when `deadline`
+	 * (n8n's clock) comes first. The deadline's timer does not keep the process alive.
+	 */
+	private async waitForConnection(deadline: number): Promise<boolean> {
+		return await new Promise<boolean>((resolve) => {
+			const take = () => resolve(true);
+			this.waitingForConnection.push(take);
+			if (deadline === Infinity) return;
+			const expiry = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+			expiry.addEventListener(
+				'abort',
+				() => {
+					const index = this.waitingForConnection.indexOf(take);
+					if (index < 0) return; // it was given a connection meanwhile
+					this.waitingForConnection.splice(index, 1);
+					resolve(false);
+				},
+				{ once: true },
+			);
+		});
 	}
 
 	/** Gives the connection back: the next waiting request takes it over. */

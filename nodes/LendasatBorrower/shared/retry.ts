@@ -34,20 +34,23 @@ const TRANSIENT_NETWORK_CODES = new Set([
 	'ECONNABORTED',
 	'EPIPE',
 	'ESOCKETTIMEDOUT',
-	'EAI_AGAIN',
 	'UND_ERR_SOCKET',
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ]);
 
 /** Network errors raised before any byte was sent: safe to retry even for a non-idempotent request. */
-const NOT_SENT_NETWORK_CODES = new Set(['ECONNREFUSED']);
+const NOT_SENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
+
+/** The host name did not resolve: nothing was sent, and trying again will not help. */
+const UNRESOLVED_HOST_CODES = new Set(['ENOTFOUND']);
 
 export function isRetryableNetworkCode(code: string): boolean {
 	return TRANSIENT_NETWORK_CODES.has(code) || NOT_SENT_NETWORK_CODES.has(code);
 }
 
 export function networkFailure(code: string): Failure {
-	return { kind: 'network', code, requestReachedServer: !NOT_SENT_NETWORK_CODES.has(code) };
+	const notSent = NOT_SENT_NETWORK_CODES.has(code) || UNRESOLVED_HOST_CODES.has(code);
+	return { kind: 'network', code, requestReachedServer: !notSent };
 }
 
 /** Which retryable kind a failure is, or undefined when it must not be retried at all. */

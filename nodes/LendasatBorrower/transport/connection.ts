@@ -36,15 +36,24 @@ export function connectionOf(credentials: {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
 	}
-	const userInfo = [url.username, url.password].filter(Boolean).map(decodeURIComponent);
+	// Only the password is secret; a user name like "user" would otherwise be redacted from everything.
+	const password = safelyDecoded(url.password);
 	return {
 		baseUrl,
 		shownBaseUrl: withoutUserInfo(url, baseUrl),
 		apiKey,
 		keyType: keyTypeOf(credentials),
 		environment: String(credentials.environment ?? 'production'),
-		secrets: secretForms([apiKey, ...userInfo.filter((part) => part.length >= 4)]),
+		secrets: secretForms([apiKey, ...(password.length >= 4 ? [password, url.password] : [])]),
 	};
+}
+
+function safelyDecoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
 }
 
 function withoutUserInfo(url: URL, baseUrl: string): string {
@@ -61,10 +70,10 @@ function secretForms(secrets: string[]): string[] {
 	return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 
-/** The origin of a URL as messages may show it (scheme, host and port only). */
-export function originOf(url: string): string {
+/** The origin of a URL, relative to `base` when given, as messages may show it (scheme, host and port only). */
+export function originOf(url: string, base?: string): string {
 	try {
-		return new URL(url).origin;
+		return new URL(url, base).origin;
 	} catch {
 		return 'an unreadable address';
 	}

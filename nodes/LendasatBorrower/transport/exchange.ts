@@ -92,6 +92,9 @@ export interface RequestPolicy {
 	resolvesUnsafeRetries?: boolean;
 }
 
+/** The least time a write is sent with. */
+const MIN_WRITE_ATTEMPT_MS = 1_000;
+
 /** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
 export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
 	try {
@@ -137,8 +140,9 @@ export async function exchange(
 	for (;;) {
 		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt);
 		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - Date.now());
-		// The pace the server allows (after its 429s) would start this attempt only after the budget.
-		if (!ticket || timeoutMs < 1) {
+		// The pace the server allows (after its 429s) would start this attempt only after the budget. A
+		// write is not started with too little time left: its timeout would only make its fate unknown.
+		if (!ticket || timeoutMs < (repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs))) {
 			if (ticket) gate.release();
 			throw failures.length ? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true }) : waitedOut(transport);
 		}
@@ -262,7 +266,7 @@ function unexplained(transport: Transport, error: unknown): never {
 function redirectRefused(transport: Transport, answer: Answer): NodeApiError {
 	const { caller, connection } = transport;
 	const location = headerText(answer.headers, 'location');
-	const target = location ? originOf(new URL(location, connection.baseUrl).href) : 'an address it did not name';
+	const target = location ? originOf(location, connection.baseUrl) : 'an address it did not name';
 	const sameHost = target === originOf(connection.baseUrl);
 	return new NodeApiError(caller.node, { httpCode: String(answer.statusCode) } as JsonObject, {
 		message: redactSecrets(`Lendasat answered with a redirect to ${target} (HTTP ${answer.statusCode})`, connection.secrets),

@@ -40,26 +40,37 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
 }
 
 /**
- * Sends through the one helper n8n gives a credential test, its legacy `request`. It knows no abort
- * signal; its own timeout covers the test's single attempt.
+ * Sends through the one helper n8n gives a credential test, its legacy `request`. That helper knows
+ * no abort signal and its timeout only notices a silent socket, so the attempt's deadline is raced
+ * against it: a server trickling its answer cannot keep the test spinning.
  */
 export function viaCredentialTest(context: ICredentialTestFunctions): SendOnce {
-	return async (attempt: Attempt): Promise<Answer> => {
-		const response = (await context.helpers.request({
-			method: attempt.method,
-			uri: attempt.url,
-			qs: attempt.qs,
-			headers: attempt.headers,
-			body: attempt.body,
-			json: false,
-			resolveWithFullResponse: true,
-			simple: false,
-			followRedirect: false,
-			followAllRedirects: false,
-			timeout: attempt.timeoutMs,
-		})) as { statusCode: number; headers?: IDataObject; body?: unknown };
-		return { statusCode: response.statusCode, headers: response.headers ?? {}, text: textOf(response.body) };
-	};
+	return async (attempt: Attempt): Promise<Answer> => await Promise.race([legacyRequest(context, attempt), whenAborted(attempt.signal)]);
+}
+
+function whenAborted(signal: AbortSignal): Promise<never> {
+	return new Promise((_resolve, reject) => {
+		const abort = () => reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
+		if (signal.aborted) abort();
+		else signal.addEventListener('abort', abort, { once: true });
+	});
+}
+
+async function legacyRequest(context: ICredentialTestFunctions, attempt: Attempt): Promise<Answer> {
+	const response = (await context.helpers.request({
+		method: attempt.method,
+		uri: attempt.url,
+		qs: attempt.qs,
+		headers: attempt.headers,
+		body: attempt.body,
+		json: false,
+		resolveWithFullResponse: true,
+		simple: false,
+		followRedirect: false,
+		followAllRedirects: false,
+		timeout: attempt.timeoutMs,
+	})) as { statusCode: number; headers?: IDataObject; body?: unknown };
+	return { statusCode: response.statusCode, headers: response.headers ?? {}, text: textOf(response.body) };
 }
 
 function textOf(body: unknown): string {

@@ -82,8 +82,13 @@ export class ContractIndex {
 		return walk;
 	}
 
-	/** Reads pages until one reaches below `stopBelow` or the list ends; never throws. */
+	/**
+	 * Reads pages until one reaches below `stopBelow` or the list ends; never throws. A list that is
+	 * not newest first cannot be cut off by time, and records without a client_contract_id field
+	 * cannot be searched by it: neither may prove that a contract does not exist.
+	 */
 	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
+		let previous = Infinity;
 		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
 			let read: ContractListPage | 'unsupported';
 			try {
@@ -92,7 +97,17 @@ export class ContractIndex {
 				return { kind: 'inconclusive', reason: (error as Error)?.message ?? String(error) };
 			}
 			if (read === 'unsupported') return { kind: 'unsupported' };
-			for (const record of read.records) this.add(record);
+			if (read.records.length && read.records.every((record) => !('client_contract_id' in record))) {
+				return { kind: 'unsupported' };
+			}
+			for (const record of read.records) {
+				const created = creationOf(record);
+				if (created > previous + 1000) {
+					return { kind: 'inconclusive', reason: 'the server does not list contracts newest first' };
+				}
+				if (!Number.isNaN(created)) previous = created;
+				this.add(record);
+			}
 			const lastPage = read.records.length < LOOKUP_PAGE_SIZE || (read.totalPages !== undefined && page >= read.totalPages);
 			if (lastPage || oldestCreation(read.records) < stopBelow) return { kind: 'complete' };
 		}
@@ -114,11 +129,15 @@ function serves(walk: Walk, need: { freshAfter: number; coverFrom: number }): bo
 	return walk.startedAt >= need.freshAfter && walk.coversFrom <= need.coverFrom;
 }
 
+function creationOf(record: IDataObject): number {
+	return typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN;
+}
+
 /** The earliest `created_at` on a page; records without a readable one do not count as old. */
 function oldestCreation(records: IDataObject[]): number {
 	let oldest = Infinity;
-	for (const { created_at: createdAt } of records) {
-		const time = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
+	for (const record of records) {
+		const time = creationOf(record);
 		if (!Number.isNaN(time) && time < oldest) oldest = time;
 	}
 	return oldest;

@@ -8,6 +8,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
+import { parseJsonObject } from '../../shared/validation';
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
 import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
 import {
@@ -86,9 +87,11 @@ function lookbackBeforeSending(context: IExecutePaginationFunctions): number | u
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const fields = context.getNodeParameter('additionalFields', {}) as IDataObject;
 	const userKey = options.idempotencyKey !== undefined && String(options.idempotencyKey).trim() !== '';
-	if (userKey || (fields.clientContractId !== undefined && String(fields.clientContractId).trim() !== '')) {
-		return USER_KEY_LOOKBACK_MS;
-	}
+	const extra = fields.extraBodyFields === undefined ? undefined : parseJsonObject(fields.extraBodyFields);
+	const userClientId =
+		(fields.clientContractId !== undefined && String(fields.clientContractId).trim() !== '') ||
+		(extra !== undefined && 'value' in extra && extra.value.client_contract_id !== undefined);
+	if (userKey || userClientId) return USER_KEY_LOOKBACK_MS;
 	return context.getNode().retryOnFail ? RETRY_ON_FAIL_LOOKBACK_MS : undefined;
 }
 
@@ -106,9 +109,19 @@ async function sendUntilCreated(
 		const sentAt = Date.now();
 		const sent = await settle(api.send(request, 'object', { resolvesUnsafeRetries: true }));
 		if ('value' in sent) return toItems(sent.value);
+		if (answeredSuccess(sent.error)) {
+			// The server said it was created, in an answer the node could not use: find it instead.
+			const lookup = await index.find(clientId, { freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS }, contractListReader(api));
+			if (lookup.kind === 'found') return [{ json: lookup.contract }];
+			throw givingUp(sent.error, failures, `The server reported success, so the contract was probably created: look for client_contract_id ${clientId} (Contract → Get Many) before running this item again.`);
+		}
 		const failure = failureOf(sent.error);
 		if (!failure || !mayHaveCreated(failure)) throw sent.error;
 		failures.push(failure);
+		// Give a request the server may still be working on (a timeout, a proxy's 502/504) time to land
+		// before looking, and send again right after a lookup that found nothing.
+		const wait = retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined);
+		await sleep(failure.kind === 'network' || failure.statusCode !== 503 ? Math.max(wait, SETTLE_MS) : wait);
 		const lookup = await index.find(
 			clientId,
 			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
@@ -119,8 +132,15 @@ async function sendUntilCreated(
 		if (!next.sendAgain || !shouldRetry(failure, settings, failures.length - 1, true)) {
 			throw givingUp(sent.error, failures, next.note);
 		}
-		await sleep(retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined));
 	}
+}
+
+/** Time for a request the server may still be processing to be stored before the lookup. */
+const SETTLE_MS = 2_000;
+
+/** An answer with a success status that the transport refused (its shape, or it echoed the key). */
+function answeredSuccess(error: unknown): boolean {
+	return !failureOf(error) && error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
 }
 
 /** A 5xx, or a connection that broke after the request went out: the server may have stored it. */
