@@ -37,7 +37,7 @@ function server(records: () => IDataObject[]) {
 describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	it('finds a contract on the first page and reads only that page', async () => {
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 250 }, (_, i) => i)));
-		const index = new ContractIndex(() => NOW);
+		const index = new ContractIndex(() => NOW, 0);
 		await expect(index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage)).resolves.toEqual({
 			kind: 'found',
 			contract: expect.objectContaining({ id: 'contract-3' }),
@@ -47,21 +47,21 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('matches client ids without regard to case', async () => {
 		const { readPage } = server(() => [{ id: 'x', client_contract_id: 'ABC-def', created_at: new Date(NOW).toISOString() }]);
-		const outcome = await new ContractIndex(() => NOW).find('abc-DEF', { freshAfter: NOW, coverFrom: NOW }, readPage);
+		const outcome = await new ContractIndex(() => NOW, 0).find('abc-DEF', { freshAfter: NOW, coverFrom: NOW }, readPage);
 		expect(outcome.kind).toBe('found');
 	});
 
 	it('says absent once it has read back to the time it must cover, and no further', async () => {
 		// 100 per page, one a minute: page 2 holds minutes 100–199.
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 1000 }, (_, i) => i)));
-		const outcome = await new ContractIndex(() => NOW).find('missing', { freshAfter: NOW, coverFrom: NOW - 150 * MINUTE }, readPage);
+		const outcome = await new ContractIndex(() => NOW, 0).find('missing', { freshAfter: NOW, coverFrom: NOW - 150 * MINUTE }, readPage);
 		expect(outcome).toEqual({ kind: 'absent' });
 		expect(reads).toEqual([1, 2]);
 	});
 
 	it('stops at the last page the server names, and at a short page', async () => {
 		const short = server(() => listOf([1, 2, 3]));
-		await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, short.readPage);
+		await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, short.readPage);
 		expect(short.reads).toEqual([1]);
 
 		const reads: number[] = [];
@@ -69,7 +69,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 1)), totalPages: 2 };
 		};
-		await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, lyingLength);
+		await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, lyingLength);
 		expect(reads).toEqual([1, 2]);
 	});
 
@@ -80,7 +80,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
 		};
-		const outcome = await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, endless);
+		const outcome = await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, endless);
 		expect(outcome).toEqual({ kind: 'inconclusive', reason: expect.stringContaining('2000 contracts') });
 		expect(reads).toHaveLength(MAX_LOOKUP_PAGES);
 	});
@@ -89,7 +89,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const failing: ReadContractPage = async () => {
 			throw new Error('HTTP 500');
 		};
-		await expect(new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, failing)).resolves.toEqual({
+		await expect(new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, failing)).resolves.toEqual({
 			kind: 'inconclusive',
 			reason: 'HTTP 500',
 		});
@@ -97,26 +97,37 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('reports a server without a contract list as unsupported', async () => {
 		const none: ReadContractPage = async () => 'unsupported';
-		await expect(new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, none)).resolves.toEqual({
+		await expect(new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, none)).resolves.toEqual({
 			kind: 'unsupported',
 		});
 	});
 
 	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
 		const { readPage } = server(() => listOf(Array.from({ length: 150 }, (_, i) => 150 - i)));
-		const outcome = await new ContractIndex(() => NOW).find('missing', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage);
+		const outcome = await new ContractIndex(() => NOW, 0).find('missing', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage);
 		expect(outcome).toEqual({ kind: 'inconclusive', reason: 'the server does not list contracts newest first' });
 	});
 
 	it('treats contracts without a client_contract_id field as a list it cannot search', async () => {
 		const { readPage } = server(() => [{ id: 'a', status: 'pending', created_at: new Date(NOW).toISOString() }]);
-		const outcome = await new ContractIndex(() => NOW).find('x', { freshAfter: NOW, coverFrom: 0 }, readPage);
+		const outcome = await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, readPage);
 		expect(outcome).toEqual({ kind: 'unsupported' });
+	});
+
+	it('gathers the lookups asked for while a new walk waits to read, into that walk', async () => {
+		const { readPage, reads } = server(() => listOf([0, 1, 2]));
+		const index = new ContractIndex(Date.now, 100);
+		const first = index.find('c0', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		const later = index.find('c2', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
+		expect((await first).kind).toBe('found');
+		expect((await later).kind).toBe('found');
+		expect(reads).toEqual([1]);
 	});
 
 	it('lets lookups asked for at the same time share one walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
-		const index = new ContractIndex(() => NOW);
+		const index = new ContractIndex(() => NOW, 0);
 		const need = { freshAfter: NOW, coverFrom: NOW - 10 * MINUTE };
 		const outcomes = await Promise.all(['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage)));
 		expect(outcomes.map(({ kind }) => kind)).toEqual(['found', 'found', 'found', 'absent']);
@@ -127,7 +138,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		let clock = NOW;
 		let records = listOf(Array.from({ length: 300 }, (_, i) => i));
 		const { readPage, reads } = server(() => records);
-		const index = new ContractIndex(() => clock);
+		const index = new ContractIndex(() => clock, 0);
 		await index.find('c250', { freshAfter: clock, coverFrom: NOW - 400 * MINUTE }, readPage);
 		expect(reads).toEqual([1, 2, 3]);
 
@@ -151,7 +162,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	it('does not reuse a walk for a lookup asked for after it began', async () => {
 		let clock = NOW;
 		const { readPage, reads } = server(() => listOf([0]));
-		const index = new ContractIndex(() => clock);
+		const index = new ContractIndex(() => clock, 0);
 		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);
 		clock += 1;
 		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 /** One page of GET /api/contracts, newest first. */
 export interface ContractListPage {
@@ -22,6 +22,8 @@ export const LOOKUP_PAGE_SIZE = 100;
 export const MAX_LOOKUP_PAGES = 20;
 /** How far the server's clock may differ from n8n's without a lookup stopping too early. */
 export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
+/** How long a new walk gathers lookups before it reads. */
+const DEFAULT_GATHER_MS = 300;
 
 type WalkResult = { kind: 'complete' } | Extract<LookupOutcome, { kind: 'unsupported' | 'inconclusive' }>;
 
@@ -44,7 +46,14 @@ export class ContractIndex {
 	private lastWalk?: Walk;
 	private complete?: { coversFrom: number; startedAt: number };
 
-	constructor(private readonly now: () => number = Date.now) {}
+	/**
+	 * `gatherMs`: how long a new walk waits before reading, so that lookups asked for meanwhile (other
+	 * items whose requests failed at about the same time) share it.
+	 */
+	constructor(
+		private readonly now: () => number = Date.now,
+		private readonly gatherMs = DEFAULT_GATHER_MS,
+	) {}
 
 	/**
 	 * The contract carrying `clientId`, from a walk that started at or after `freshAfter` and
@@ -67,13 +76,18 @@ export class ContractIndex {
 	}
 
 	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
-		const startedAt = this.now();
+		// The walk counts as started when it reads: every lookup asked for until then is served by it.
+		const startedAt = this.now() + this.gatherMs;
 		const previous = this.complete;
 		// What the last complete walk saw need not be read again, if it reached back far enough.
 		const continues = previous !== undefined && previous.coversFrom <= coverFrom;
 		const stopBelow = continues ? Math.max(coverFrom, previous.startedAt - CLOCK_ALLOWANCE_MS) : coverFrom;
 		const coversFrom = continues ? previous.coversFrom : coverFrom;
-		const walk: Walk = { startedAt, coversFrom, done: this.readUntil(stopBelow, readPage) };
+		const read = async () => {
+			if (this.gatherMs > 0) await sleep(this.gatherMs);
+			return await this.readUntil(stopBelow, readPage);
+		};
+		const walk: Walk = { startedAt, coversFrom, done: read() };
 		walk.done = walk.done.then((result) => {
 			if (result.kind === 'complete') this.complete = { coversFrom, startedAt };
 			return result;
