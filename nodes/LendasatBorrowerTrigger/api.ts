@@ -1,8 +1,8 @@
-import { NodeApiError, NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, KEY_TYPE_NAMES } from '../LendasatBorrower/shared/credentials';
-import { connectionOf } from '../LendasatBorrower/transport/connection';
-import { exchange, settle, type Transport, type TransportSettings } from '../LendasatBorrower/transport/exchange';
+import { CREDENTIAL_TYPE } from '../LendasatBorrower/shared/credentials';
+import { requireConnection } from '../LendasatBorrower/transport/connection';
+import { exchange, settle, withNote, type Transport, type TransportSettings } from '../LendasatBorrower/transport/exchange';
 import { viaN8n } from '../LendasatBorrower/transport/senders';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT } from '../LendasatBorrower/transport/settings';
 
@@ -31,23 +31,13 @@ export class TriggerApi {
 	private constructor(private readonly transport: Transport) {}
 
 	static async of(context: IPollFunctions, label: string): Promise<TriggerApi> {
-		const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-		const connection = connectionOf(credentials);
-		if ('problem' in connection) {
-			throw new NodeOperationError(context.getNode(), 'The Lendasat credential cannot be used', {
-				description: `${label}: ${connection.problem}`,
-			});
-		}
-		if (connection.keyType !== 'borrower') {
-			throw new NodeOperationError(
-				context.getNode(),
-				`${label} needs a ${KEY_TYPE_NAMES.borrower}, but the credential holds a ${KEY_TYPE_NAMES[connection.keyType]}`,
-				{
-					description:
-						"The trigger watches a borrower's own contracts, offers and notifications: choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).",
-				},
-			);
-		}
+		const connection = requireConnection(await context.getCredentials(CREDENTIAL_TYPE), {
+			node: context.getNode(),
+			label,
+			keyType: 'borrower',
+			wrongKeyAdvice:
+				"The trigger watches a borrower's own contracts, offers and notifications: choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).",
+		});
 		return new TriggerApi({
 			connection,
 			settings: POLL_SETTINGS,
@@ -74,11 +64,7 @@ export class TriggerApi {
 	private async get(path: string, qs: IDataObject, expect: 'page' | 'list'): Promise<unknown> {
 		const answer = await settle(exchange(this.transport, { method: 'GET', path, qs }, expect));
 		if ('value' in answer) return answer.value;
-		const { error } = answer;
-		if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-			error.description = [error.description, NOTHING_EMITTED].filter(Boolean).join(' ');
-		}
-		throw error;
+		throw withNote(answer.error, NOTHING_EMITTED);
 	}
 }
 

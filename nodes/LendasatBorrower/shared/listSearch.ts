@@ -1,17 +1,11 @@
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IDataObject,
-	type ILoadOptionsFunctions,
-	type INodeListSearchItems,
-} from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems } from 'n8n-workflow';
 
 import type { Expectation } from '../transport/answer';
-import { connectionOf } from '../transport/connection';
-import { exchange, settle, type TransportSettings } from '../transport/exchange';
+import { requireConnection } from '../transport/connection';
+import { exchange, settle, withNote, type TransportSettings } from '../transport/exchange';
 import { viaN8n } from '../transport/senders';
 import { DEFAULT_MAX_CONCURRENT } from '../transport/settings';
-import { CREDENTIAL_TYPE, KEY_TYPE_NAMES } from './credentials';
+import { CREDENTIAL_TYPE } from './credentials';
 
 /** A resource locator's "From List" picker, as its errors name it. */
 export interface ListPicker {
@@ -39,21 +33,15 @@ export async function getPickerList(
 	request: { path: string; qs: IDataObject },
 	expect: Expectation,
 ): Promise<unknown> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const connection = connectionOf(credentials);
 	const byId = `You can also enter the ${picker.idName} By ID.`;
-	if ('problem' in connection) {
-		throw new NodeOperationError(context.getNode(), 'The Lendasat credential cannot be used', {
-			description: `${picker.label}: ${connection.problem} ${byId}`,
-		});
-	}
-	if (connection.keyType !== 'borrower') {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The ${picker.label} needs a ${KEY_TYPE_NAMES.borrower}, but the credential holds a ${KEY_TYPE_NAMES.master}`,
-			{ description: `Choose a credential whose Key Type is Borrower Key, or enter the ${picker.idName} By ID.` },
-		);
-	}
+	const connection = requireConnection(await context.getCredentials(CREDENTIAL_TYPE), {
+		node: context.getNode(),
+		label: picker.label,
+		subject: `The ${picker.label}`,
+		keyType: 'borrower',
+		wrongKeyAdvice: `Choose a credential whose Key Type is Borrower Key, or enter the ${picker.idName} By ID.`,
+		note: byId,
+	});
 	const transport = {
 		connection,
 		settings: PICKER_SETTINGS,
@@ -62,11 +50,7 @@ export async function getPickerList(
 	};
 	const answer = await settle(exchange(transport, { method: 'GET', path: request.path, qs: request.qs }, expect));
 	if ('value' in answer) return answer.value;
-	const { error } = answer;
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.description = [error.description, byId].filter(Boolean).join(' ');
-	}
-	throw error;
+	throw withNote(answer.error, byId);
 }
 
 /**

@@ -13,11 +13,11 @@ import {
 } from 'n8n-workflow';
 
 import type { Expectation } from '../transport/answer';
-import { connectionOf, type Connection } from '../transport/connection';
+import { requireConnection } from '../transport/connection';
 import { exchange, type ApiRequest, type RequestPolicy, type Transport } from '../transport/exchange';
 import { viaN8n } from '../transport/senders';
 import { readTransportSettings } from '../transport/settings';
-import { CREDENTIAL_TYPE, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
+import { CREDENTIAL_TYPE, type KeyType } from './credentials';
 import type { ErrorGuidance } from './errors';
 
 export { failureOf, settle } from '../transport/exchange';
@@ -143,7 +143,12 @@ async function transportFor(
 	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
-	const connection = checkedConnection(context, await credentialsOf(context), meta);
+	const connection = requireConnection(await credentialsOf(context), {
+		node: context.getNode(),
+		label: meta.label,
+		keyType: meta.keyType,
+		itemIndex,
+	});
 	return {
 		connection,
 		settings: readTransportSettings(context, context.getNodeParameter('options', {}) as IDataObject),
@@ -160,36 +165,6 @@ async function transportFor(
 			guidance: meta.errors,
 		},
 	};
-}
-
-/** The credential's connection, refused before sending when it is unusable or holds the wrong key type. */
-function checkedConnection(
-	context: IExecuteSingleFunctions,
-	credentials: ICredentialDataDecryptedObject,
-	meta: OperationMeta,
-): Connection {
-	const connection = connectionOf(credentials);
-	if ('problem' in connection) {
-		throw new NodeOperationError(context.getNode(), 'The Lendasat credential cannot be used', {
-			itemIndex: context.getItemIndex(),
-			description: `${meta.label}: ${connection.problem}`,
-		});
-	}
-	const held = keyTypeOf(credentials);
-	if (meta.keyType !== 'any' && held !== meta.keyType) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`${meta.label} needs a ${KEY_TYPE_NAMES[meta.keyType]}, but the credential holds a ${KEY_TYPE_NAMES[held]}`,
-			{
-				itemIndex: context.getItemIndex(),
-				description:
-					meta.keyType === 'master'
-						? 'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.'
-						: 'Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).',
-			},
-		);
-	}
-	return connection;
 }
 
 function clientOf(transport: Transport): ApiClient {

@@ -1,4 +1,6 @@
-import { baseUrlOf, keyTypeOf, type KeyType } from '../shared/credentials';
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from '../shared/credentials';
 
 /** Where requests go and with which key: read once from the credential, checked. */
 export interface Connection {
@@ -78,3 +80,53 @@ export function originOf(url: string, base?: string): string {
 		return 'an unreadable address';
 	}
 }
+
+/** Who asks for a connection, as its errors name it. */
+export interface Asker {
+	node: INode;
+	/** e.g. "Contract → Create", "Loan Offer list". */
+	label: string;
+	/** How a wrong key type's message names the asker; the label by default. */
+	subject?: string;
+	keyType: KeyType | 'any';
+	itemIndex?: number;
+	/** What to do about a wrong key type; by default, which credential to choose. */
+	wrongKeyAdvice?: string;
+	/** Ends both descriptions, e.g. "You can also enter the contract ID By ID." */
+	note?: string;
+}
+
+/**
+ * The credential's connection, checked before anything is sent: an unusable credential or the wrong
+ * key type is an error naming the asker. The one guard of the node, the trigger and the pickers.
+ */
+export function requireConnection(
+	credentials: { environment?: unknown; baseUrl?: unknown; keyType?: unknown; apiKey?: unknown },
+	asker: Asker,
+): Connection {
+	const withNote = (text: string) => [text, asker.note].filter(Boolean).join(' ');
+	const connection = connectionOf(credentials);
+	if ('problem' in connection) {
+		throw new NodeOperationError(asker.node, 'The Lendasat credential cannot be used', {
+			itemIndex: asker.itemIndex,
+			description: withNote(`${asker.label}: ${connection.problem}`),
+		});
+	}
+	const held = keyTypeOf(credentials);
+	if (asker.keyType !== 'any' && held !== asker.keyType) {
+		throw new NodeOperationError(
+			asker.node,
+			`${asker.subject ?? asker.label} needs a ${KEY_TYPE_NAMES[asker.keyType]}, but the credential holds a ${KEY_TYPE_NAMES[held]}`,
+			{
+				itemIndex: asker.itemIndex,
+				description: asker.wrongKeyAdvice ?? WRONG_KEY_ADVICE[asker.keyType],
+			},
+		);
+	}
+	return connection;
+}
+
+const WRONG_KEY_ADVICE: Record<KeyType, string> = {
+	master: 'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.',
+	borrower: 'Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).',
+};

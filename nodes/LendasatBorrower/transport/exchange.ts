@@ -104,6 +104,14 @@ export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { e
 	}
 }
 
+/** The error with `note` added to its description (what the caller did or what to do next). */
+export function withNote<T>(error: T, note: string): T {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.description = [error.description, note].filter(Boolean).join(' ');
+	}
+	return error;
+}
+
 const FAILURE = Symbol('lendasat.failure');
 
 /** The HTTP or network failure behind an error the transport threw, if it carries one. */

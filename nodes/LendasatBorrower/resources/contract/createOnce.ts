@@ -10,6 +10,8 @@ import {
 
 import { parseJsonObject } from '../../shared/validation';
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
+import { headerText } from '../../transport/answer';
+import { withNote } from '../../transport/exchange';
 import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
 import {
 	CLOCK_ALLOWANCE_MS,
@@ -103,7 +105,7 @@ async function sendUntilCreated(
 	index: ContractIndex,
 ): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(context.getNodeParameter('options', {}) as IDataObject);
-	const idempotencyKey = headerOf(request.headers as IDataObject | undefined, 'idempotency-key');
+	const idempotencyKey = headerText(request.headers, 'idempotency-key') || undefined;
 	const failures: Failure[] = [];
 	for (;;) {
 		const sentAt = Date.now();
@@ -180,12 +182,11 @@ export function afterLookup(
 /** The last attempt's error, saying what every attempt got and what the lookup found. */
 function givingUp(error: unknown, failures: Failure[], note: string): unknown {
 	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
-	const attempts = failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '';
 	if (failures.length > 1 && !/attempts made$/.test(error.message)) {
 		error.message = `${error.message} — ${failures.length} attempts made`;
 	}
-	error.description = [error.description, attempts, note].filter(Boolean).join(' ');
-	return error;
+	const attempts = failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}. ` : '';
+	return withNote(error, `${attempts}${note}`);
 }
 
 function cannotCheckFirst(context: IExecutePaginationFunctions, clientId: string, reason: string): NodeOperationError {
@@ -216,10 +217,5 @@ function contractListReader(api: ApiClient): ReadContractPage {
 function listsNoContracts(error: unknown): boolean {
 	const failure = failureOf(error);
 	if (failure) return failure.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405);
-	return error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
-}
-
-function headerOf(headers: IDataObject | undefined, name: string): string | undefined {
-	const key = Object.keys(headers ?? {}).find((header) => header.toLowerCase() === name);
-	return key && headers?.[key] !== undefined ? String(headers[key]) : undefined;
+	return answeredSuccess(error);
 }
