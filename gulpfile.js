@@ -1,6 +1,7 @@
 const { series, src, dest } = require('gulp');
 
-// tsc compiles the TypeScript; n8n also needs the icons next to the compiled files.
+// `npm run build` (n8n-node build) copies the icons itself. `tsc --watch` (npm run build:watch) does
+// not: run `npm run build:icons` once next to it so that n8n finds the icons in dist/.
 function copyNodeIcons() {
 	return src('nodes/**/*.{png,svg}', { encoding: false }).pipe(dest('dist/nodes'));
 }

@@ -8,6 +8,6 @@ module.exports = {
 	// Loading n8n-core is slow; integration tests also wait for retries with real backoff.
 	testTimeout: 60_000,
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
 	},
 };

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests against a real n8n (e2e/n8n) and the sandbox, both on 127.0.0.1.
+ * End-to-end tests against a real n8n (dev/n8n) and the sandbox, both on 127.0.0.1.
  * Run with `npm run test:e2e` (builds, installs n8n when needed, then runs these).
  * Kept apart from jest.config.js so that `npm test` stays fast and does not need n8n.
  */
@@ -13,6 +13,6 @@ module.exports = {
 	testTimeout: 180_000,
 	maxWorkers: 1,
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
 	},
 };

@@ -1,21 +1,13 @@
 import type { IAuthenticateGeneric, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-/*
- * Named constants, not literals: eslint-plugin-n8n-nodes-base's credential rules contradict each
- * other for community packages (one demands a camel-cased slug as documentationUrl, another an
- * HTTP URL) and only inspect literals. The value is the HTTP URL that community packages need.
- */
-const DISPLAY_NAME = 'Lendasat API';
-const DOCUMENTATION_URL = 'https://www.npmjs.com/package/n8n-nodes-lendasat#credentials';
-
 export class LendasatApi implements ICredentialType {
 	name = 'lendasatApi';
 
-	displayName = DISPLAY_NAME;
+	displayName = 'Lendasat API';
 
 	icon: Icon = { light: 'file:../icons/lendasat.svg', dark: 'file:../icons/lendasat.dark.svg' };
 
-	documentationUrl = DOCUMENTATION_URL;
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-lendasat#credentials';
 
 
 	properties: INodeProperties[] = [

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { SEED_IDS, startRedirectTarget, startSandbox, type RedirectTarget, type Sandbox } from './sandbox/server';
+import { SEED_IDS, startRedirectTarget, startSandbox, type RedirectTarget, type Sandbox } from '../dev/sandbox/server';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -2,7 +2,6 @@ import {
 	NodeConnectionTypes,
 	type INodeType,
 	type INodeTypeDescription,
-	type NodeConnectionType,
 } from 'n8n-workflow';
 
 import { accountDescription } from './resources/account';
@@ -11,13 +10,10 @@ import { contractDescription } from './resources/contract';
 import { notificationDescription } from './resources/notification';
 import { offerDescription } from './resources/offer';
 import { userDescription } from './resources/user';
-import { searchContracts } from './shared/contractPicker';
-import { lendasatApiTest } from './shared/credentialTest';
-import { searchLoanOffers } from './shared/offerPicker';
-import { optionsCollection } from './shared/options';
-
-// Named once: one lint rule set asks for the literal 'main', the other for the NodeConnectionTypes value.
-const ONE_MAIN_CONNECTION: NodeConnectionType[] = [NodeConnectionTypes.Main];
+import { searchContracts } from './methods/contractPicker';
+import { lendasatApiTest } from './methods/credentialTest';
+import { searchLoanOffers } from './methods/offerPicker';
+import { optionsCollection } from './descriptions/options';
 
 export class LendasatBorrower implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,8 +29,8 @@ export class LendasatBorrower implements INodeType {
 			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, and start workflows when contracts, loan offers or notifications change',
 		defaults: { name: 'Lendasat Borrower' },
 		usableAsTool: true,
-		inputs: ONE_MAIN_CONNECTION,
-		outputs: ONE_MAIN_CONNECTION,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'lendasatApi', required: true, testedBy: 'lendasatApiTest' }],
 		// Each operation's routing hands its request to the one transport, which knows the base URL,
 		// the key and the HTTP client's settings; n8n needs no request defaults of its own.

@@ -1,16 +1,16 @@
 /**
- * The demo workflows in a real n8n (e2e/n8n, installed by scripts/ensure-n8n.ts) against the sandbox,
+ * The demo workflows in a real n8n (installed by dev/n8n/ensure-n8n.ts) against the sandbox,
  * both on 127.0.0.1: imported and run with the n8n CLI, then the trigger on a running n8n server.
  * Run with `npm run test:e2e`.
  */
-import { SEED_IDS, startSandbox, type Sandbox } from '../sandbox/server';
-import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../scripts/n8n-env';
+import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import {
 	DEMO_CREDENTIALS,
 	DEMO_WORKFLOWS,
 	demoCredentials,
 	demoWorkflows,
-} from '../../scripts/lib/demo';
+} from '../../dev/demo/demo';
 import { apiRequests, nodeOutput, runError, startReceiver, waitFor, type Receiver } from './helpers';
 
 /** A credential that claims to hold a borrower key but holds the partner master key. */

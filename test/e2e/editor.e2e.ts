@@ -1,6 +1,6 @@
 /**
  * Smoke test of the node in the real n8n editor (headless Debian chromium + playwright-core):
- * scripts/screenshots.ts signs in, opens the node creator and the "Request the loan" node, checks
+ * dev/demo/screenshots.ts signs in, opens the node creator and the "Request the loan" node, checks
  * that our icon, fields and offer picker render, runs the demo, and fails on console errors that
  * mention this package. Skipped when chromium or playwright-core is missing.
  */
@@ -24,7 +24,7 @@ const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM
 (canRun ? test : test.skip)('the node renders in the n8n editor without console errors from the package', () => {
 	const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
 	try {
-		const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/screenshots.ts', '--out', out], {
+		const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'dev/demo/screenshots.ts', '--out', out], {
 			cwd: ROOT,
 			encoding: 'utf8',
 			timeout: 170_000,

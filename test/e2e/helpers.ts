@@ -1,7 +1,7 @@
 /** Helpers for the end-to-end tests: reading n8n run data and the sandbox's recorded requests. */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Json } from '../../scripts/n8n-env';
-import type { RecordedRequest } from '../sandbox/server';
+import type { Json } from '../../dev/n8n/n8n-env';
+import type { RecordedRequest } from '../../dev/sandbox/server';
 
 /** The JSON items a node produced in a run (`execute --rawOutput` or a REST execution's data). */
 export function nodeOutput(run: Json, nodeName: string): Json[] {
@@ -68,5 +68,5 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number,
 	}
 }
 
-/** Debian's chromium package; CHROMIUM_PATH overrides it (also in scripts/screenshots.ts). */
+/** Debian's chromium package; CHROMIUM_PATH overrides it (also in dev/demo/screenshots.ts). */
 export const CHROMIUM_PATH_DEFAULT = '/usr/bin/chromium';

@@ -1,5 +1,5 @@
-import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../sandbox/server';
-import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { testCredential } from '../helpers/n8n';
-import { interpretProbe } from '../../nodes/LendasatBorrower/shared/credentialTest';
+import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { testCredential } from '../../dev/harness/n8n';
+import { interpretProbe } from '../../nodes/LendasatBorrower/methods/credentialTest';
 
 let sandbox: Sandbox;
 

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow } from '../helpers/n8n';
+import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow } from '../../dev/harness/n8n';
 
 let sandbox: Sandbox;
 let proxy: http.Server;

@@ -15,8 +15,8 @@ import {
 	type PagingMode,
 	type RedirectTarget,
 	type Sandbox,
-} from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type RunResult, type TestCredential } from '../helpers/n8n';
+} from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type RunResult, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 const NODE = 'Lendasat Borrower';

@@ -1,5 +1,5 @@
-import { SEED_IDS, startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 
 let sandbox: Sandbox;
 

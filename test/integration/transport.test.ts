@@ -5,8 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { startSandbox, SEED_IDS, type Sandbox } from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 let sandbox: Sandbox;

@@ -1,7 +1,7 @@
 import { NodeApiError, NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { startSandbox, SEED_IDS, type Sandbox } from '../sandbox/server';
-import { loadPackage, pollTrigger, type TestCredential } from '../helpers/n8n';
+import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
+import { loadPackage, pollTrigger, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 /*

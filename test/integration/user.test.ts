@@ -1,5 +1,5 @@
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../helpers/n8n';
+import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 let sandbox: Sandbox;

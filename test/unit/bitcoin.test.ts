@@ -4,7 +4,7 @@ import {
 	parseBitcoinAddress,
 	type BitcoinAddressType,
 	type BitcoinNetwork,
-} from '../../nodes/LendasatBorrower/shared/bitcoin';
+} from '../../nodes/LendasatBorrower/validation/bitcoin';
 
 // Test vectors copied from BIP-173 and BIP-350
 // (https://github.com/bitcoin/bips/blob/master/bip-0173.mediawiki, …/bip-0350.mediawiki).

@@ -1,4 +1,4 @@
-import { excerptOf, mapApiError, readErrorBody, redactSecrets } from '../../nodes/LendasatBorrower/shared/errors';
+import { excerptOf, mapApiError, readErrorBody, redactSecrets } from '../../nodes/LendasatBorrower/transport/errors';
 
 const base = { operation: 'Contract → Create', requiredKeyType: 'borrower' as const };
 

@@ -1,4 +1,4 @@
-import { MARGIN, PROBE_EVERY_MS, PROBE_STEP, RateGate, SLOWDOWN } from '../../nodes/LendasatBorrower/shared/rateGate';
+import { MARGIN, PROBE_EVERY_MS, PROBE_STEP, RateGate, SLOWDOWN } from '../../nodes/LendasatBorrower/transport/rateGate';
 
 /** Whether `promise` is still pending after `ms` of real time. */
 async function stillPending(promise: Promise<unknown>, ms: number): Promise<boolean> {

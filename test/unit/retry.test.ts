@@ -8,8 +8,8 @@ import {
 	shouldRetry,
 	summarizeAttempts,
 	type Failure,
-} from '../../nodes/LendasatBorrower/shared/retry';
-import { optionsCollection } from '../../nodes/LendasatBorrower/shared/options';
+} from '../../nodes/LendasatBorrower/transport/retry';
+import { optionsCollection } from '../../nodes/LendasatBorrower/descriptions/options';
 
 const settings = DEFAULT_RETRY_SETTINGS;
 const http = (statusCode: number): Failure => ({ kind: 'http', statusCode });

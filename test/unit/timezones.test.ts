@@ -4,7 +4,7 @@ import {
 	isAreaCityTimezone,
 	listAreaCityTimezones,
 	resolveTimezone,
-} from '../../nodes/LendasatBorrower/shared/timezones';
+} from '../../nodes/LendasatBorrower/validation/timezones';
 
 describe('listAreaCityTimezones', () => {
 	const zones = listAreaCityTimezones();

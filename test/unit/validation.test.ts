@@ -13,7 +13,7 @@ import {
 	describeValue,
 	parseJsonObject,
 	toNumber,
-} from '../../nodes/LendasatBorrower/shared/validation';
+} from '../../nodes/LendasatBorrower/validation/checks';
 
 const MAINNET_P2WPKH = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const MAINNET_P2TR = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';

@@ -1,7 +1,7 @@
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
-import { excerptOf, redactSecrets } from '../shared/errors';
-import { describeValue, isRecord } from '../shared/validation';
+import { excerptOf, redactSecrets } from './errors';
+import { describeValue, isRecord } from '../validation/checks';
 
 /**
  * The shape an operation expects of a successful answer:

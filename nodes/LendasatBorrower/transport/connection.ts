@@ -1,6 +1,6 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
-import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from '../shared/credentials';
+import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
 
 /** Where requests go and with which key: read once from the credential, checked. */
 export interface Connection {
@@ -25,7 +25,7 @@ export function connectionOf(credentials: {
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	if (!apiKey) return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
 	// A key pasted with a line break or space in it would be sent mangled; say so instead.
-	if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
+	if (/[\s\p{Cc}]/u.test(apiKey)) {
 		return { problem: 'The API key contains a space, line break or control character: paste it again as one line.' };
 	}
 	const baseUrl = baseUrlOf(credentials);

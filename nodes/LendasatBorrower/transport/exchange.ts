@@ -9,9 +9,9 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import type { KeyType } from '../shared/credentials';
-import { mapApiError, redactSecrets, type ErrorGuidance } from '../shared/errors';
-import { rateGateFor } from '../shared/rateGate';
+import type { KeyType } from './credentials';
+import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
+import { rateGateFor } from './rateGate';
 import {
 	describeFailure,
 	networkFailure,
@@ -22,7 +22,7 @@ import {
 	summarizeAttempts,
 	type Failure,
 	type RetrySettings,
-} from '../shared/retry';
+} from './retry';
 import { headerText, readAnswer, type Answer, type Expectation } from './answer';
 import { originOf, type Connection } from './connection';
 

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteSingleFunctions } from 'n8n-workflow';
 
-import { readRetrySettings } from '../shared/retry';
-import { describeValue, toNumber } from '../shared/validation';
+import { readRetrySettings } from './retry';
+import { describeValue, toNumber } from '../validation/checks';
 import type { TransportSettings } from './exchange';
 
 /** Well under a minute: a server that has not answered in 30 s is not going to. */

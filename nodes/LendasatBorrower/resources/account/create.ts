@@ -5,10 +5,10 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText } from '../../shared/parameters';
-import { listAreaCityTimezones } from '../../shared/timezones';
-import { apiRoute } from '../../shared/transport';
-import { checkEmail, checkName, checkTimezone } from '../../shared/validation';
+import { requireText } from '../../validation/parameters';
+import { listAreaCityTimezones } from '../../validation/timezones';
+import { apiRoute } from '../../transport/apiRoute';
+import { checkEmail, checkName, checkTimezone } from '../../validation/checks';
 
 const showOnlyForAccountCreate = { show: { resource: ['account'], operation: ['create'] } };
 

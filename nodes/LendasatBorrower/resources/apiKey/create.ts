@@ -6,9 +6,9 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
-import { describeValue, type ValidationProblem } from '../../shared/validation';
+import { requireText } from '../../validation/parameters';
+import { apiRoute } from '../../transport/apiRoute';
+import { describeValue, type ValidationProblem } from '../../validation/checks';
 
 const showOnlyForApiKeyCreate = { show: { resource: ['apiKey'], operation: ['create'] } };
 

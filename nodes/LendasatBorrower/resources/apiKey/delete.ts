@@ -9,9 +9,9 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireValid } from '../../shared/parameters';
-import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
-import { describeValue, toNumber, type ValidationProblem } from '../../shared/validation';
+import { requireValid } from '../../validation/parameters';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { describeValue, toNumber, type ValidationProblem } from '../../validation/checks';
 
 const showOnlyForApiKeyDelete = { show: { resource: ['apiKey'], operation: ['delete'] } };
 

@@ -1,7 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { applyLimitToList, checkLimitFirst, returnAllAndLimit } from '../../shared/fields';
-import { apiRoute } from '../../shared/transport';
+import { applyLimitToList, checkLimitFirst, returnAllAndLimit } from '../../descriptions/fields';
+import { apiRoute } from '../../transport/apiRoute';
 
 export const apiKeyGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',

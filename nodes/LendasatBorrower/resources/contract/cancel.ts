@@ -4,7 +4,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute } from '../../shared/transport';
+import { apiRoute } from '../../transport/apiRoute';
 import { contractIdOf, sendToContract } from './shared';
 
 export const contractCancelOperation: INodePropertyOptions = {

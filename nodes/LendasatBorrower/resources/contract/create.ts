@@ -8,11 +8,11 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import type { ErrorGuidance } from '../../shared/errors';
-import { bitcoinNetworkFor, isLendasatBackend } from '../../shared/credentials';
-import { loanOfferModes } from '../../shared/offerPicker';
-import { invalidParameter, type Check } from '../../shared/parameters';
-import { apiRoute, credentialsOf, oncePerRun } from '../../shared/transport';
+import type { ErrorGuidance } from '../../transport/errors';
+import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
+import { loanOfferModes } from '../../methods/offerPicker';
+import { invalidParameter, type Check } from '../../validation/parameters';
+import { apiRoute, credentialsOf, oncePerRun } from '../../transport/apiRoute';
 import {
 	checkBitcoinAddress,
 	checkCompressedPublicKey,
@@ -24,7 +24,7 @@ import {
 	checkWholeDays,
 	parseJsonObject,
 	toNumber,
-} from '../../shared/validation';
+} from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
 
 const showOnlyForContractCreate = { show: { resource: ['contract'], operation: ['create'] } };

@@ -8,11 +8,11 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { parseJsonObject } from '../../shared/validation';
-import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../shared/retry';
+import { parseJsonObject } from '../../validation/checks';
+import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../transport/retry';
 import { headerText } from '../../transport/answer';
 import { withNote } from '../../transport/exchange';
-import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../shared/transport';
+import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import {
 	CLOCK_ALLOWANCE_MS,
 	ContractIndex,

@@ -5,9 +5,9 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireValid } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
-import { checkWholeDays, toNumber } from '../../shared/validation';
+import { requireValid } from '../../validation/parameters';
+import { apiRoute } from '../../transport/apiRoute';
+import { checkWholeDays, toNumber } from '../../validation/checks';
 import { sendToContract, simplifyContracts } from './shared';
 
 /*

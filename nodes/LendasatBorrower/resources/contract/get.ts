@@ -1,6 +1,6 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { apiRoute } from '../../shared/transport';
+import { apiRoute } from '../../transport/apiRoute';
 import { sendToContract, simplifyContracts } from './shared';
 
 export const contractGetOperation: INodePropertyOptions = {

@@ -8,12 +8,12 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../shared/contractStatuses';
-import { returnAllAndLimit } from '../../shared/fields';
-import { requireComplete, walkPages } from '../../shared/pagination';
-import { invalidParameter, requireValid } from '../../shared/parameters';
-import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../shared/transport';
-import { checkOneOf, describeValue } from '../../shared/validation';
+import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../descriptions/contractStatuses';
+import { returnAllAndLimit } from '../../descriptions/fields';
+import { requireComplete, walkPages } from '../../transport/pagination';
+import { invalidParameter, requireValid } from '../../validation/parameters';
+import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { checkOneOf, describeValue } from '../../validation/checks';
 import { simplifyContracts } from './shared';
 
 const LABEL = 'Contract → Get Many';

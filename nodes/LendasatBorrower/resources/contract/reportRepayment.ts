@@ -9,9 +9,9 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText } from '../../shared/parameters';
-import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
-import { checkUuid, describeValue, isRecord } from '../../shared/validation';
+import { requireText } from '../../validation/parameters';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { checkUuid, describeValue, isRecord } from '../../validation/checks';
 import { contractIdOf, sendToContract } from './shared';
 
 const showOnlyForReportRepayment = { show: { resource: ['contract'], operation: ['reportRepayment'] } };
@@ -94,7 +94,7 @@ function checkPaymentId(value: unknown): string | null {
 	}
 	const id = String(value).trim();
 	if (id === '') return 'Must not be empty. Enter the transaction ID of the repayment, e.g. 0x5c504ed4….';
-	if (/[\s\u0000-\u001f\u007f]/.test(id)) {
+	if (/[\s\p{Cc}]/u.test(id)) {
 		return `${describeValue(id)} contains a space, line break or control character: a transaction ID is one word, e.g. 0x5c504ed4….`;
 	}
 	if (id.length > PAYMENT_ID_MAX_LENGTH) {

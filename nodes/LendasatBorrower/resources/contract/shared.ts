@@ -7,9 +7,9 @@ import type {
 	PreSendAction,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField } from '../../shared/fields';
-import { readBoolean, requireText } from '../../shared/parameters';
-import { checkUuid, isRecord } from '../../shared/validation';
+import { pickFields, simplifyField } from '../../descriptions/fields';
+import { readBoolean, requireText } from '../../validation/parameters';
+import { checkUuid, isRecord } from '../../validation/checks';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = ['cancel', 'extend', 'get', 'reportRepayment'];

@@ -6,10 +6,10 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { returnAllAndLimit } from '../../shared/fields';
-import { MAX_PAGE_SIZE, requireComplete, walkPages } from '../../shared/pagination';
-import { readBoolean } from '../../shared/parameters';
-import { apiRoute, type ApiClient, type OperationRequest } from '../../shared/transport';
+import { returnAllAndLimit } from '../../descriptions/fields';
+import { MAX_PAGE_SIZE, requireComplete, walkPages } from '../../transport/pagination';
+import { readBoolean } from '../../validation/parameters';
+import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 
 const LABEL = 'Notification → Get Many';
 

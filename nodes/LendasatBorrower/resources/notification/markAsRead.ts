@@ -6,9 +6,9 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText, requireValid } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
-import { checkOneOf, checkUuid } from '../../shared/validation';
+import { requireText, requireValid } from '../../validation/parameters';
+import { apiRoute } from '../../transport/apiRoute';
+import { checkOneOf, checkUuid } from '../../validation/checks';
 
 const showOnlyForMarkAsRead = { resource: ['notification'], operation: ['markAsRead'] };
 

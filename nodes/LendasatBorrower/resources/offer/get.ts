@@ -5,11 +5,11 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { simplifyField } from '../../shared/fields';
-import { ANY_COLLATERAL, loanOfferModes } from '../../shared/offerPicker';
-import { requireText } from '../../shared/parameters';
-import { apiRoute } from '../../shared/transport';
-import { checkUuid } from '../../shared/validation';
+import { simplifyField } from '../../descriptions/fields';
+import { ANY_COLLATERAL, loanOfferModes } from '../../methods/offerPicker';
+import { requireText } from '../../validation/parameters';
+import { apiRoute } from '../../transport/apiRoute';
+import { checkUuid } from '../../validation/checks';
 import { simplifyOffers } from './simplify';
 
 const showOnlyForOfferGet = { show: { resource: ['offer'], operation: ['get'] } };

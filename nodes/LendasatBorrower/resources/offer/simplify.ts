@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { pickFields } from '../../shared/fields';
-import { lenderNameOf } from '../../shared/offerPicker';
-import { readBoolean } from '../../shared/parameters';
+import { pickFields } from '../../descriptions/fields';
+import { lenderNameOf } from '../../methods/offerPicker';
+import { readBoolean } from '../../validation/parameters';
 
 /**
  * What a borrower compares between offers. The nested lender record is flattened to

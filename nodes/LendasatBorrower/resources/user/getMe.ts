@@ -5,8 +5,8 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute } from '../../shared/transport';
-import { isRecord } from '../../shared/validation';
+import { apiRoute } from '../../transport/apiRoute';
+import { isRecord } from '../../validation/checks';
 
 /**
  * Links a Telegram chat to this account's notifications when sent to Lendasat's bot, so it is a

@@ -1,0 +1,294 @@
+/** Turns the scenarios' measurements into the one table `npm run bench` prints. */
+import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
+import { median, pairedRatio, spread } from './stats';
+import {
+	FLOOR,
+	HTTP_REQUEST,
+	LATENCY_MS,
+	LIST_SIZE,
+	LOOKUP_ROUTE,
+	OUR_NODE,
+	OUR_NODE_VARIANTS,
+	RATE_LIMIT_PER_SECOND,
+	type Measurement,
+	type ScenarioResult,
+} from './scenarios';
+
+export interface Row {
+	scenario: string;
+	contender: string;
+	items: string;
+	time: string;
+	spread: string;
+	perItem: string;
+	ratio: string;
+	succeeded: string;
+	created: string;
+	memory: string;
+	rss: string;
+	notes: string;
+}
+
+const HEADERS: Row = {
+	scenario: 'Scenario',
+	contender: 'Contender',
+	items: 'Items',
+	time: 'Time (median)',
+	spread: 'Spread',
+	perItem: 'Per item',
+	ratio: 'Ratio',
+	succeeded: 'Succeeded',
+	created: 'Created (dupl.)',
+	memory: 'Memory: peak / kept',
+	rss: 'Peak RSS',
+	notes: 'Target / notes',
+};
+
+export interface Verdict {
+	target: string;
+	met: boolean;
+}
+
+const wall = (runs: Measurement[]) => runs.map((run) => run.result.wallMs);
+
+function seconds(ms: number): string {
+	return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+
+function perItem(ms: number, items: number): string {
+	const each = ms / items;
+	return each >= 100 ? `${each.toFixed(0)} ms` : `${each.toFixed(3)} ms`;
+}
+
+function megabytes(bytes: number): string {
+	return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}
+
+function count(values: number[]): string {
+	const low = Math.min(...values);
+	const high = Math.max(...values);
+	const format = (value: number) => value.toLocaleString('en-US');
+	return low === high ? format(low) : `${format(median(values))} (${format(low)}–${format(high)})`;
+}
+
+function shorten(text: string, length = 48): string {
+	return text.length > length ? `${text.slice(0, length - 1).trimEnd()}…` : text;
+}
+
+function times(value: number): string {
+	return `${value.toFixed(2)}×`;
+}
+
+const MEMORY_FIGURES = ['peakGrowth', 'retained'] as const;
+
+function memoryFigures(runs: Measurement[]): string {
+	// A run that frees more than it allocates (caches dropped by the GC) shows as 0, not as negative.
+	const figure = (name: (typeof MEMORY_FIGURES)[number]) =>
+		Math.max(0, median(runs.map((run) => run.result.memory[name]))) / 2 ** 20;
+	return `${MEMORY_FIGURES.map((name) => figure(name).toFixed(1)).join(' / ')} MB`;
+}
+
+function verdictText(verdict: Verdict): string {
+	return `${verdict.target}: ${verdict.met ? 'met' : 'MISSED'}`;
+}
+
+function baseRow(scenario: string, result: ScenarioResult): Row {
+	const { runs, items } = result;
+	const failures = [...new Set(runs.map((run) => run.result.error).filter(Boolean))];
+	return {
+		scenario,
+		contender: result.contender.label,
+		items: items.toLocaleString('en-US'),
+		time: seconds(median(wall(runs))),
+		spread: runs.length > 1 ? `${(spread(wall(runs)) * 100).toFixed(0)} %` : '1 run',
+		perItem: perItem(median(wall(runs)), items),
+		ratio: '',
+		succeeded: count(runs.map((run) => run.result.succeeded)),
+		created: `${count(runs.map((run) => run.stats.contractsCreated))} (${count(runs.map((run) => run.stats.duplicateContracts))})`,
+		memory: memoryFigures(runs),
+		rss: megabytes(median(runs.map((run) => run.result.memory.peakRss))),
+		notes: failures.length ? `workflow failed: ${failures.map((message) => shorten(message ?? '')).join(' / ')}` : '',
+	};
+}
+
+function find(results: ScenarioResult[], label: string, items: number): ScenarioResult | undefined {
+	return results.find((result) => result.contender.label === label && result.items === items);
+}
+
+/**
+ * Scenario 1 (1,000 items) and 6 (every size): ratios to the floor and to n8n's HTTP Request node,
+ * measured in the same repetition.
+ */
+export function overheadRows(results: ScenarioResult[], sizes: number[], verdicts: Verdict[]): Row[] {
+	const rows: Row[] = [];
+	const smallest = Math.min(...sizes);
+	for (const items of sizes) {
+		const floor = find(results, FLOOR.label, items);
+		const httpRequest = find(results, HTTP_REQUEST.label, items);
+		for (const spec of [FLOOR, OUR_NODE, HTTP_REQUEST, ...OUR_NODE_VARIANTS]) {
+			const result = find(results, spec.label, items);
+			if (!result || !floor) continue;
+			const row = baseRow(items === 1000 ? '1 Overhead per item' : '6 Cost growth', result);
+			const ratios: string[] = [];
+			if (spec !== FLOOR) {
+				const name = spec === HTTP_REQUEST ? 'c' : 'b';
+				ratios.push(`${name}/a ${times(pairedRatio(wall(result.runs), wall(floor.runs)))}`);
+				if (spec !== HTTP_REQUEST && httpRequest) {
+					ratios.push(`${name}/c ${times(pairedRatio(wall(result.runs), wall(httpRequest.runs)))}`);
+				}
+			}
+			const base = find(results, spec.label, smallest);
+			if (base && items !== smallest) {
+				const growth = median(wall(result.runs)) / items / (median(wall(base.runs)) / smallest);
+				ratios.push(`per item ${times(growth)} of ${smallest}`);
+			}
+			row.ratio = ratios.join('; ') || 'floor';
+			if (spec === OUR_NODE && items === 1000) {
+				const overFloor = pairedRatio(wall(result.runs), wall(floor.runs));
+				const found = [{ target: 'b/a ≤ 2', met: overFloor <= 2 }];
+				if (httpRequest) {
+					const overHttp = pairedRatio(wall(result.runs), wall(httpRequest.runs));
+					found.unshift({ target: 'b/c ≤ 0.8', met: overHttp <= 0.8 });
+				}
+				for (const verdict of found) verdicts.push({ ...verdict, target: `1 Overhead: ${verdict.target}` });
+				row.notes = [...found.map(verdictText), row.notes].filter(Boolean).join('; ');
+			}
+			if (spec === OUR_NODE && items === Math.max(...sizes) && items !== smallest) {
+				const growth = median(wall(result.runs)) / items / (median(wall(base!.runs)) / smallest);
+				const verdict = { target: `flat per item (${items.toLocaleString('en-US')} vs ${smallest}) ≤ 1.25×`, met: growth <= 1.25 };
+				verdicts.push({ ...verdict, target: `6 Cost growth: ${verdict.target}` });
+				row.notes = [verdictText(verdict), row.notes].filter(Boolean).join('; ');
+			}
+			rows.push(row);
+		}
+	}
+	return rows;
+}
+
+function statusCount(runs: Measurement[], status: string): string {
+	return count(runs.map((run) => run.stats.byStatus[status] ?? 0));
+}
+
+export function rateLimitedRows(results: ScenarioResult[], verdicts: Verdict[]): Row[] {
+	return results.map((result) => {
+		const row = baseRow('2 Rate limited 10/s', result);
+		const floorMs = (result.items / RATE_LIMIT_PER_SECOND) * 1000;
+		const overFloor = median(wall(result.runs)) / floorMs;
+		row.ratio = `${times(overFloor)} floor (${seconds(floorMs)})`;
+		const notes = [`429 answers: ${statusCount(result.runs, '429')}`];
+		if (result.contender.label === OUR_NODE.label) {
+			const met =
+				result.runs.every(
+					(run) =>
+						run.result.succeeded === result.items &&
+						run.stats.duplicateContracts === 0 &&
+						(run.stats.byStatus['429'] ?? 0) <= MAX_429_ANSWERS,
+				) && overFloor <= 1.05;
+			const verdict = {
+				target: `all ${result.items.toLocaleString('en-US')} succeed, 0 dupl., ≤ 1.05× floor, ≤ ${MAX_429_ANSWERS} answers 429`,
+				met,
+			};
+			verdicts.push({ ...verdict, target: `2 Rate limited: ${verdict.target}` });
+			notes.unshift(verdictText(verdict));
+		}
+		row.notes = [...notes, row.notes].filter(Boolean).join('; ');
+		return row;
+	});
+}
+
+/** Scenario 2's target: at most this many answers 429 (for 1,000 items). */
+const MAX_429_ANSWERS = 50;
+
+export function faultRows(results: ScenarioResult[]): Row[] {
+	return results.map((result) => {
+		const row = baseRow('3 Faults 5 %', result);
+		row.ratio = '';
+		row.notes = [
+			`faults: ${statusCount(result.runs, '503')} × 503, ${statusCount(result.runs, 'reset')} resets`,
+			row.notes,
+		]
+			.filter(Boolean)
+			.join('; ');
+		return row;
+	});
+}
+
+/**
+ * Scenario 3 in the live dialect: the same columns, plus the lookups (GET /api/contracts per item:
+ * our node's search for a contract by its client_contract_id after an ambiguous failure).
+ */
+export function liveFaultRows(results: ScenarioResult[]): Row[] {
+	return results.map((result) => {
+		const row = baseRow('3 Faults 5 %, live dialect', result);
+		const lookups = result.runs.map((run) => (run.stats.byRoute[LOOKUP_ROUTE] ?? 0) / result.items);
+		row.ratio = `lookups ${median(lookups).toFixed(3)}/item`;
+		row.notes = [
+			`faults (after storing): ${statusCount(result.runs, '503')} × 503, ${statusCount(result.runs, 'reset')} resets`,
+			row.notes,
+		]
+			.filter(Boolean)
+			.join('; ');
+		return row;
+	});
+}
+
+export function returnAllRows(results: ScenarioResult[], verdicts: Verdict[]): Row[] {
+	const [raw, node] = results;
+	const data = median(raw.runs.map((run) => run.result.bytesReceived ?? 0));
+	return results.map((result) => {
+		const row = baseRow('4 Return All', result);
+		row.items = `${LIST_SIZE.toLocaleString('en-US')} (${megabytes(data)} JSON)`;
+		const overData = (name: (typeof MEMORY_FIGURES)[number], of: ScenarioResult = result) =>
+			median(of.runs.map((run) => run.result.memory[name])) / data;
+		row.memory = `${row.memory} = ${MEMORY_FIGURES.map((name) => overData(name).toFixed(2)).join(' / ')}× data`;
+		if (result === raw) {
+			row.ratio = 'floor';
+			return row;
+		}
+		const timeRatio = pairedRatio(wall(node.runs), wall(raw.runs));
+		row.ratio = `node/raw ${times(timeRatio)}`;
+		const timeVerdict = { target: 'time ≤ 1.5× raw', met: timeRatio <= 1.5 };
+		const memoryVerdict = { target: 'peak memory ≤ 2× data', met: overData('peakGrowth') <= 2 };
+		const keptVerdict = { target: 'kept memory ≤ 2× data', met: overData('retained') <= 2 };
+		verdicts.push({ ...timeVerdict, target: `4 Return All: ${timeVerdict.target}` });
+		verdicts.push({ ...memoryVerdict, target: `4 Return All: ${memoryVerdict.target} (raw loop: ${overData('peakGrowth', raw).toFixed(2)}×)` });
+		verdicts.push({ ...keptVerdict, target: `4 Return All: ${keptVerdict.target}` });
+		row.notes = [verdictText(timeVerdict), verdictText(memoryVerdict), verdictText(keptVerdict), row.notes]
+			.filter(Boolean)
+			.join('; ');
+		return row;
+	});
+}
+
+/**
+ * Scenario 5: 1 s per answer. Peak sockets (the sandbox's most TCP connections open at once) and the
+ * time against the unbounded fetch loop, side by side; our node's bound is items / Max Parallel
+ * Requests × the latency.
+ */
+export function latencyRows(results: ScenarioResult[]): Row[] {
+	const raw = results[0];
+	return results.map((result) => {
+		const row = baseRow(`5 Latency ${seconds(LATENCY_MS)}`, result);
+		const sockets = `peak sockets ${count(result.runs.map((run) => run.stats.peakConnections))}`;
+		if (result === raw) {
+			row.ratio = 'floor';
+			row.notes = [sockets, row.notes].filter(Boolean).join('; ');
+			return row;
+		}
+		row.ratio = `node/raw ${times(pairedRatio(wall(result.runs), wall(raw.runs)))}`;
+		const parallel = result.contender.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+		const bound = `bound items / ${parallel} × ${seconds(LATENCY_MS)} = ${seconds((result.items / parallel) * LATENCY_MS)}`;
+		row.notes = [sockets, bound, row.notes].filter(Boolean).join('; ');
+		return row;
+	});
+}
+
+/** A Markdown table, padded so that it also reads well in a terminal. */
+export function renderTable(rows: Row[]): string {
+	const columns = Object.keys(HEADERS) as (keyof Row)[];
+	const all = [HEADERS, ...rows];
+	const widths = columns.map((column) => Math.max(...all.map((row) => row[column].length)));
+	const line = (row: Row) => `| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
+	const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;
+	return [line(HEADERS), rule, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,318 @@
+/**
+ * The scenarios of the bench (see bench/run.ts). Each contender runs in a process of its own, warmed up once (JIT,
+ * n8n-core and the package loaded) before any measured run; the sandbox is reset before every run.
+ * Repetitions are interleaved across contenders, so that a slow moment of the machine hits all of them.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
+import type { SandboxConfig, SandboxStats } from '../../sandbox/types';
+import { ContenderProcess, type SandboxProcess } from './processes';
+import type { ContenderName, CreateJob, HttpRequestVariant, Job, LiveTarget, RunResult } from './types';
+
+export interface Settings {
+	reps: number;
+	/** Repetitions of the rate-limited scenario (≥ 100 s per run). */
+	slowReps: number;
+	/** Items of the rate-limited scenario; its floor is items / 10 s. */
+	rateLimitedItems: number;
+	/** Also run the HTTP Request node with Batching set to the limit (another ≥ 100 s per run). */
+	tunedBatching: boolean;
+	/** Items of the latency scenario (1 s per request). */
+	latencyItems: number;
+	sizes: number[];
+	log: (line: string) => void;
+}
+
+/** One measured repetition: the contender's figures and the sandbox's counters after it. */
+export interface Measurement {
+	result: RunResult;
+	stats: SandboxStats;
+}
+
+export interface ContenderSpec {
+	/** As shown in the table. */
+	label: string;
+	contender: ContenderName;
+	httpRequest?: HttpRequestVariant;
+	/** Our node's Options → Max Parallel Requests (unset: its default). */
+	maxConcurrent?: number;
+}
+
+export interface ScenarioResult {
+	contender: ContenderSpec;
+	items: number;
+	runs: Measurement[];
+}
+
+const WARM_UP_ITEMS = 200;
+
+export const FLOOR: ContenderSpec = { label: '(a) fetch loop (the floor)', contender: 'fetch' };
+const FETCH_NO_RETRIES: ContenderSpec = { label: 'fetch loop, no retries', contender: 'fetch' };
+export const OUR_NODE: ContenderSpec = {
+	label: `(b) Lendasat node, default settings (${DEFAULT_MAX_CONCURRENT} parallel)`,
+	contender: 'node',
+};
+/** The values of Max Parallel Requests the bench compares (scenarios 1 and 5). */
+export const MAX_CONCURRENT_CHOICES = [16, 32, 64];
+function ourNodeWith(maxConcurrent: number): ContenderSpec {
+	return maxConcurrent === DEFAULT_MAX_CONCURRENT
+		? OUR_NODE
+		: { label: `Lendasat node, Max Parallel Requests ${maxConcurrent}`, contender: 'node', maxConcurrent };
+}
+/** Our node with the other choices of Max Parallel Requests than its default. */
+export const OUR_NODE_VARIANTS: ContenderSpec[] = MAX_CONCURRENT_CHOICES.filter((value) => value !== DEFAULT_MAX_CONCURRENT).map(ourNodeWith);
+const SAME_REQUESTS: HttpRequestVariant = { idempotencyKey: true, retryOnFail: false };
+export const HTTP_REQUEST: ContenderSpec = {
+	label: '(c) HTTP Request node',
+	contender: 'httpRequest',
+	httpRequest: SAME_REQUESTS,
+};
+const HTTP_RETRY: ContenderSpec = {
+	label: 'HTTP Request, Retry On Fail max',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: false, retryOnFail: true },
+};
+const HTTP_RETRY_KEYED: ContenderSpec = {
+	label: 'HTTP Request, Retry On Fail max, Idempotency-Key',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: true, retryOnFail: true },
+};
+const HTTP_BATCHED: ContenderSpec = {
+	label: 'HTTP Request, same + Batching 10 per 1 s',
+	contender: 'httpRequest',
+	httpRequest: { idempotencyKey: true, retryOnFail: true, batching: { size: 10, intervalMs: 1000 } },
+};
+
+export const RATE_LIMIT_PER_SECOND = 10;
+const OVERHEAD_CONFIG: Partial<SandboxConfig> = { idempotency: true };
+/** Scenario 5: every API answer 1 s late, as over a slow network to a far server. */
+export const LATENCY_MS = 1000;
+const LATENCY_CONFIG: Partial<SandboxConfig> = { idempotency: true, latencyMs: LATENCY_MS };
+const RATE_LIMITED_CONFIG: Partial<SandboxConfig> = {
+	idempotency: true,
+	rateLimit: { requestsPerSecond: RATE_LIMIT_PER_SECOND },
+};
+const FAULT_CONFIG: Partial<SandboxConfig> = {
+	idempotency: true,
+	faults: [
+		{ kind: '503', method: 'POST', path: '/api/contracts', probability: 0.025 },
+		{ kind: 'reset', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+	],
+};
+/**
+ * Scenario 3 against the live dialect (Lendasat's backend: no Idempotency-Key), both faults after the
+ * contract was stored: every fault is ambiguous, and re-sending blindly creates a second contract.
+ */
+const LIVE_FAULT_CONFIG: Partial<SandboxConfig> = {
+	dialect: 'live',
+	faults: [
+		{ kind: '503', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+		{ kind: 'reset', method: 'POST', path: '/api/contracts', probability: 0.025, after: true },
+	],
+};
+/** The live dialect takes each contract's amount off the offer's max: every live run adds its own offer. */
+const LIVE_OFFER = { loan_amount_min: 1, loan_amount_max: 1e12 };
+/** The request our node makes to find a contract by its client_contract_id (the sandbox's byRoute key). */
+export const LOOKUP_ROUTE = 'GET /api/contracts';
+export const LIST_SIZE = 10_000;
+
+function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess, live?: LiveTarget): Job {
+	const job: CreateJob = {
+		kind: 'create',
+		contender: spec.contender,
+		items,
+		runId: randomUUID(),
+		httpRequest: spec.httpRequest,
+		live,
+		maxConcurrent: spec.maxConcurrent,
+	};
+	return { ...job, target: { url: sandbox.url, apiKey: sandbox.keys.borrower } };
+}
+
+/** Resets the sandbox to `config`; in the live dialect also adds the run's offer and says which. */
+async function resetFor(sandbox: SandboxProcess, config: Partial<SandboxConfig>): Promise<LiveTarget | undefined> {
+	await sandbox.reset(config);
+	return config.dialect === 'live' ? { offerId: await sandbox.addOffer(LIVE_OFFER) } : undefined;
+}
+
+/**
+ * Our node's rate gate takes what the server accepted in the last second as its first guess of the
+ * limit; a warm-up's unlimited successes would count. A real workflow does not start one second
+ * after 200 unlimited requests, so the measured run starts after a quiet moment.
+ */
+const QUIET_AFTER_WARM_UP_MS = 1500;
+
+/** A fresh contender process, warmed up on the dialect of `config` (without its faults or limits). */
+async function startWarm(sandbox: SandboxProcess, spec: ContenderSpec, config: Partial<SandboxConfig>): Promise<ContenderProcess> {
+	const contender = await ContenderProcess.start();
+	const live = await resetFor(sandbox, config.dialect ? { dialect: config.dialect } : {});
+	await contender.run(warmUpCreate(spec, sandbox, live));
+	await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_WARM_UP_MS));
+	return contender;
+}
+
+function warmUpCreate(spec: ContenderSpec, sandbox: SandboxProcess, live?: LiveTarget): Job {
+	// Without retries or batching: the warm-up only loads and compiles the code.
+	return createJob({ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS }, WARM_UP_ITEMS, sandbox, live);
+}
+
+async function measure(
+	contender: ContenderProcess,
+	sandbox: SandboxProcess,
+	job: Job,
+	config: Partial<SandboxConfig>,
+	seeded = false,
+): Promise<Measurement> {
+	if (!seeded) await sandbox.reset(config);
+	const result = await contender.run(job);
+	return { result, stats: await sandbox.stats() };
+}
+
+function describe(spec: ContenderSpec, items: number, { result, stats }: Measurement): string {
+	const error = result.error ? `, error: ${result.error.slice(0, 80)}` : '';
+	const lookups = stats.byRoute[LOOKUP_ROUTE] ? `, ${stats.byRoute[LOOKUP_ROUTE]} lookups` : '';
+	return `${spec.label} × ${items}: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} succeeded, ${stats.contractsCreated} created, ${stats.duplicateContracts} duplicates${lookups}${error}`;
+}
+
+/**
+ * Scenarios 1 and 6: the same three contenders at each size, one warm process each; at 1,000 items
+ * (scenario 1) also our node with the other choices of Max Parallel Requests.
+ */
+export async function overhead(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [FLOOR, OUR_NODE, HTTP_REQUEST, ...OUR_NODE_VARIANTS];
+	const variantAt = (spec: ContenderSpec, items: number) => !OUR_NODE_VARIANTS.includes(spec) || items === 1000;
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, spec] of specs.entries()) {
+			await sandbox.reset();
+			await processes[index].run(warmUpCreate(spec, sandbox));
+		}
+		const results: ScenarioResult[] = [];
+		for (const items of settings.sizes) {
+			const bySpec = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+			for (let rep = 1; rep <= settings.reps; rep++) {
+				for (const [index, spec] of specs.entries()) {
+					if (!variantAt(spec, items)) continue;
+					const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), OVERHEAD_CONFIG);
+					bySpec[index].runs.push(measurement);
+					settings.log(`overhead rep ${rep}/${settings.reps}: ${describe(spec, items, measurement)}`);
+				}
+			}
+			results.push(...bySpec.filter((result) => result.runs.length));
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}
+
+/**
+ * Runs each contender in a fresh process per repetition: our node's rate gate learns the limit once
+ * per process, and a second run would start with what the first one learned.
+ */
+async function freshProcessEach(
+	sandbox: SandboxProcess,
+	specs: ContenderSpec[],
+	items: number,
+	reps: number,
+	config: Partial<SandboxConfig>,
+	settings: Settings,
+	name: string,
+): Promise<ScenarioResult[]> {
+	const results = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+	for (let rep = 1; rep <= reps; rep++) {
+		for (const [index, spec] of specs.entries()) {
+			const contender = await startWarm(sandbox, spec, config);
+			try {
+				const live = await resetFor(sandbox, config);
+				const measurement = await measure(contender, sandbox, createJob(spec, items, sandbox, live), config, true);
+				results[index].runs.push(measurement);
+				settings.log(`${name} rep ${rep}/${reps}: ${describe(spec, items, measurement)}`);
+			} finally {
+				await contender.close();
+			}
+		}
+	}
+	return results;
+}
+
+/** Scenario 2: a limit of 10 requests per second. */
+export function rateLimited(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED, ...(settings.tunedBatching ? [HTTP_BATCHED] : [])];
+	return freshProcessEach(sandbox, specs, settings.rateLimitedItems, settings.slowReps, RATE_LIMITED_CONFIG, settings, 'rate limited');
+}
+
+/** Scenario 3: 2.5 % of contract requests answered 503, 2.5 % processed and then reset. */
+export function faults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	return freshProcessEach(sandbox, [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED], 1000, settings.reps, FAULT_CONFIG, settings, 'faults');
+}
+
+/**
+ * Scenario 3 in the live dialect: 2.5 % of contract requests answered 503 and 2.5 % reset, both
+ * after the contract was stored, and no Idempotency-Key support. Every contender sends the live body
+ * to an offer of the run's own; only our node sends a client_contract_id and looks for it.
+ */
+export function liveFaults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs = [FETCH_NO_RETRIES, OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED];
+	return freshProcessEach(sandbox, specs, 1000, settings.reps, LIVE_FAULT_CONFIG, settings, 'faults (live)');
+}
+
+/** Scenario 4: Contract → Get Many with Return All over 10,000 contracts, against the raw loop. */
+export async function returnAll(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs: ContenderSpec[] = [
+		{ label: 'raw paginating fetch loop', contender: 'fetch' },
+		{ label: 'Lendasat node, Return All', contender: 'node' },
+	];
+	await sandbox.reset();
+	await sandbox.seedContracts(LIST_SIZE);
+	const target = { url: sandbox.url, apiKey: sandbox.keys.borrower };
+	const jobs = specs.map((spec): Job => ({ kind: 'list', contender: spec.contender as 'fetch' | 'node', target }));
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, contender] of processes.entries()) await contender.run(jobs[index]);
+		const results = specs.map((contender) => ({ contender, items: LIST_SIZE, runs: [] as Measurement[] }));
+		for (let rep = 1; rep <= settings.reps; rep++) {
+			for (const [index, spec] of specs.entries()) {
+				const measurement = await measure(processes[index], sandbox, jobs[index], {}, true);
+				results[index].runs.push(measurement);
+				settings.log(`return all rep ${rep}/${settings.reps}: ${spec.label}: ${(measurement.result.wallMs / 1000).toFixed(2)} s, ${measurement.result.succeeded} items`);
+			}
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}
+
+/**
+ * Scenario 5: every answer 1 s late, 2,000 Contract → Create items. The fetch loop sends them all at
+ * once (a socket each); our node holds at most Max Parallel Requests connections of the key, so its
+ * wall time is at least items / that × 1 s. One warm process per contender, warmed up without latency.
+ */
+export async function latency(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+	const specs: ContenderSpec[] = [
+		{ label: '(a) fetch loop, unbounded concurrency', contender: 'fetch' },
+		...MAX_CONCURRENT_CHOICES.map(ourNodeWith),
+	];
+	const items = settings.latencyItems;
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	try {
+		for (const [index, spec] of specs.entries()) {
+			await sandbox.reset();
+			await processes[index].run(warmUpCreate(spec, sandbox));
+		}
+		const results = specs.map((contender) => ({ contender, items, runs: [] as Measurement[] }));
+		for (let rep = 1; rep <= settings.slowReps; rep++) {
+			for (const [index, spec] of specs.entries()) {
+				await sandbox.quiet();
+				const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), LATENCY_CONFIG);
+				results[index].runs.push(measurement);
+				settings.log(`latency rep ${rep}/${settings.slowReps}: ${describe(spec, items, measurement)}, peak ${measurement.stats.peakConnections} connections`);
+			}
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
+}

@@ -1,0 +1,96 @@
+/**
+ * The n8n workflows of the contenders: our node's and a hand-wired HTTP Request node's. They send
+ * what the fetch loop sends (bench/lib/requests.ts): the same headers and the same body.
+ */
+import { singleNodeWorkflow, type WorkflowFixture } from '../../harness/n8n';
+import { HTTP_REQUEST_NODE_TYPE, HTTP_REQUEST_NODE_VERSION } from './httpRequestNode';
+import { DURATION_DAYS, LIVE_FIELDS, OFFER_ID, liveContractRequestBody } from './requests';
+import type { HttpRequestVariant, LiveTarget } from './types';
+
+/**
+ * Contract → Create with default settings (no Options), the amount taken from each input item. For
+ * the live dialect, the Additional Fields the live backend requires (the node then also sends a
+ * client_contract_id, by which it looks for the contract after an ambiguous failure). With
+ * `maxConcurrent`, Options → Max Parallel Requests set to it.
+ */
+export function nodeCreateWorkflow(live?: LiveTarget, maxConcurrent?: number): WorkflowFixture {
+	return singleNodeWorkflow({
+		resource: 'contract',
+		operation: 'create',
+		loanId: { __rl: true, mode: 'id', value: live?.offerId ?? OFFER_ID },
+		loanAmount: '={{ $json.amount }}',
+		durationDays: DURATION_DAYS,
+		...(live && {
+			additionalFields: {
+				collateralAddress: LIVE_FIELDS.borrowerBtcAddress,
+				repaymentAddress: LIVE_FIELDS.borrowerLoanAddress,
+				borrowerPublicKey: LIVE_FIELDS.borrowerPk,
+				derivationPath: LIVE_FIELDS.derivationPath,
+				loanType: LIVE_FIELDS.loanType,
+			},
+		}),
+		...(maxConcurrent !== undefined && { options: { maxConcurrent } }),
+	});
+}
+
+/** The HTTP Request node's JSON body: the fetch loop's, with the amount from the input item. */
+function httpRequestJsonBody(live?: LiveTarget): string {
+	if (!live) return `={ "loan_id": "${OFFER_ID}", "loan_amount": {{ $json.amount }}, "duration_days": ${DURATION_DAYS} }`;
+	const fields = Object.entries(liveContractRequestBody(live, 0)).map(([name, value]) =>
+		name === 'loan_amount' ? '"loan_amount": {{ $json.amount }}' : `${JSON.stringify(name)}: ${JSON.stringify(value)}`,
+	);
+	return `={ ${fields.join(', ')} }`;
+}
+
+/** Contract → Get Many with Return All, full records (Simplify off: the same data the raw loop keeps). */
+export function nodeListWorkflow(): WorkflowFixture {
+	return singleNodeWorkflow({ resource: 'contract', operation: 'getAll', returnAll: true, simplify: false });
+}
+
+/**
+ * What a user builds by hand in n8n's HTTP Request node for Contract → Create: POST with the key in
+ * a header and the JSON body from an expression; optionally an Idempotency-Key header built from the
+ * execution ID and item index (what our node sends by default), Retry On Fail and Batching.
+ */
+export function httpRequestCreateWorkflow(
+	baseUrl: string,
+	apiKey: string,
+	variant: HttpRequestVariant,
+	live?: LiveTarget,
+): WorkflowFixture {
+	const headers = [
+		{ name: 'x-api-key', value: apiKey },
+		{ name: 'Accept', value: 'application/json' },
+	];
+	if (variant.idempotencyKey) {
+		headers.push({ name: 'Idempotency-Key', value: "={{ 'n8n-' + $execution.id + '-' + $itemIndex }}" });
+	}
+	const options = variant.batching
+		? { batching: { batch: { batchSize: variant.batching.size, batchInterval: variant.batching.intervalMs } } }
+		: {};
+	const retry = variant.retryOnFail ? { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 } : {};
+	return {
+		nodes: [
+			{
+				id: 'b3f1c5e2-0000-4000-8000-0000000000b1',
+				name: 'HTTP Request',
+				type: HTTP_REQUEST_NODE_TYPE,
+				typeVersion: HTTP_REQUEST_NODE_VERSION,
+				position: [0, 0],
+				parameters: {
+					method: 'POST',
+					url: `${baseUrl}/api/contracts`,
+					sendHeaders: true,
+					headerParameters: { parameters: headers },
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'json',
+					jsonBody: httpRequestJsonBody(live),
+					options,
+				},
+				...retry,
+			},
+		],
+		connections: {},
+	};
+}

@@ -1,0 +1,242 @@
+/**
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live] [-- --profile] [-- --no-write]`
+ *
+ * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
+ * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
+ * table and writes it to bench/RESULTS.md (keeping the hand-written analysis below the table).
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { SandboxProcess } from './lib/processes';
+import { profileOurNode } from './lib/profile';
+import {
+	faultRows,
+	latencyRows,
+	liveFaultRows,
+	overheadRows,
+	rateLimitedRows,
+	renderTable,
+	returnAllRows,
+	type Row,
+	type Verdict,
+} from './lib/report';
+import { faults, latency, liveFaults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
+
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6] [--profile] [--no-write]
+  Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
+  5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items)
+  --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
+  --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
+  --slow-reps N  repetitions of scenarios 2 and 5 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
+  --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
+  --profile      also profile our node in scenario 1 and print where its time goes
+  --no-write     do not update bench/RESULTS.md`;
+
+const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
+const ANALYSIS_MARKER = '<!-- Everything below this line is kept when bench/run.ts rewrites the file. -->';
+
+type Dialect = 'spec' | 'live';
+
+interface Options extends Settings {
+	only: Set<number>;
+	/** The dialects scenario 3 runs against. */
+	faultDialects: Set<Dialect>;
+	profile: boolean;
+	write: boolean;
+}
+
+function fail(message: string): never {
+	console.error(`bench: ${message}\n${USAGE}`);
+	process.exit(2);
+}
+
+function positiveInteger(flag: string, value: string | undefined): number {
+	const number = Number(value);
+	if (!Number.isSafeInteger(number) || number < 1) fail(`${flag} needs a positive whole number`);
+	return number;
+}
+
+function parseArgs(argv: string[]): Options {
+	const options: Options = {
+		reps: 3,
+		slowReps: 1,
+		rateLimitedItems: 1000,
+		tunedBatching: true,
+		latencyItems: 2000,
+		sizes: [100, 1000, 10_000],
+		only: new Set([1, 2, 3, 4, 5, 6]),
+		faultDialects: new Set<Dialect>(['spec', 'live']),
+		profile: false,
+		write: true,
+		log: (line) => console.error(`  ${line}`),
+	};
+	for (let index = 0; index < argv.length; index++) {
+		const flag = argv[index];
+		switch (flag) {
+			case '--quick':
+				Object.assign(options, { reps: 1, slowReps: 1, rateLimitedItems: 300, tunedBatching: false, latencyItems: 500 });
+				break;
+			case '--reps':
+				options.reps = positiveInteger(flag, argv[++index]);
+				break;
+			case '--slow-reps':
+				options.slowReps = positiveInteger(flag, argv[++index]);
+				break;
+			case '--only': {
+				const list = (argv[++index] ?? '').split(',').map((part) => part.trim());
+				const dialects = list.flatMap((part) => /^3-(spec|live)$/.exec(part)?.[1] ?? []) as Dialect[];
+				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
+				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5, 6].includes(scenario))) {
+					fail('--only takes scenario numbers 1–6, 3-spec and 3-live');
+				}
+				options.only = new Set(numbers);
+				options.faultDialects = new Set(list.includes('3') || !dialects.length ? ['spec', 'live'] : dialects);
+				break;
+			}
+			case '--profile':
+				options.profile = true;
+				break;
+			case '--no-write':
+				options.write = false;
+				break;
+			case '--help':
+			case '-h':
+				console.log(USAGE);
+				process.exit(0);
+				break;
+			default:
+				fail(`unknown argument ${flag}`);
+		}
+	}
+	if (!options.only.has(6)) options.sizes = [1000];
+	else if (!options.only.has(1)) options.sizes = options.sizes.filter((size) => size !== 1000);
+	return options;
+}
+
+function machine(): string {
+	let cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+	try {
+		cpu = `${execSync('nproc').toString().trim()} × ${cpu}`;
+	} catch {
+		cpu = `${os.cpus().length} × ${cpu}`;
+	}
+	const n8nCore = JSON.parse(readFileSync(require.resolve('n8n-core/package.json'), 'utf8')).version as string;
+	return `${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}, n8n-core ${n8nCore}`;
+}
+
+function minutes(ms: number): string {
+	return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+const METHOD = `How it is measured: the sandbox (dev/sandbox) runs on 127.0.0.1 in a process of its own; each
+contender runs in its own process too (the floor does not even load n8n), warmed up with one
+unmeasured run, and the sandbox is reset before every measured run. Repetitions alternate between
+contenders, and ratios are the median of the ratios within each repetition. Our node and n8n's HTTP
+Request node (n8n-nodes-base 2.41.1 from dev/n8n) run through the same n8n-core 2.41.1
+WorkflowExecute (dev/harness/n8n.ts); every item is a distinct Contract → Create (loan_amount
+100.00, 100.01, …, from an expression on the input item), and every contender sends the same
+request: x-api-key, Idempotency-Key, JSON body (in scenarios 2 and 3 one HTTP Request variant
+leaves the Idempotency-Key out, as a hand-wired workflow usually does). The sandbox counts
+duplicates: the same request body creating a second contract. Scenarios 2 and 3 start a fresh
+process per repetition (our node's rate gate learns per process) and wait 1.5 s after the warm-up,
+so that the warm-up's unlimited successes do not count as "accepted in the last second". Scenario 3
+also runs against the sandbox's live dialect (Lendasat's backend: Idempotency-Key ignored; both
+faults come after the contract was stored), each run (and warm-up) on an offer of its own (1 to 10^12,
+as the live backend takes every amount off the offer's max); every contender sends the live body, and
+our node adds a client_contract_id, by which it looks for the contract after an ambiguous failure. Its
+Ratio column is GET /api/contracts requests per item: those lookups. Scenario 5 delays every API
+answer by 1 s (the sandbox's latencyMs) and counts the sandbox's peak of open TCP connections;
+the fetch loop and each setting of our node's Max Parallel Requests run in a warm process of their own.
+
+Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
+repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
+contender's process: "peak" is the largest heapUsed + external sampled every 5 ms during the run
+(it includes garbage V8 had not collected yet), "kept" is what is still held after the run and a
+forced full GC (the output). Peak RSS is the whole contender process, code included (loading
+n8n-core alone takes about 100 MB). Scenario 2's floor is items / 10 s. Scenario 6's per-item ratio
+compares a size with the smallest one, for the same contender.`;
+
+function writeResults(command: string, header: string, table: string, verdicts: Verdict[], profile: string): void {
+	const kept = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8').split(ANALYSIS_MARKER)[1] : undefined;
+	const content = [
+		'# Benchmarks',
+		'',
+		'Produced by:',
+		'',
+		'```',
+		command,
+		'```',
+		'',
+		header,
+		'',
+		table,
+		'',
+		...verdicts.map((verdict) => `- ${verdict.met ? 'Met' : '**Missed**'}: ${verdict.target}`),
+		'',
+		METHOD,
+		...(profile ? ['', '```', profile, '```'] : []),
+		'',
+		ANALYSIS_MARKER,
+		kept?.replace(/^\n+/, '') ?? '\n## Analysis\n\n(write it here)\n',
+	].join('\n');
+	writeFileSync(RESULTS_FILE, content);
+}
+
+async function main(): Promise<void> {
+	const options = parseArgs(process.argv.slice(2));
+	const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+	const started = Date.now();
+	const startedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+	const rows: Row[] = [];
+	const verdicts: Verdict[] = [];
+	let profile = '';
+	const sandbox = await SandboxProcess.start();
+	try {
+		if (options.only.has(1) || options.only.has(6)) {
+			console.error('Scenarios 1 and 6: overhead per item');
+			rows.push(...overheadRows(await overhead(sandbox, options), options.sizes, verdicts));
+		}
+		if (options.only.has(2)) {
+			console.error('Scenario 2: rate limited (≥ 100 s per run)');
+			rows.push(...rateLimitedRows(await rateLimited(sandbox, options), verdicts));
+		}
+		if (options.only.has(3) && options.faultDialects.has('spec')) {
+			console.error('Scenario 3: faults');
+			rows.push(...faultRows(await faults(sandbox, options)));
+		}
+		if (options.only.has(3) && options.faultDialects.has('live')) {
+			console.error('Scenario 3: faults, live dialect (no Idempotency-Key; both faults after the contract was stored)');
+			rows.push(...liveFaultRows(await liveFaults(sandbox, options)));
+		}
+		if (options.only.has(4)) {
+			console.error('Scenario 4: Return All');
+			rows.push(...returnAllRows(await returnAll(sandbox, options), verdicts));
+		}
+		if (options.only.has(5)) {
+			console.error(`Scenario 5: latency 1 s, ${options.latencyItems} items (≥ ${options.latencyItems / 16} s for our node at 16 parallel)`);
+			rows.push(...latencyRows(await latency(sandbox, options)));
+		}
+		if (options.profile) {
+			console.error('Profiling our node (scenario 1)');
+			profile = await profileOurNode(sandbox, options);
+		}
+	} finally {
+		await sandbox.close();
+	}
+	rows.sort((a, b) => a.scenario.localeCompare(b.scenario, 'en', { numeric: true }));
+	verdicts.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
+	const header = `${startedAt} · ${machine()} · total ${minutes(Date.now() - started)}`;
+	const table = renderTable(rows);
+	console.log(`\n${header}\n\n${table}\n`);
+	for (const verdict of verdicts) console.log(`${verdict.met ? 'met    ' : 'MISSED '} ${verdict.target}`);
+	if (profile) console.log(`\n${profile}`);
+	if (options.write) writeResults(command, header, table, verdicts, profile);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

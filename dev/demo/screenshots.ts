@@ -1,0 +1,111 @@
+// Screenshots of the package in a real n8n editor, taken with headless Chromium (Debian's `chromium`
+// package driven by `playwright-core`; no browser download):
+//
+//   npx tsx dev/demo/screenshots.ts [--out .github/screenshots]
+//
+// Starts its own sandbox and n8n (free ports, throwaway folder), signs in, and saves
+//   1-node-actions.png     the node creator listing the Lendasat Borrower actions
+//   2-operation-panel.png  the "Request the loan" node open: resource, operation, fields, pickers
+//   3-finished-run.png     the "take a loan" demo after "Execute workflow" finished
+//   4-run-output.png       the contract that run created, in the "Request the loan" node
+// It fails when the page logs a console error that mentions this package.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSandbox } from '../sandbox/server';
+import { ROOT, ensureN8n } from '../n8n/ensure-n8n';
+import { DEMO_WORKFLOWS, importDemo } from './demo';
+import { seconds, step } from '../n8n/steps';
+import { DEMO_OWNER, createN8nHome, type Json } from '../n8n/n8n-env';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Console errors that concern this package (n8n itself logs unrelated ones, e.g. 401 before sign-in). */
+export const isOurError = (text: string): boolean => /lendasat/i.test(text);
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	const outIndex = process.argv.indexOf('--out');
+	const outDir = outIndex > 0 ? process.argv[outIndex + 1] : join(ROOT, '.github', 'screenshots');
+	mkdirSync(outDir, { recursive: true });
+	// A devDependency of the project; loaded here so that other scripts do not need it.
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { chromium, selectors } = require('playwright-core') as Json;
+	selectors.setTestIdAttribute('data-test-id'); // n8n's attribute
+
+	await ensureN8n();
+	const sandbox = await startSandbox({ idempotency: true });
+	const home = createN8nHome();
+	const n8n = await step('Start n8n with the demo', async () => {
+		const server = await home.start();
+		await importDemo(home, { sandboxUrl: sandbox.url, n8nUrl: server.url, keys: sandbox.keys });
+		await server.setupOwner();
+		return server;
+	});
+	const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+	const consoleErrors: string[] = [];
+	try {
+		const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+		page.on('console', (message: Json) => message.type() === 'error' && consoleErrors.push(message.text()));
+		page.on('pageerror', (error: Error) => consoleErrors.push(error.message));
+
+		await step('Sign in', async () => {
+			await page.goto(`${n8n.url}/signin`);
+			await page.fill('input[name=emailOrLdapLoginId]', DEMO_OWNER.email);
+			await page.fill('input[name=password]', DEMO_OWNER.password);
+			await page.keyboard.press('Enter');
+			await page.waitForURL(/\/home\//);
+		});
+
+		await step('Screenshot: the Lendasat actions in the node creator', async () => {
+			await page.goto(`${n8n.url}/workflow/${DEMO_WORKFLOWS.takeLoan}`);
+			await page.getByTestId('canvas-node').first().waitFor();
+			await page.getByTestId('node-creator-plus-button').click();
+			await page.keyboard.type('Lendasat');
+			await page.getByText('Lendasat Borrower', { exact: true }).first().click();
+			await page.getByText('Create a contract request').first().waitFor();
+			await page.waitForTimeout(1000); // the panel slides in
+			await page.screenshot({ path: join(outDir, '1-node-actions.png') });
+			await page.keyboard.press('Escape');
+			await page.keyboard.press('Escape');
+		});
+
+		await step('Screenshot: the operation panel of "Request the loan"', async () => {
+			await page.goto(`${n8n.url}/workflow/${DEMO_WORKFLOWS.takeLoan}`);
+			await page.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' }).dblclick();
+			await page.getByTestId('ndv').waitFor();
+			// Smoke check: our icon, fields and the offer picker render.
+			await page.locator('[data-test-id="ndv"] img[src*="lendasat"]').first().waitFor();
+			for (const label of ['Resource', 'Operation', 'Loan Offer', 'Loan Amount', 'Duration (Days)', 'Idempotency Key']) {
+				await page.getByTestId('ndv').getByText(label, { exact: true }).first().waitFor();
+			}
+			await page.locator('[data-test-id="ndv"] [data-test-id*="resource-locator"]').first().waitFor();
+			await page.waitForTimeout(500);
+			await page.screenshot({ path: join(outDir, '2-operation-panel.png') });
+			await page.keyboard.press('Escape');
+		});
+
+		await step('Screenshot: a finished run of "take a loan"', async () => {
+			await page.getByTestId('execute-workflow-button').click();
+			await page.getByText(/Workflow executed successfully/i).first().waitFor({ timeout: 60_000 });
+			await page.waitForTimeout(1000);
+			await page.screenshot({ path: join(outDir, '3-finished-run.png') });
+			await page.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' }).dblclick();
+			await page.getByTestId('ndv').getByText('loan_id').first().waitFor();
+			await page.waitForTimeout(500);
+			await page.screenshot({ path: join(outDir, '4-run-output.png') });
+		});
+	} finally {
+		await browser.close();
+		await n8n.stop();
+		await sandbox.close();
+		home.remove();
+	}
+	const ours = consoleErrors.filter(isOurError);
+	if (ours.length > 0) throw new Error(`console errors from the package:\n${ours.join('\n')}`);
+	process.stdout.write(`Screenshots in ${outDir} (${seconds(started)} s)\n`);
+}
+
+main().catch((error: Error) => {
+	process.stderr.write(`${error.stack ?? error.message}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,134 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { CONTRACT_STATUS_OPTIONS } from './descriptions/contractStatuses';
+import { lendasatApiTest } from './methods/credentialTest';
+import { pollContracts, sampleContract, type ContractEvent } from './trigger/contracts';
+import { pollNotifications, sampleNotification } from './trigger/notifications';
+import { offerFiltersField } from './descriptions/offerFilters';
+import { offerQuery } from './trigger/offerFilters';
+import { pollOffers, sampleOffer } from './trigger/offers';
+import { listOf } from './trigger/parameters';
+
+const EVENT_NAMES: Record<string, string> = {
+	contractStatusChanged: 'Contract Status Changed',
+	marginCall: 'Margin Call',
+	newNotification: 'New Notification',
+	newOffer: 'New Loan Offer',
+};
+
+export class LendasatBorrowerTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Lendasat Borrower Trigger',
+		name: 'lendasatBorrowerTrigger',
+		icon: { light: 'file:../../icons/lendasat.svg', dark: 'file:../../icons/lendasat.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["event"] }}',
+		// The editor merges the node and its trigger into one entry, which shows this text: it speaks for both.
+		description:
+			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, and start workflows when contracts, loan offers or notifications change',
+		defaults: { name: 'Lendasat Borrower Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'lendasatApi', required: true, testedBy: 'lendasatApiTest' }],
+		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				required: true,
+				options: [
+					{
+						name: 'Contract Status Changed',
+						value: 'contractStatusChanged',
+						description: 'A contract moved to another status, or a new contract appeared',
+					},
+					{
+						name: 'Margin Call',
+						value: 'marginCall',
+						description:
+							"A contract's liquidation status moved to First Margin Call, Second Margin Call or Liquidated",
+					},
+					{
+						name: 'New Loan Offer',
+						value: 'newOffer',
+						description: 'A loan offer that matches the filters appeared',
+					},
+					{
+						name: 'New Notification',
+						value: 'newNotification',
+						description: 'A new entry in the in-app notification feed',
+					},
+				],
+				default: 'contractStatusChanged',
+			},
+			{
+				displayName:
+					'The first poll after activation only notes what exists; changes from then on start the workflow. The API has no webhooks, so changes arrive at the next poll.',
+				name: 'pollingNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Statuses',
+				name: 'statuses',
+				type: 'multiOptions',
+				options: CONTRACT_STATUS_OPTIONS,
+				default: [],
+				description: 'Start the workflow only for changes to these statuses. Leave empty for every change.',
+				displayOptions: { show: { event: ['contractStatusChanged'] } },
+			},
+			offerFiltersField({ event: ['newOffer'] }),
+		],
+	};
+
+	methods = {
+		// n8n looks for the credential test on the first node that names it, which may be this one.
+		credentialTest: { lendasatApiTest },
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const event = this.getNodeParameter('event', 'contractStatusChanged') as string;
+		const manual = this.getMode() === 'manual';
+		const label = `Lendasat Borrower Trigger (${EVENT_NAMES[event] ?? event})`;
+		const records = await pollEvent(this, event, label, manual);
+		return records ? [this.helpers.returnJsonArray(records)] : null;
+	}
+}
+
+/** Manual runs ("Fetch Test Event") return a recent example and never touch the poll cursor. */
+async function pollEvent(
+	context: IPollFunctions,
+	event: string,
+	label: string,
+	manual: boolean,
+): Promise<IDataObject[] | null> {
+	switch (event) {
+		case 'contractStatusChanged':
+		case 'marginCall': {
+			const statuses = event === 'contractStatusChanged' ? listOf(context.getNodeParameter('statuses', [])) : [];
+			const settings = { event: event as ContractEvent, label, statuses };
+			return manual ? await sampleContract(context, settings) : await pollContracts(context, settings);
+		}
+		case 'newOffer': {
+			const qs = offerQuery(context.getNode(), context.getNodeParameter('filters', {}) as IDataObject);
+			return manual ? await sampleOffer(context, label, qs) : await pollOffers(context, label, qs);
+		}
+		case 'newNotification':
+			return manual ? await sampleNotification(context, label) : await pollNotifications(context, label);
+		default:
+			throw new NodeOperationError(context.getNode(), `Unknown event "${event}"`, {
+				description: 'Choose one of the events the trigger offers.',
+			});
+	}
+}

@@ -1,0 +1,86 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { invalidParameter } from '../validation/parameters';
+import { describeValue, toNumber } from '../validation/checks';
+
+type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
+
+/** "Return All" and "Limit" for a Get Many operation. */
+export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: number): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1, ...(maxLimit ? { maxValue: maxLimit } : {}) },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { ...show, returnAll: [false] } },
+		},
+	];
+}
+
+/** Return All and Limit as the user set them, checked: Limit is a whole number of at least 1. */
+export function readLimit(context: IExecuteSingleFunctions): { returnAll: boolean; limit: number } {
+	const returnAll = context.getNodeParameter('returnAll', false);
+	if (typeof returnAll !== 'boolean') {
+		throw invalidParameter(context, 'Return All', `Expected true or false, got ${describeValue(returnAll)}.`);
+	}
+	if (returnAll) return { returnAll, limit: Infinity };
+	const value = context.getNodeParameter('limit', 50);
+	const limit = toNumber(value);
+	if (!Number.isInteger(limit) || limit < 1) {
+		throw invalidParameter(context, 'Limit', `Expected a whole number of at least 1, like 50, got ${describeValue(value)}.`);
+	}
+	return { returnAll, limit };
+}
+
+/** A prepare step of a Get Many: Limit and Return All are checked before anything is sent. */
+export async function checkLimitFirst(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	readLimit(this);
+	return request;
+}
+
+/** The finish of a Get Many whose endpoint has no paging: the whole list arrives at once and the Limit applies to it. */
+export async function applyLimitToList(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	const { limit } = readLimit(this);
+	return items.slice(0, limit);
+}
+
+/** The "Simplify" switch of an operation returning big records. */
+export function simplifyField(show: DisplayOptions['show']): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return a simplified version of the response instead of the raw data',
+		displayOptions: { show },
+	};
+}
+
+/** The fields of a record that it has, in the order given; fields it lacks are left out, not set to null. */
+export function pickFields(record: IDataObject, fields: string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const field of fields) {
+		if (record[field] !== undefined) picked[field] = record[field];
+	}
+	return picked;
+}

@@ -1,0 +1,207 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type DeclarativeRestApiSettings,
+	type ICredentialDataDecryptedObject,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type IHttpRequestMethods,
+	type IHttpRequestOptions,
+	type INodeExecutionData,
+	type INodePropertyRouting,
+} from 'n8n-workflow';
+
+import type { Expectation } from './answer';
+import { requireConnection } from './connection';
+import { exchange, type ApiRequest, type RequestPolicy, type Transport } from './exchange';
+import { viaN8n } from './senders';
+import { readTransportSettings } from './settings';
+import { CREDENTIAL_TYPE, type KeyType } from './credentials';
+import type { ErrorGuidance } from './errors';
+
+export { failureOf, settle } from './exchange';
+
+/** What every operation declares about itself; the transport and the error mapper read it. */
+export interface OperationMeta {
+	resource: string;
+	operation: string;
+	/** As a user reads it, e.g. "Contract → Create". */
+	label: string;
+	/** The key type the operation needs; 'any' when both work. */
+	keyType: KeyType | 'any';
+	/** The shape of a successful answer; anything else is an error, never an output item. */
+	expects: Expectation;
+	/** What a 404 means: the parameter holding the ID and what it identifies. */
+	notFound?: { parameter: string; label: string };
+	/** What this operation's own failures mean (e.g. a status that does not allow it). */
+	errors?: ErrorGuidance[];
+}
+
+/** The request an operation sends, as its parameters built it. */
+export type OperationRequest = IHttpRequestOptions;
+
+/** Sends requests for one item of one operation through the transport; returns parsed bodies. */
+export interface ApiClient {
+	send(request: OperationRequest, expect: Expectation, policy?: RequestPolicy): Promise<unknown>;
+}
+
+/** How an operation sends its request: once (the default), or paging, looking up, checking first. */
+export type OperationSender = (
+	this: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+) => Promise<INodeExecutionData[]>;
+
+/** Builds the request from the parameters; an error names the parameter and the item. */
+export type Prepare = (this: IExecuteSingleFunctions, request: OperationRequest) => Promise<OperationRequest>;
+
+/** Turns the operation's items into its output (Simplify, Limit, a confirmation). */
+export type Finish = (this: IExecuteSingleFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+
+interface RouteExtras {
+	prepare?: Prepare[];
+	send?: OperationSender;
+	finish?: Finish[];
+}
+
+/**
+ * A value computed once per run of the node and shared by its items, which all share the run's
+ * execute data: the first item computes it, the others reuse it.
+ */
+export function oncePerRun<T>(compute: (context: IExecuteSingleFunctions) => T): (context: IExecuteSingleFunctions) => T {
+	const values = new WeakMap<object, T>();
+	return (context) => {
+		const run: unknown = context.getExecuteData();
+		if (!run || typeof run !== 'object') return compute(context);
+		if (!values.has(run)) values.set(run, compute(context));
+		return values.get(run) as T;
+	};
+}
+
+/**
+ * The node's credential, read once per run: in n8n every read is a database query and a
+ * decryption, and n8n itself resolves the credential once per run for the whole node.
+ */
+export const credentialsOf: (context: IExecuteSingleFunctions) => Promise<ICredentialDataDecryptedObject> = oncePerRun(
+	(context) => context.getCredentials(CREDENTIAL_TYPE),
+);
+
+/**
+ * The routing of one operation. n8n builds the request from `request` and the parameters, then
+ * hands it to the operation's pagination hook, which this makes the one place where the operation
+ * runs: its checks, its request(s) through the transport, and its output. What the operation is
+ * travels in this closure; nothing is registered anywhere.
+ */
+export function apiRoute(
+	meta: OperationMeta,
+	request: { method: IHttpRequestMethods; url: string },
+	extras: RouteExtras = {},
+): INodePropertyRouting {
+	return {
+		request,
+		send: { paginate: true },
+		operations: { pagination: runOperation(meta, extras) },
+	} as INodePropertyRouting;
+}
+
+function runOperation(meta: OperationMeta, extras: RouteExtras) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		const pairedItem = { item: this.getItemIndex() };
+		try {
+			const transport = await transportFor(this, meta, requestData.options);
+			let request: OperationRequest = {
+				method: requestData.options.method ?? 'GET',
+				url: String(requestData.options.url ?? ''),
+				qs: { ...requestData.options.qs },
+				body: requestData.options.body,
+				headers: {},
+			};
+			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
+			const api = clientOf(transport);
+			let items = extras.send ? await extras.send.call(this, api, request) : toItems(await api.send(request, meta.expects));
+			for (const finish of extras.finish ?? []) items = await finish.call(this, items);
+			return items.map((item) => ({ ...item, pairedItem }));
+		} catch (error) {
+			const nodeError =
+				error instanceof NodeApiError || error instanceof NodeOperationError
+					? error
+					: new NodeOperationError(this.getNode(), error as Error, { itemIndex: this.getItemIndex() });
+			if (!this.continueOnFail()) throw nodeError;
+			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
+		}
+	};
+}
+
+/** The transport of one item: its credential checked, the operation's key type, the Options, n8n's client. */
+async function transportFor(
+	context: IExecutePaginationFunctions,
+	meta: OperationMeta,
+	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
+): Promise<Transport> {
+	const itemIndex = context.getItemIndex();
+	const connection = requireConnection(await credentialsOf(context), {
+		node: context.getNode(),
+		label: meta.label,
+		keyType: meta.keyType,
+		itemIndex,
+	});
+	return {
+		connection,
+		settings: readTransportSettings(context, context.getNodeParameter('options', {}) as IDataObject),
+		send: viaN8n(context, {
+			proxy: requestOptions.proxy,
+			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,
+		}),
+		caller: {
+			node: context.getNode(),
+			label: meta.label,
+			itemIndex,
+			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
+			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
+			guidance: meta.errors,
+		},
+	};
+}
+
+function clientOf(transport: Transport): ApiClient {
+	return {
+		send: async (request, expect, policy) => await exchange(transport, apiRequestOf(request), expect, policy),
+	};
+}
+
+function apiRequestOf(request: OperationRequest): ApiRequest {
+	const method = request.method ?? 'GET';
+	const body = request.body as IDataObject | undefined;
+	// An empty object is a body only for a POST (the credential test's probe).
+	const hasBody = body !== undefined && (Object.keys(body).length > 0 || method === 'POST');
+	return {
+		method,
+		path: request.url,
+		qs: request.qs,
+		body: hasBody ? body : undefined,
+		headers: request.headers as IDataObject | undefined,
+	};
+}
+
+/** One output item per record of a parsed answer: a list splits, an object is one item, nothing is none. */
+export function toItems(body: unknown): INodeExecutionData[] {
+	if (Array.isArray(body)) return body.map((json) => ({ json: json as IDataObject }));
+	if (body && typeof body === 'object') return [{ json: body as IDataObject }];
+	return [];
+}
+
+/** "contract 7a3f…", or only "contract" where the operation has no such ID (e.g. Mark as Read of all). */
+function describeNotFound(context: IExecuteSingleFunctions, notFound: { parameter: string; label: string }): string {
+	let id: unknown;
+	try {
+		id = context.getNodeParameter(notFound.parameter, '', { extractValue: true });
+	} catch {
+		return notFound.label;
+	}
+	return typeof id === 'string' || typeof id === 'number' ? `${notFound.label} ${String(id).trim()}`.trim() : notFound.label;
+}
+

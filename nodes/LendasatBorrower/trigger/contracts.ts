@@ -1,0 +1,197 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { getPage } from './api';
+import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from './contractStatuses';
+import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
+import { byTimeAscending, OVERLAP_MS, timestampOf, walkNewestFirst, type NewestFirstListing } from './walk';
+
+/** What the cursor remembers of one contract. */
+export interface ContractMark {
+	status: string;
+	liquidationStatus: string | null;
+	/** updated_at in milliseconds; null when the server sent none that can be read. */
+	updatedAt: number | null;
+}
+
+/**
+ * Every contract that is not in a terminal status, plus terminal ones changed within the
+ * overlap window (so seeing them again does not count as news), and the newest updated_at seen.
+ */
+export interface ContractCursor {
+	version: typeof CURSOR_VERSION;
+	highWater: number | null;
+	contracts: Record<string, ContractMark>;
+}
+
+export interface ContractChange {
+	contract: IDataObject;
+	/** What the cursor knew before; null for a contract it did not know (a new one). */
+	previous: ContractMark | null;
+}
+
+export type ContractEvent = 'contractStatusChanged' | 'marginCall';
+
+export interface ContractEventSettings {
+	event: ContractEvent;
+	label: string;
+	/** Contract Status Changed: only changes to these statuses; empty for all. */
+	statuses: string[];
+}
+
+const CONTRACTS_PATH = '/api/contracts';
+const NEWEST_FIRST = { sort_by: 'updated_at', sort_order: 'desc' };
+
+function listing(label: string): NewestFirstListing {
+	return {
+		label,
+		path: CONTRACTS_PATH,
+		qs: NEWEST_FIRST,
+		idOf: (contract) => (contract.id === undefined || contract.id === null ? undefined : String(contract.id)),
+		timeOf: (contract) => timestampOf(contract.updated_at),
+	};
+}
+
+/** One scheduled poll: the changes since the last one, or null. The first poll only records a baseline. */
+export async function pollContracts(
+	context: IPollFunctions,
+	settings: ContractEventSettings,
+): Promise<IDataObject[] | null> {
+	const staticData = context.getWorkflowStaticData('node');
+	const cursor = readCursor<ContractCursor>(staticData, 'contracts', isContractCursor);
+	// The baseline reads every contract, so a later change of an old one still knows its previous status.
+	const highWater = cursor?.highWater ?? null;
+	const stopBefore = highWater === null ? -Infinity : highWater - OVERLAP_MS;
+	const contracts = await walkNewestFirst(context, listing(settings.label), () => stopBefore);
+	const { next, changes } = advanceContractCursor(cursor, contracts);
+	const items = changes.filter((change) => isWanted(change, settings)).map((change) => toItem(change, settings.event));
+	saveCursor(staticData, 'contracts', next);
+	return items.length ? items : null;
+}
+
+/** "Fetch Test Event": the most recently updated contract that fits the event; the cursor is not touched. */
+export async function sampleContract(
+	context: IPollFunctions,
+	settings: ContractEventSettings,
+): Promise<IDataObject[] | null> {
+	if (settings.event === 'marginCall') {
+		const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
+			...NEWEST_FIRST,
+			page: 1,
+			limit: MAX_PAGE_SIZE,
+		});
+		const contract = data.find((candidate) => MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)));
+		return contract ? [toItem({ contract, previous: null }, 'marginCall')] : null;
+	}
+	// Filtered here, not by the server: the live backend refuses the specification's `pending`.
+	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, { ...NEWEST_FIRST, page: 1, limit: MAX_PAGE_SIZE });
+	const contract = data.find(
+		(candidate) => settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),
+	);
+	if (!contract) return null;
+	const previousStatus = previousStatusInTimeline(contract);
+	return [{ ...contract, event: settings.event, previousStatus }];
+}
+
+/**
+ * Folds the contracts just read into the cursor and returns what changed, oldest change first.
+ * Without a cursor (the first poll) everything is recorded and nothing counts as a change.
+ * Changes are found by comparing status and liquidation status with the cursor, not by
+ * timestamps, so a contract read twice (overlap, shifted pages) is reported once.
+ */
+export function advanceContractCursor(
+	cursor: ContractCursor | null,
+	contracts: IDataObject[],
+): { next: ContractCursor; changes: ContractChange[] } {
+	const known = { ...(cursor?.contracts ?? {}) };
+	const changes: ContractChange[] = [];
+	let highWater = cursor?.highWater ?? null;
+
+	for (const contract of contracts) {
+		const id = String(contract.id);
+		const mark = markOf(contract);
+		const previous = known[id] ?? null;
+		if (cursor && isChange(contract, mark, previous, cursor.highWater)) changes.push({ contract, previous });
+		known[id] = mark;
+		if (mark.updatedAt !== null) highWater = Math.max(highWater ?? mark.updatedAt, mark.updatedAt);
+	}
+	forgetOldTerminalContracts(known, highWater);
+	changes.sort(byTimeAscending((change: ContractChange) => timestampOf(change.contract.updated_at)));
+	return { next: { version: CURSOR_VERSION, highWater, contracts: known }, changes };
+}
+
+function isChange(
+	contract: IDataObject,
+	mark: ContractMark,
+	previous: ContractMark | null,
+	highWater: number | null,
+): boolean {
+	if (previous) return previous.status !== mark.status || previous.liquidationStatus !== mark.liquidationStatus;
+	// Unknown contracts are new ones, except those the cursor has forgotten: finished contracts
+	// read again because they share a page with recent ones, or were touched again.
+	if (highWater === null) return true;
+	const windowStart = highWater - OVERLAP_MS;
+	if (mark.updatedAt !== null && mark.updatedAt < windowStart) return false;
+	return !(TERMINAL_STATUSES.has(mark.status) && timestampOf(contract.created_at) < windowStart);
+}
+
+function forgetOldTerminalContracts(known: Record<string, ContractMark>, highWater: number | null): void {
+	const keepAfter = highWater === null ? -Infinity : highWater - OVERLAP_MS;
+	for (const [id, mark] of Object.entries(known)) {
+		if (TERMINAL_STATUSES.has(mark.status) && !(mark.updatedAt !== null && mark.updatedAt >= keepAfter)) {
+			delete known[id];
+		}
+	}
+}
+
+function isWanted(change: ContractChange, settings: ContractEventSettings): boolean {
+	const { contract, previous } = change;
+	if (settings.event === 'marginCall') {
+		const liquidationStatus = stringOrNull(contract.liquidation_status);
+		return (
+			liquidationStatus !== (previous?.liquidationStatus ?? null) &&
+			MARGIN_CALL_STATUSES.has(liquidationStatus ?? '')
+		);
+	}
+	const status = String(contract.status);
+	if (previous && previous.status === status) return false;
+	return settings.statuses.length === 0 || settings.statuses.includes(status);
+}
+
+function toItem(change: ContractChange, event: ContractEvent): IDataObject {
+	if (event === 'marginCall') {
+		return { ...change.contract, event, previousLiquidationStatus: change.previous?.liquidationStatus ?? null };
+	}
+	return { ...change.contract, event, previousStatus: change.previous?.status ?? null };
+}
+
+function markOf(contract: IDataObject): ContractMark {
+	const updatedAt = timestampOf(contract.updated_at);
+	return {
+		status: String(contract.status),
+		liquidationStatus: stringOrNull(contract.liquidation_status),
+		updatedAt: Number.isFinite(updatedAt) ? updatedAt : null,
+	};
+}
+
+function stringOrNull(value: unknown): string | null {
+	return value === undefined || value === null ? null : String(value);
+}
+
+/** The status before the current one, from the contract's timeline, for the test event. */
+function previousStatusInTimeline(contract: IDataObject): string | null {
+	const timeline = Array.isArray(contract.timeline) ? (contract.timeline as IDataObject[]) : [];
+	const statuses = timeline
+		.map((entry) => entry?.event as IDataObject | undefined)
+		.filter((event) => event?.type === 'contract_status_change')
+		.map((event) => String(event?.status));
+	const current = statuses.lastIndexOf(String(contract.status));
+	return current > 0 ? statuses[current - 1] : null;
+}
+
+function isContractCursor(value: IDataObject): boolean {
+	return (
+		(value.highWater === null || typeof value.highWater === 'number') &&
+		isRecordOf(value.contracts, (mark) => typeof (mark as ContractMark)?.status === 'string')
+	);
+}

@@ -1,0 +1,386 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { parseBitcoinAddress, type BitcoinNetwork } from './bitcoin';
+import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
+
+/**
+ * Every `check…` function returns null when the value is acceptable, otherwise one or two
+ * short sentences saying what is wrong and what a valid value looks like. Callers wrap the
+ * text into an error that names the field and the item.
+ *
+ * Text values are checked after trimming surrounding whitespace, so callers must send
+ * `String(value).trim()`; numbers that arrive as text are converted with `toNumber`.
+ */
+export type ValidationProblem = string | null;
+
+export type ExpectedBitcoinNetwork = 'mainnet' | 'test' | 'any';
+
+const NAME_EXAMPLE = '"Satoshi Nakamoto"';
+const NAME_MAX_LENGTH = 100;
+const EMAIL_EXAMPLE = 'name@example.com';
+const EMAIL_MAX_LENGTH = 254;
+const EMAIL_LOCAL_PART_MAX_LENGTH = 64;
+const TIMEZONE_EXAMPLE = 'Europe/Berlin';
+const UUID_EXAMPLE = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+const AMOUNT_EXAMPLE = '250 or 250.5';
+const DAYS_EXAMPLE = '30';
+const MAX_DAYS = 36500;
+const MAINNET_ADDRESS_EXAMPLE = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+const TEST_ADDRESS_EXAMPLE = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const STABLECOIN_ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
+const STABLECOIN_ADDRESS_MIN_LENGTH = 20;
+const STABLECOIN_ADDRESS_MAX_LENGTH = 128;
+const JSON_OBJECT_EXAMPLE = '{"field": "value"}';
+const EXCERPT_MAX_LENGTH = 40;
+
+type CredentialNetwork = Exclude<ExpectedBitcoinNetwork, 'any'>;
+
+const CREDENTIAL_ENVIRONMENTS: Record<CredentialNetwork, string> = {
+	mainnet: 'Production (mainnet, addresses start with bc1, 1 or 3)',
+	test: 'Development (test network, addresses start with tb1, m, n or 2)',
+};
+
+const NETWORK_DESCRIPTIONS: Record<BitcoinNetwork, string> = {
+	mainnet: 'a mainnet',
+	testnet: 'a test-network (testnet/signet)',
+	regtest: 'a regtest',
+};
+
+// ---------------------------------------------------------------------------------------
+// Text fields
+
+export function checkName(value: unknown): ValidationProblem {
+	if (typeof value !== 'string') return `Expected a name as text, like ${NAME_EXAMPLE}, got ${describeValue(value)}.`;
+	const name = value.trim();
+	if (name === '') return `Must not be empty. Enter a name like ${NAME_EXAMPLE}.`;
+	if (/\p{Cc}/u.test(name)) {
+		return `${describeValue(name)} contains a line break, tab or other control character. Enter a name like ${NAME_EXAMPLE}.`;
+	}
+	const length = characterCount(name);
+	if (length > NAME_MAX_LENGTH) {
+		return `Too long: ${length} characters, at most ${NAME_MAX_LENGTH} are allowed.`;
+	}
+	return null;
+}
+
+const EMAIL_LOCAL_PART_PATTERN = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
+const DOMAIN_LABEL_PATTERN = /^[\p{L}\p{N}]([\p{L}\p{N}-]*[\p{L}\p{N}])?$/u;
+const TOP_LEVEL_DOMAIN_PATTERN = /^(\p{L}{2,}|xn--[a-z0-9-]+)$/iu;
+
+export function checkEmail(value: unknown): ValidationProblem {
+	const hint = ` An e-mail address looks like ${EMAIL_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected an e-mail address like ${EMAIL_EXAMPLE}, got ${describeValue(value)}.`;
+	const email = value.trim();
+	if (email === '') return `Must not be empty. Enter an e-mail address like ${EMAIL_EXAMPLE}.`;
+	const shown = describeValue(email);
+	if (/\s/.test(email)) return `${shown} contains spaces.${hint}`;
+	const length = characterCount(email);
+	if (length > EMAIL_MAX_LENGTH) return `Too long: ${length} characters, at most ${EMAIL_MAX_LENGTH} are allowed.`;
+	const parts = email.split('@');
+	if (parts.length === 1) return `${shown} has no @.${hint}`;
+	if (parts.length > 2) return `${shown} has more than one @.${hint}`;
+	const [localPart, domain] = parts;
+	return checkEmailLocalPart(localPart, shown, hint) ?? checkEmailDomain(domain, shown, hint);
+}
+
+function checkEmailLocalPart(localPart: string, shown: string, hint: string): ValidationProblem {
+	if (localPart === '') return `${shown} has nothing before the @.${hint}`;
+	const length = characterCount(localPart);
+	if (length > EMAIL_LOCAL_PART_MAX_LENGTH) {
+		return `The part before the @ is too long: ${length} characters, at most ${EMAIL_LOCAL_PART_MAX_LENGTH} are allowed.`;
+	}
+	if (!EMAIL_LOCAL_PART_PATTERN.test(localPart)) {
+		return `${shown} has characters or dots in the wrong place before the @.${hint}`;
+	}
+	return null;
+}
+
+function checkEmailDomain(domain: string, shown: string, hint: string): ValidationProblem {
+	if (domain === '') return `${shown} has nothing after the @.${hint}`;
+	const labels = domain.split('.');
+	if (labels.length < 2) return `${shown} has no domain ending such as .com after the @.${hint}`;
+	if (!labels.every((label) => DOMAIN_LABEL_PATTERN.test(label))) {
+		return `${shown} has an invalid domain after the @.${hint}`;
+	}
+	if (!TOP_LEVEL_DOMAIN_PATTERN.test(labels[labels.length - 1])) {
+		return `${shown} does not end in a real domain ending such as .com.${hint}`;
+	}
+	return null;
+}
+
+export function checkTimezone(value: unknown): ValidationProblem {
+	if (typeof value !== 'string') return `Expected a time zone like ${TIMEZONE_EXAMPLE}, got ${describeValue(value)}.`;
+	const zone = value.trim();
+	if (zone === '') return `Must not be empty. Enter a time zone like ${TIMEZONE_EXAMPLE}.`;
+	if (isAreaCityTimezone(zone)) return null;
+	const shown = describeValue(zone);
+	const correctlyCased = correctTimezoneCase(zone);
+	if (correctlyCased !== undefined) return `${shown} has the wrong capitalisation; write it exactly as ${correctlyCased}.`;
+	const equivalent = findEquivalentAreaCityTimezone(zone);
+	if (equivalent !== undefined) {
+		return `${shown} is not a time zone of the form Area/City; the matching one is ${equivalent}.`;
+	}
+	return (
+		`${shown} is not a time zone of the form Area/City. Use a name like ${TIMEZONE_EXAMPLE} or America/New_York ` +
+		'(UTC, GMT, abbreviations like EST and Etc/… zones are not accepted).'
+	);
+}
+
+function findEquivalentAreaCityTimezone(zone: string): string | undefined {
+	// Only names with a slash (US/Eastern) get one: "EST" resolving to America/Panama would mislead.
+	if (!zone.includes('/')) return undefined;
+	const resolved = resolveTimezone(zone);
+	return resolved !== undefined && isAreaCityTimezone(resolved) ? resolved : undefined;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function checkUuid(value: unknown): ValidationProblem {
+	const hint = ` An ID looks like ${UUID_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected an ID like ${UUID_EXAMPLE}, got ${describeValue(value)}.`;
+	const id = value.trim();
+	if (id === '') return `Must not be empty. Enter an ID like ${UUID_EXAMPLE}.`;
+	if (UUID_PATTERN.test(id)) return null;
+	const shown = describeValue(id);
+	if (/\s/.test(id)) return `${shown} contains spaces.${hint}`;
+	if (/^[0-9a-f]{32}$/i.test(id)) return `${shown} is missing the dashes.${hint}`;
+	return `${shown} is not an ID of the form 8-4-4-4-12 hexadecimal characters.${hint}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Numbers
+
+const PLAIN_DECIMAL_PATTERN = /^[-+]?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * The number a numeric parameter holds: numbers as they are, text only when it is a plain
+ * decimal such as "250.5" (expressions often yield text). NaN for anything else.
+ */
+export function toNumber(value: unknown): number {
+	if (typeof value === 'number') return value;
+	if (typeof value === 'string' && PLAIN_DECIMAL_PATTERN.test(value.trim())) return Number(value.trim());
+	return Number.NaN;
+}
+
+export function checkPositiveAmount(value: unknown): ValidationProblem {
+	const amount = toNumber(value);
+	if (Number.isNaN(amount)) return describeNotANumber(value, `an amount like ${AMOUNT_EXAMPLE}`);
+	if (!Number.isFinite(amount)) return `Must be a finite amount like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
+	if (amount <= 0) return `Must be greater than 0, got ${describeValue(value)}.`;
+	return null;
+}
+
+export function checkWholeDays(value: unknown): ValidationProblem {
+	const days = toNumber(value);
+	if (Number.isNaN(days)) return describeNotANumber(value, `a whole number of days like ${DAYS_EXAMPLE}`);
+	if (!Number.isInteger(days)) return `Must be a whole number of days like ${DAYS_EXAMPLE}, got ${describeValue(value)}.`;
+	if (days < 1) return `Must be at least 1 day, got ${describeValue(value)}.`;
+	if (days > MAX_DAYS) return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
+	return null;
+}
+
+function describeNotANumber(value: unknown, expected: string): string {
+	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter ${expected}.`;
+	if (typeof value === 'string' && /^[-+]?\d+,\d+$/.test(value.trim())) {
+		return `${describeValue(value)} uses a comma; write the decimal separator as a dot, like 250.5.`;
+	}
+	return `Expected ${expected}, got ${describeValue(value)}.`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Addresses
+
+/**
+ * `expected` is the network of the credential's environment: 'test' accepts testnet, signet
+ * and regtest addresses. Addresses with a SegWit version no wallet uses yet are rejected,
+ * since coins sent there could be lost.
+ */
+export function checkBitcoinAddress(value: unknown, expected: ExpectedBitcoinNetwork): ValidationProblem {
+	const example = expected === 'test' ? TEST_ADDRESS_EXAMPLE : MAINNET_ADDRESS_EXAMPLE;
+	if (typeof value !== 'string') return `Expected a Bitcoin address like ${example}, got ${describeValue(value)}.`;
+	const address = value.trim();
+	if (address === '') return `Must not be empty. Enter a Bitcoin address like ${example}.`;
+	const shown = describeValue(address);
+	const parsed = parseBitcoinAddress(address);
+	if ('error' in parsed) return `${shown} is not a valid Bitcoin address: ${parsed.error}.`;
+	if (parsed.type === 'witness-unknown') {
+		return `${shown} uses a SegWit version that wallets do not support yet; coins sent there could be lost. Use an address like ${example}.`;
+	}
+	if (expected !== 'any' && !isOnEnvironmentNetwork(parsed.network, expected)) {
+		return `${shown} is ${NETWORK_DESCRIPTIONS[parsed.network]} address, but the credential's environment is ${CREDENTIAL_ENVIRONMENTS[expected]}.`;
+	}
+	return null;
+}
+
+function isOnEnvironmentNetwork(network: BitcoinNetwork, environment: CredentialNetwork): boolean {
+	return environment === 'mainnet' ? network === 'mainnet' : network !== 'mainnet';
+}
+
+const PRINTABLE_ASCII_PATTERN = /^[\x21-\x7e]+$/;
+const HEX_ADDRESS_PATTERN = /^0x[0-9a-f]{1,64}$/i;
+
+/**
+ * Loose sanity check for an address on a stablecoin chain (EVM, Starknet, Solana, Liquid…);
+ * the chain itself checks the details.
+ */
+export function checkStablecoinAddress(value: unknown): ValidationProblem {
+	const hint = ` A wallet address looks like ${STABLECOIN_ADDRESS_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}, got ${describeValue(value)}.`;
+	const address = value.trim();
+	if (address === '') return `Must not be empty. Enter a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}.`;
+	const shown = describeValue(address);
+	if (/\s/.test(address)) return `${shown} contains spaces.${hint}`;
+	if (!PRINTABLE_ASCII_PATTERN.test(address)) {
+		return `${shown} contains a character that does not belong in an address (only plain letters, digits and symbols).${hint}`;
+	}
+	const length = address.length;
+	if (length < STABLECOIN_ADDRESS_MIN_LENGTH) {
+		return `${shown} is too short for a wallet address: ${length} characters, at least ${STABLECOIN_ADDRESS_MIN_LENGTH}.${hint}`;
+	}
+	if (length > STABLECOIN_ADDRESS_MAX_LENGTH) {
+		return `Too long for a wallet address: ${length} characters, at most ${STABLECOIN_ADDRESS_MAX_LENGTH}.${hint}`;
+	}
+	if (/^0x/i.test(address) && !HEX_ADDRESS_PATTERN.test(address)) {
+		return `${shown} starts with 0x, so it must be 0x followed by up to 64 hexadecimal characters (0-9, a-f).${hint}`;
+	}
+	return null;
+}
+
+// ---------------------------------------------------------------------------------------
+// Keys
+
+const DERIVATION_PATH_EXAMPLE = "m/84'/0'/0'/0/0";
+/** The field prime of secp256k1. */
+const SECP256K1_P = 2n ** 256n - 2n ** 32n - 977n;
+const MAX_CHILD_INDEX = 2 ** 31 - 1;
+
+/**
+ * A compressed secp256k1 public key in hex (33 bytes: 02 or 03, then the x coordinate). The x
+ * coordinate must lie on the curve, which catches most typos in a key pasted by hand.
+ */
+export function checkCompressedPublicKey(value: unknown): ValidationProblem {
+	const hint =
+		' A compressed public key is 66 hexadecimal characters starting with 02 or 03, like 02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5.';
+	if (typeof value !== 'string') return `Expected a public key as text, got ${describeValue(value)}.${hint}`;
+	const key = value.trim();
+	if (key === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(key);
+	if (/\s/.test(key)) return `${shown} contains spaces.${hint}`;
+	if (!/^[0-9a-f]+$/i.test(key)) return `${shown} is not hexadecimal (only 0-9 and a-f).${hint}`;
+	if (key.length === 130 && /^04/.test(key)) return `${shown} is an uncompressed key; use its compressed form.${hint}`;
+	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
+	if (!/^0[23]/.test(key)) return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
+	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`))) return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
+	return null;
+}
+
+/** Whether some y satisfies y² = x³ + 7 (mod p), by Euler's criterion. */
+function isOnSecp256k1(x: bigint): boolean {
+	if (x >= SECP256K1_P) return false;
+	const rhs = (modPow(x, 3n, SECP256K1_P) + 7n) % SECP256K1_P;
+	return rhs === 0n || modPow(rhs, (SECP256K1_P - 1n) / 2n, SECP256K1_P) === 1n;
+}
+
+function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
+	let result = 1n;
+	let b = base % modulus;
+	for (let e = exponent; e > 0n; e >>= 1n) {
+		if (e & 1n) result = (result * b) % modulus;
+		b = (b * b) % modulus;
+	}
+	return result;
+}
+
+/** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
+export function checkDerivationPath(value: unknown): ValidationProblem {
+	const hint = ` A derivation path looks like ${DERIVATION_PATH_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected a derivation path as text, got ${describeValue(value)}.${hint}`;
+	const path = value.trim();
+	if (path === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(path);
+	if (/\s/.test(path)) return `${shown} contains spaces.${hint}`;
+	const [root, ...steps] = path.split('/');
+	if (root !== 'm') return `${shown} must start with m/.${hint}`;
+	if (steps.length === 0) return `${shown} names no child key after m.${hint}`;
+	for (const step of steps) {
+		const match = /^(\d+)(['hH]?)$/.exec(step);
+		if (!match) return `${shown} has ${describeValue(step)} where a child index like 84' or 0 belongs.${hint}`;
+		if (Number(match[1]) > MAX_CHILD_INDEX) return `${shown}: index ${match[1]} is larger than ${MAX_CHILD_INDEX}.${hint}`;
+	}
+	return null;
+}
+
+/** A value of one of an option list's values, as an expression may give it. */
+export function checkOneOf(allowed: readonly string[]): (value: unknown) => ValidationProblem {
+	return (value) => {
+		const text = typeof value === 'string' ? value.trim() : value;
+		if (typeof text === 'string' && allowed.includes(text)) return null;
+		return `Expected one of ${allowed.join(', ')}, got ${describeValue(value)}.`;
+	};
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON
+
+/**
+ * Reads an "extra body fields" option: an object n8n already parsed, or JSON text for one.
+ * Blank text means no extra fields.
+ */
+export function parseJsonObject(value: unknown): { value: Record<string, unknown> } | { error: string } {
+	if (isPlainObject(value)) return { value };
+	if (typeof value !== 'string') return { error: describeNotAJsonObject(value) };
+	if (value.trim() === '') return { value: {} };
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(value);
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		return { error: `Not valid JSON: ${reason}. Expected an object like ${JSON_OBJECT_EXAMPLE}.` };
+	}
+	return isPlainObject(parsed) ? { value: parsed } : { error: describeNotAJsonObject(parsed) };
+}
+
+function describeNotAJsonObject(value: unknown): string {
+	return `Expected a JSON object like ${JSON_OBJECT_EXAMPLE}, got ${describeValue(value)}.`;
+}
+
+/** A JSON object: anything but null, a list or a primitive. */
+export function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	// The tag rather than the prototype, so objects built in an expression sandbox's realm pass.
+	return Object.prototype.toString.call(value) === '[object Object]';
+}
+
+// ---------------------------------------------------------------------------------------
+// Messages
+
+/** A short, safe rendering of a value for messages: text quoted and cut at 40 characters with "…". */
+export function describeValue(value: unknown): string {
+	if (value === undefined) return 'nothing';
+	if (typeof value === 'string') return JSON.stringify(cutToExcerpt(value));
+	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+	if (typeof value === 'function') return 'a function';
+	if (typeof value === 'symbol') return 'a symbol';
+	return cutToExcerpt(toJsonOrUndefined(value) ?? (Array.isArray(value) ? 'a list' : 'an object'));
+}
+
+function cutToExcerpt(text: string): string {
+	const characters = [...text];
+	if (characters.length <= EXCERPT_MAX_LENGTH) return text;
+	return `${characters.slice(0, EXCERPT_MAX_LENGTH).join('')}…`;
+}
+
+function toJsonOrUndefined(value: unknown): string | undefined {
+	try {
+		return JSON.stringify(value);
+	} catch {
+		return undefined;
+	}
+}
+
+function characterCount(text: string): number {
+	return [...text].length;
+}
