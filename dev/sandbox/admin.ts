@@ -19,6 +19,7 @@ import {
 import type {
 	Contract,
 	ContractEntry,
+	Installment,
 	LoanOffer,
 	NotificationData,
 	NotificationMessage,
@@ -64,6 +65,12 @@ export type AdminOfferInput = Partial<LoanOffer> & OfferSettings;
 /** Contract fields to override; `loan_id` picks the offer (default: the first available offer). */
 export type AdminContractInput = Partial<Contract>;
 
+/** Installment fields to change: `due_date` (any ISO timestamp, stored as UTC) and `status` (any text). */
+export interface InstallmentPatch {
+	due_date?: string;
+	status?: string;
+}
+
 export interface SandboxAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
@@ -74,6 +81,13 @@ export interface SandboxAdmin {
 	postNotifications(ownerKey: string, count: number, options?: NotificationBatchInput): NotificationMessage[];
 	createContract(ownerKey: string, partial?: AdminContractInput): Contract;
 	createContracts(ownerKey: string, count: number, partial?: AdminContractInput): Contract[];
+	/** Moves an installment's due date and/or sets its status (e.g. due tomorrow, or `late`). */
+	setInstallment(contractId: string, installmentId: string, patch: InstallmentPatch): Installment;
+	/**
+	 * The backend's late-installments job (every 30 min, late_installments.rs): in PrincipalGiven
+	 * contracts, pending installments whose due date has passed become `late`. Returns how many.
+	 */
+	markLateInstallments(): number;
 	configure(patch: Partial<SandboxConfig>): SandboxConfig;
 	reset(): void;
 	stats(): SandboxStats;
@@ -184,6 +198,39 @@ function setContractStatus(state: SandboxState, id: string, status: string): Con
 	return contract;
 }
 
+/**
+ * Installments live in their own table in the backend, so changing one leaves the contract's
+ * updated_at alone [INF]; nothing is notified either.
+ */
+function setInstallment(state: SandboxState, contractId: string, installmentId: string, patch: InstallmentPatch): Installment {
+	const { contract } = anyContract(state, contractId);
+	const installment = contract.installments.find((candidate) => candidate.id === installmentId);
+	if (!installment) throw notFound('Installment', installmentId);
+	if (patch.due_date !== undefined) {
+		const due = typeof patch.due_date === 'string' ? Date.parse(patch.due_date) : Number.NaN;
+		if (Number.isNaN(due)) throw invalid('due_date must be an ISO timestamp');
+		installment.due_date = new Date(due).toISOString();
+	}
+	if (patch.status !== undefined) installment.status = requireText(patch.status, 'status');
+	return installment;
+}
+
+/** db/installments.rs mark_late: `status = 'late'` for pending installments due before now, PrincipalGiven contracts only. */
+function markLateInstallments(state: SandboxState): number {
+	const now = state.now().getTime();
+	let marked = 0;
+	for (const { contract } of state.contracts.values()) {
+		if (contract.status !== 'PrincipalGiven') continue;
+		for (const installment of contract.installments) {
+			if (installment.status === 'pending' && Date.parse(installment.due_date) < now) {
+				installment.status = 'late';
+				marked += 1;
+			}
+		}
+	}
+	return marked;
+}
+
 const MIXED_TYPES = ['ContractUpdate', 'InstallmentUpdate', 'ChatMessage'];
 
 function postNotifications(state: SandboxState, ownerKey: string, count: number, options: NotificationBatchInput): NotificationMessage[] {
@@ -240,6 +287,8 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 			if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
 			return Array.from({ length: count }, () => adminContract(state(), ownerKey, partial));
 		},
+		setInstallment: (contractId, installmentId, patch) => setInstallment(state(), contractId, installmentId, patch),
+		markLateInstallments: () => markLateInstallments(state()),
 		configure: (patch) => {
 			host.configure(patch);
 			return host.currentConfig();
@@ -301,6 +350,10 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		route('POST', '/contracts/:id/liquidation-status', (ctx) =>
 			jsonReply(admin.setLiquidationStatus(ctx.params.id, bodyObject(ctx).liquidation_status as string)),
 		),
+		route('POST', '/contracts/:id/installments/:installmentId', (ctx) =>
+			jsonReply(admin.setInstallment(ctx.params.id, ctx.params.installmentId, bodyObject(ctx) as InstallmentPatch)),
+		),
+		noBody('POST', '/jobs/late-installments', () => jsonReply({ marked: admin.markLateInstallments() })),
 		route('POST', '/offers', (ctx) => jsonReply(admin.addOffer(bodyObject(ctx) as AdminOfferInput))),
 		noBody('POST', '/offers/:id/withdraw', (ctx) => jsonReply(admin.withdrawOffer(ctx.params.id))),
 		route('DELETE', '/offers/:id', (ctx) => {

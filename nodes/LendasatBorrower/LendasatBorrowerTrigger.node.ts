@@ -11,14 +11,17 @@ import {
 import { CONTRACT_STATUS_OPTIONS } from './descriptions/contractStatuses';
 import { lendasatApiTest } from './methods/credentialTest';
 import { pollContracts, sampleContract, type ContractEvent } from './trigger/contracts';
+import { pollInstallments, sampleInstallment } from './trigger/installments';
 import { pollNotifications, sampleNotification } from './trigger/notifications';
 import { offerFiltersField } from './descriptions/offerFilters';
 import { offerQuery } from './trigger/offerFilters';
 import { pollOffers, sampleOffer } from './trigger/offers';
 import { listOf } from './trigger/parameters';
+import { checkDaysAhead, toNumber } from './validation/checks';
 
 const EVENT_NAMES: Record<string, string> = {
 	contractStatusChanged: 'Contract Status Changed',
+	installmentDue: 'Installment Due',
 	marginCall: 'Margin Call',
 	newNotification: 'New Notification',
 	newOffer: 'New Loan Offer',
@@ -54,6 +57,12 @@ export class LendasatBorrowerTrigger implements INodeType {
 						description: 'A contract moved to another status, or a new contract appeared',
 					},
 					{
+						name: 'Installment Due',
+						value: 'installmentDue',
+						description:
+							'An open installment of a paid-out loan falls due within the chosen days (overdue ones included), and again when it becomes late',
+					},
+					{
 						name: 'Margin Call',
 						value: 'marginCall',
 						description:
@@ -78,6 +87,25 @@ export class LendasatBorrowerTrigger implements INodeType {
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
+				displayOptions: { hide: { event: ['installmentDue'] } },
+			},
+			{
+				displayName:
+					'Each open installment due within Days Ahead starts the workflow once, with the amount and where to pay, and once more when it becomes late. Installments already due when the workflow is activated are included.',
+				name: 'installmentNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { event: ['installmentDue'] } },
+			},
+			{
+				displayName: 'Days Ahead',
+				name: 'daysAhead',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				default: 3,
+				description:
+					'How many days before its due date an installment starts the workflow. 0: only installments due now or overdue.',
+				displayOptions: { show: { event: ['installmentDue'] } },
 			},
 			{
 				displayName: 'Statuses',
@@ -126,9 +154,25 @@ async function pollEvent(
 		}
 		case 'newNotification':
 			return manual ? await sampleNotification(context, label) : await pollNotifications(context, label);
+		case 'installmentDue': {
+			const daysAhead = readDaysAhead(context);
+			return manual
+				? await sampleInstallment(context, label, daysAhead)
+				: await pollInstallments(context, label, daysAhead);
+		}
 		default:
 			throw new NodeOperationError(context.getNode(), `Unknown event "${event}"`, {
 				description: 'Choose one of the events the trigger offers.',
 			});
 	}
+}
+
+/** Days Ahead as a whole number ≥ 0; an expression can give anything, so it is checked before any request. */
+function readDaysAhead(context: IPollFunctions): number {
+	const value = context.getNodeParameter('daysAhead', 3);
+	const problem = checkDaysAhead(value);
+	if (problem) {
+		throw new NodeOperationError(context.getNode(), 'Invalid Days Ahead', { description: `Days Ahead: ${problem}` });
+	}
+	return toNumber(value);
 }

@@ -39,16 +39,21 @@ export interface ContractEventSettings {
 	statuses: string[];
 }
 
-const CONTRACTS_PATH = '/api/contracts';
+export const CONTRACTS_PATH = '/api/contracts';
 const NEWEST_FIRST = { sort_by: 'updated_at', sort_order: 'desc' };
 
-function listing(label: string): NewestFirstListing {
+/** GET /api/contracts as a listing for walkNewestFirst; other events pass their own query and time field. */
+export function contractListing(
+	label: string,
+	qs: IDataObject = NEWEST_FIRST,
+	timeField: 'updated_at' | 'created_at' = 'updated_at',
+): NewestFirstListing {
 	return {
 		label,
 		path: CONTRACTS_PATH,
-		qs: NEWEST_FIRST,
+		qs,
 		idOf: (contract) => (contract.id === undefined || contract.id === null ? undefined : String(contract.id)),
-		timeOf: (contract) => timestampOf(contract.updated_at),
+		timeOf: (contract) => timestampOf(contract[timeField]),
 	};
 }
 
@@ -62,7 +67,7 @@ export async function pollContracts(
 	// The baseline reads every contract, so a later change of an old one still knows its previous status.
 	const highWater = cursor?.highWater ?? null;
 	const stopBefore = highWater === null ? -Infinity : highWater - OVERLAP_MS;
-	const contracts = await walkNewestFirst(context, listing(settings.label), () => stopBefore);
+	const contracts = await walkNewestFirst(context, contractListing(settings.label), () => stopBefore);
 	const { next, changes } = advanceContractCursor(cursor, contracts);
 	const items = changes.filter((change) => isWanted(change, settings)).map((change) => toItem(change, settings.event));
 	saveCursor(staticData, 'contracts', next);

@@ -6,9 +6,9 @@ import { isRecord } from '../validation/checks';
  * Where each event keeps its cursor in the node's static data. Both contract events share one
  * cursor: it records every contract's status and liquidation status, whichever event is chosen.
  */
-export type CursorKey = 'contracts' | 'offers' | 'notifications';
+export type CursorKey = 'contracts' | 'offers' | 'notifications' | 'installments';
 
-const CURSOR_KEYS: CursorKey[] = ['contracts', 'offers', 'notifications'];
+const CURSOR_KEYS: CursorKey[] = ['contracts', 'offers', 'notifications', 'installments'];
 
 export const CURSOR_VERSION = 1;
 

@@ -179,6 +179,18 @@ export function checkWholeDays(value: unknown): ValidationProblem {
 	return null;
 }
 
+/** Days before a due date: a whole number from 0 (only what is due now or overdue) up to 100 years. */
+export function checkDaysAhead(value: unknown): ValidationProblem {
+	const days = toNumber(value);
+	if (Number.isNaN(days)) return describeNotANumber(value, 'a whole number of days like 3');
+	if (!Number.isInteger(days)) return `Must be a whole number of days like 3, got ${describeValue(value)}.`;
+	if (days < 0) {
+		return `Must not be negative, got ${describeValue(value)}. Use 0 for installments that are due now or overdue.`;
+	}
+	if (days > MAX_DAYS) return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
+	return null;
+}
+
 function describeNotANumber(value: unknown, expected: string): string {
 	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter ${expected}.`;
 	if (typeof value === 'string' && /^[-+]?\d+,\d+$/.test(value.trim())) {
