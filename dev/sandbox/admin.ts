@@ -4,6 +4,7 @@
  */
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
+import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
@@ -19,6 +20,7 @@ import {
 import type {
 	Contract,
 	ContractEntry,
+	LoanApplication,
 	LoanOffer,
 	NotificationData,
 	NotificationMessage,
@@ -74,6 +76,10 @@ export interface SandboxAdmin {
 	postNotifications(ownerKey: string, count: number, options?: NotificationBatchInput): NotificationMessage[];
 	createContract(ownerKey: string, partial?: AdminContractInput): Contract;
 	createContracts(ownerKey: string, count: number, partial?: AdminContractInput): Contract[];
+	/** A loan application of the key's user with these fields (any status), the rest made up. */
+	addLoanApplication(ownerKey: string, partial?: Partial<LoanApplication>): LoanApplication;
+	/** Jails (or frees) the key's user: the live backend then answers 400 "Invalid request" to some requests. */
+	setJailed(ownerKey: string, jailed: boolean): void;
 	configure(patch: Partial<SandboxConfig>): SandboxConfig;
 	reset(): void;
 	stats(): SandboxStats;
@@ -240,6 +246,18 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 			if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
 			return Array.from({ length: count }, () => adminContract(state(), ownerKey, partial));
 		},
+		addLoanApplication: (ownerKey, partial = {}) => {
+			const owner = ownerOfKey(state(), ownerKey);
+			if (partial.loan_deal_id !== undefined && state().loanApplications.has(partial.loan_deal_id)) {
+				throw invalid(`Loan application ${partial.loan_deal_id} already exists`);
+			}
+			return addLoanApplication(state(), owner.id, partial);
+		},
+		setJailed: (ownerKey, jailed) => {
+			const owner = ownerOfKey(state(), ownerKey);
+			if (jailed) state().jailedUsers.add(owner.id);
+			else state().jailedUsers.delete(owner.id);
+		},
 		configure: (patch) => {
 			host.configure(patch);
 			return host.currentConfig();
@@ -306,6 +324,15 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		route('DELETE', '/offers/:id', (ctx) => {
 			admin.withdrawOffer(ctx.params.id);
 			return emptyReply();
+		}),
+		route('POST', '/loan-applications', (ctx) => {
+			const { api_key: apiKey, ...partial } = bodyObject(ctx);
+			return jsonReply(admin.addLoanApplication(requireText(apiKey, 'api_key'), partial as Partial<LoanApplication>));
+		}),
+		route('POST', '/jail', (ctx) => {
+			const { api_key: apiKey, jailed } = bodyObject(ctx);
+			admin.setJailed(requireText(apiKey, 'api_key'), jailed !== false);
+			return jsonReply({ jailed: jailed !== false });
 		}),
 		route('POST', '/notifications', (ctx) => {
 			const { api_key: apiKey, count, ...notification } = bodyObject(ctx);
