@@ -4,6 +4,7 @@
  */
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
+import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
@@ -20,6 +21,7 @@ import type {
 	Contract,
 	ContractEntry,
 	Installment,
+	LoanApplication,
 	LoanOffer,
 	NotificationData,
 	NotificationMessage,
@@ -88,6 +90,10 @@ export interface SandboxAdmin {
 	 * contracts, pending installments whose due date has passed become `late`. Returns how many.
 	 */
 	markLateInstallments(): number;
+	/** A loan application of the key's user with these fields (any status), the rest made up. */
+	addLoanApplication(ownerKey: string, partial?: Partial<LoanApplication>): LoanApplication;
+	/** Jails (or frees) the key's user: the live backend then answers 400 "Invalid request" to some requests. */
+	setJailed(ownerKey: string, jailed: boolean): void;
 	configure(patch: Partial<SandboxConfig>): SandboxConfig;
 	reset(): void;
 	stats(): SandboxStats;
@@ -289,6 +295,18 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		},
 		setInstallment: (contractId, installmentId, patch) => setInstallment(state(), contractId, installmentId, patch),
 		markLateInstallments: () => markLateInstallments(state()),
+		addLoanApplication: (ownerKey, partial = {}) => {
+			const owner = ownerOfKey(state(), ownerKey);
+			if (partial.loan_deal_id !== undefined && state().loanApplications.has(partial.loan_deal_id)) {
+				throw invalid(`Loan application ${partial.loan_deal_id} already exists`);
+			}
+			return addLoanApplication(state(), owner.id, partial);
+		},
+		setJailed: (ownerKey, jailed) => {
+			const owner = ownerOfKey(state(), ownerKey);
+			if (jailed) state().jailedUsers.add(owner.id);
+			else state().jailedUsers.delete(owner.id);
+		},
 		configure: (patch) => {
 			host.configure(patch);
 			return host.currentConfig();
@@ -359,6 +377,15 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		route('DELETE', '/offers/:id', (ctx) => {
 			admin.withdrawOffer(ctx.params.id);
 			return emptyReply();
+		}),
+		route('POST', '/loan-applications', (ctx) => {
+			const { api_key: apiKey, ...partial } = bodyObject(ctx);
+			return jsonReply(admin.addLoanApplication(requireText(apiKey, 'api_key'), partial as Partial<LoanApplication>));
+		}),
+		route('POST', '/jail', (ctx) => {
+			const { api_key: apiKey, jailed } = bodyObject(ctx);
+			admin.setJailed(requireText(apiKey, 'api_key'), jailed !== false);
+			return jsonReply({ jailed: jailed !== false });
 		}),
 		route('POST', '/notifications', (ctx) => {
 			const { api_key: apiKey, count, ...notification } = bodyObject(ctx);

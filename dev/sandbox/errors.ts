@@ -37,6 +37,10 @@ const TITLES: Record<string, string> = {
 	OFFER_NOT_FOUND: 'Loan offer not found',
 	CONTRACT_NOT_FOUND: 'Contract not found',
 	KEY_NOT_FOUND: 'API key not found',
+	LOAN_APPLICATION_NOT_FOUND: 'Loan application not found',
+	INVALID_LTV: 'Invalid loan-to-value ratio',
+	INVALID_INTEREST_RATE: 'Invalid interest rate',
+	ACCOUNT_BLOCKED: 'Account blocked',
 	NOT_FOUND: 'Not found',
 	METHOD_NOT_ALLOWED: 'Method not allowed',
 	PAYLOAD_TOO_LARGE: 'Payload too large',
@@ -113,6 +117,11 @@ export function liveQueryRejection(reason: string): Partial<LiveError> {
 /** axum 0.7's `Path` rejection for a segment that does not parse (plain text, 400). */
 export function livePathRejection(value: string, type: string): Partial<LiveError> {
 	return { status: 400, message: `Invalid URL: Cannot parse \`${value}\` to a \`${type}\``, plain: true };
+}
+
+/** The same error, answered by the live dialect as plain text (axum's own rejection, unwrapped). */
+export function asPlainText(error: ApiError): ApiError {
+	return new ApiError(error.status, error.code, error.details, { ...error.live, plain: true });
 }
 
 export function contractNotFound(id: string): ApiError {

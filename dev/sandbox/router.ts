@@ -53,6 +53,11 @@ export interface Route {
 	body: 'json' | 'none';
 	/** Honours Idempotency-Key when the sandbox has idempotency switched on. */
 	idempotent?: boolean;
+	/**
+	 * Live dialect: the body's Content-Type and JSON syntax rejections are axum's plain text, not
+	 * `{"message": …}` (a handler that takes plain `axum::Json` rather than the backend's AppJson).
+	 */
+	plainJsonRejections?: boolean;
 	handle(ctx: RequestContext): Reply;
 }
 

@@ -4,6 +4,7 @@
  * the sandbox clock at seed time (pass a fixed `now` for byte-identical runs).
  */
 import { borrowerKeyFor, evmAddressFor, masterKeyFor, publicKeyFor, sha256Hex, solanaAddressFor, txidFor } from './ids';
+import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
 import { createEmptyState, issueKey, pushNotification, recordStatus, type SandboxState } from './state';
 import type { ContractEntry, LenderStats, LoanOffer, NotificationMessage, SandboxKeys, SeedOptions, User } from './types';
@@ -45,6 +46,14 @@ export const SEED_IDS = {
 		marginCall: 'c0000000-0000-4000-8000-000000000004',
 		closed: 'c0000000-0000-4000-8000-000000000005',
 		otherBorrowers: 'c0000000-0000-4000-8000-000000000006',
+	},
+	loanApplications: {
+		/** The borrower's Available application: UsdcPol, 1000–5000, 30–180 days, LTV 0.5, 11 %. */
+		available: 'a0000000-0000-4000-8000-000000000001',
+		/** The borrower's Deleted application (UsdtEth), listed by GET /api/loan-applications all the same. */
+		deleted: 'a0000000-0000-4000-8000-000000000002',
+		/** Belongs to the other borrower. */
+		otherBorrowers: 'a0000000-0000-4000-8000-000000000003',
 	},
 } as const;
 
@@ -287,6 +296,16 @@ export function seedExtraContracts(state: SandboxState, base: Date, owner: strin
 	}
 }
 
+function seedLoanApplications(state: SandboxState, base: Date): void {
+	const { loanApplications: ids, users } = SEED_IDS;
+	addLoanApplication(state, users.borrower, { loan_deal_id: ids.available, created_at: daysBefore(base, 5), updated_at: daysBefore(base, 5) });
+	addLoanApplication(state, users.borrower, {
+		loan_deal_id: ids.deleted, loan_asset: 'UsdtEth', loan_amount_min: 500, loan_amount_max: 2000, interest_rate: 0.09,
+		repayment_plan: 'interest_only_monthly', status: 'Deleted', created_at: daysBefore(base, 12), updated_at: daysBefore(base, 8),
+	});
+	addLoanApplication(state, users.otherBorrower, { loan_deal_id: ids.otherBorrowers, created_at: daysBefore(base, 3), updated_at: daysBefore(base, 3) });
+}
+
 function notification(state: SandboxState, type: string, timestamp: string, read: boolean, fields: Record<string, unknown>): NotificationMessage {
 	return { type, data: { id: state.ids.uuid(), timestamp, read, ...fields } };
 }
@@ -330,5 +349,6 @@ export function seedState(options: SeedOptions, now: () => Date): SandboxState {
 	seedContracts(state, base);
 	seedExtraContracts(state, base, users.borrower, options.extraContracts ?? 0);
 	seedNotifications(state, base);
+	seedLoanApplications(state, base);
 	return state;
 }

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import { URL } from 'node:url';
 import { adminRoutes, createAdmin, type AdminHost, type SandboxAdmin } from './admin';
 import { defaultConfig, validateConfigPatch } from './config';
-import { ApiError, SOMETHING_WENT_WRONG, unauthorized } from './errors';
+import { ApiError, SOMETHING_WENT_WRONG, asPlainText, unauthorized } from './errors';
 import {
 	CUT_BODY_STAND_IN,
 	DEFAULT_SLOW_MS,
@@ -128,6 +128,14 @@ function parseJsonBody(req: IncomingMessage, raw: string): unknown {
 			// serde_json's text for an empty body; other syntax errors are only approximated.
 			message: `Failed to parse the request body as JSON: ${raw.trim() === '' ? `EOF while parsing a value at line ${raw.split('\n').length} column 0` : 'syntax error'}`,
 		});
+	}
+}
+
+function parseRouteBody(req: IncomingMessage, raw: string, route: Route): unknown {
+	try {
+		return parseJsonBody(req, raw);
+	} catch (error) {
+		throw route.plainJsonRejections && error instanceof ApiError ? asPlainText(error) : error;
 	}
 }
 
@@ -415,7 +423,7 @@ class SandboxServer implements AdminHost {
 			config: this.config,
 			params: match.params,
 			query,
-			body: match.route.body === 'json' ? parseJsonBody(req, raw) : undefined,
+			body: match.route.body === 'json' ? parseRouteBody(req, raw, match.route) : undefined,
 			rawBody: raw,
 			idempotencyKey,
 			auth,

@@ -11,6 +11,7 @@ import type {
 	ContractEntry,
 	Installment,
 	LenderStats,
+	LoanApplication,
 	LoanOffer,
 	NotificationMessage,
 	User,
@@ -37,6 +38,10 @@ export interface SandboxState {
 	/** User id → that user's notifications in insertion order. */
 	notifications: Map<string, NotificationMessage[]>;
 	nextKeyId: number;
+	/** Loan applications of every user by loan_deal_id, in insertion order (Deleted ones stay). */
+	loanApplications: Map<string, LoanApplication>;
+	/** Ids of jailed users: the live backend answers 400 "Invalid request" to some of their requests. */
+	jailedUsers: Set<string>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -54,6 +59,8 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		contractsByOwner: new Map(),
 		notifications: new Map(),
 		nextKeyId: 1,
+		loanApplications: new Map(),
+		jailedUsers: new Set(),
 	};
 }
 

@@ -278,6 +278,34 @@ export interface ContractEntry {
 	holdsOfferCapacity?: boolean;
 }
 
+/**
+ * model.rs LoanApplication (hub 0.8.2): a borrower's own terms for lenders to take. The id is
+ * `loan_deal_id`; statuses are LoanApplicationStatus (PascalCase): Available, Unavailable, Taken,
+ * Deleted, ApplicationExpired, Cancelled.
+ */
+export interface LoanApplication {
+	loan_deal_id: string;
+	borrower_id: string;
+	ltv: number;
+	interest_rate: number;
+	loan_amount_min: number;
+	loan_amount_max: number;
+	duration_days_min: number;
+	duration_days_max: number;
+	borrower_loan_address: string | null;
+	borrower_btc_address: string;
+	loan_asset: string;
+	loan_type: string;
+	borrower_pk: string;
+	borrower_derivation_path: string;
+	borrower_npub: string;
+	status: string;
+	client_contract_id: string | null;
+	repayment_plan: string;
+	created_at: string;
+	updated_at: string;
+}
+
 export interface User {
 	id: string;
 	name: string;

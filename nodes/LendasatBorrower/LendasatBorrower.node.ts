@@ -7,6 +7,7 @@ import {
 import { accountDescription } from './resources/account';
 import { apiKeyDescription } from './resources/apiKey';
 import { contractDescription } from './resources/contract';
+import { loanApplicationDescription } from './resources/loanApplication';
 import { notificationDescription } from './resources/notification';
 import { offerDescription } from './resources/offer';
 import { userDescription } from './resources/user';
@@ -45,6 +46,11 @@ export class LendasatBorrower implements INodeType {
 					{ name: 'Account', value: 'account', description: 'Borrower accounts created by a partner' },
 					{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
 					{ name: 'Contract', value: 'contract', description: 'Loan contracts and contract requests' },
+					{
+						name: 'Loan Application',
+						value: 'loanApplication',
+						description: 'Your own loan terms, posted for lenders to take',
+					},
 					{ name: 'Notification', value: 'notification', description: 'The in-app notification feed' },
 					{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
 					{ name: 'User', value: 'user', description: 'The account the key belongs to' },
@@ -54,6 +60,7 @@ export class LendasatBorrower implements INodeType {
 			...accountDescription,
 			...apiKeyDescription,
 			...contractDescription,
+			...loanApplicationDescription,
 			...notificationDescription,
 			...offerDescription,
 			...userDescription,

@@ -3,6 +3,7 @@ import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
+import { loanApplicationRoutes } from './loanApplications';
 import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { offerRoutes } from './offers';
@@ -14,4 +15,5 @@ export const apiRoutes: Route[] = [
 	...contractRoutes,
 	...keyRoutes,
 	...notificationRoutes,
+	...loanApplicationRoutes,
 ];

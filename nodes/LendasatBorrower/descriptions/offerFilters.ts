@@ -2,13 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { ANY_COLLATERAL } from '../methods/offerPicker';
 import type { Check } from '../validation/parameters';
-import {
-	checkPositiveAmount,
-	checkWholeDays,
-	describeValue,
-	toNumber,
-	type ValidationProblem,
-} from '../validation/checks';
+import { checkInterestRate, checkPositiveAmount, checkWholeDays, describeValue, toNumber } from '../validation/checks';
+import { LOAN_ASSET_OPTIONS } from './loanTerms';
 
 /** A filter that cannot be sent: its display name and what is wrong with its value. */
 export interface FilterProblem {
@@ -87,15 +82,6 @@ function numberChecked(check: Check): (value: unknown) => Reading {
 	};
 }
 
-function checkInterestRate(value: unknown): ValidationProblem {
-	const rate = toNumber(value);
-	const example = 'a yearly rate as a decimal like 0.12 (12%)';
-	if (Number.isNaN(rate)) return `Expected ${example}, got ${describeValue(value)}.`;
-	if (rate < 0) return `Must not be negative, got ${describeValue(value)}.`;
-	if (rate > 1) return `${describeValue(value)} is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.`;
-	return null;
-}
-
 /** The Filters collection of Offer → Get Many, also shown for the trigger's New Loan Offer event. */
 export function offerFiltersField(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties {
 	return {
@@ -163,21 +149,7 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 				displayName: 'Loan Assets',
 				name: 'loanAssets',
 				type: 'multiOptions',
-				options: [
-					{ name: 'CHF (Bank Transfer)', value: 'Chf' },
-					{ name: 'EUR (Bank Transfer)', value: 'Eur' },
-					{ name: 'MXN (Bank Transfer)', value: 'Mxn' },
-					{ name: 'USD (Bank Transfer)', value: 'Usd' },
-					{ name: 'USDC on Ethereum', value: 'UsdcEth' },
-					{ name: 'USDC on Polygon', value: 'UsdcPol' },
-					{ name: 'USDC on Solana', value: 'UsdcSol' },
-					{ name: 'USDC on Starknet', value: 'UsdcStrk' },
-					{ name: 'USDT on Ethereum', value: 'UsdtEth' },
-					{ name: 'USDT on Liquid', value: 'UsdtLiquid' },
-					{ name: 'USDT on Polygon', value: 'UsdtPol' },
-					{ name: 'USDT on Solana', value: 'UsdtSol' },
-					{ name: 'USDT on Starknet', value: 'UsdtStrk' },
-				],
+				options: LOAN_ASSET_OPTIONS,
 				default: [],
 				description: 'Only offers in one of these assets',
 			},

@@ -114,15 +114,16 @@ export function mapApiError(input: ApiErrorInput): MappedApiError {
 }
 
 /**
- * The live backend rarely answers 404: an unknown offer is 400 "Loan offer not found", an unknown or
- * foreign contract 500 "Something went wrong".
+ * The live backend rarely answers 404: an unknown offer is 400 "Loan offer not found", an unknown
+ * loan application 400 "Loan application does not exist", an unknown or foreign contract 500
+ * "Something went wrong".
  */
 function unknownIdGuidance(notFound: string | undefined): ErrorGuidance[] {
 	if (!notFound) return [];
 	return [
 		{
 			statusCodes: [400],
-			text: /\bnot found\b/i,
+			text: /\bnot found\b|\bdoes not exist\b/i,
 			message: `Not found: ${notFound}`,
 			hint: "check the ID, and that it exists in the credential's environment.",
 		},

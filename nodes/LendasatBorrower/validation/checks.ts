@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { parseBitcoinAddress, type BitcoinNetwork } from './bitcoin';
+import { decodeBech32, parseBitcoinAddress, type BitcoinNetwork } from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
 
 /**
@@ -191,6 +191,32 @@ export function checkDaysAhead(value: unknown): ValidationProblem {
 	return null;
 }
 
+/** A yearly interest rate as a decimal fraction: 0.12 is 12 %. */
+export function checkInterestRate(value: unknown): ValidationProblem {
+	const rate = toNumber(value);
+	const example = 'a yearly rate as a decimal like 0.12 (12%)';
+	if (Number.isNaN(rate)) return `Expected ${example}, got ${describeValue(value)}.`;
+	if (rate < 0) return `Must not be negative, got ${describeValue(value)}.`;
+	if (rate > 1) return `${describeValue(value)} is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.`;
+	return null;
+}
+
+/** A loan-to-value ratio as a decimal fraction from 0 to 1, as the API takes it: 0.5 lends half the collateral's value. */
+export function checkLoanToValue(value: unknown): ValidationProblem {
+	const ltv = toNumber(value);
+	const example = 'a decimal like 0.5 (50%)';
+	if (Number.isNaN(ltv)) return describeNotANumber(value, example);
+	if (ltv < 0) return `Must not be negative, got ${describeValue(value)}: enter the loan-to-value ratio as ${example}.`;
+	if (ltv > 1) return `${describeValue(value)} is more than 1: enter the loan-to-value ratio as a decimal, e.g. 0.5 for 50%.`;
+	return null;
+}
+
+/** Two values of a range, each already checked on its own: the minimum must not exceed the maximum. */
+export function checkRange(min: number, max: number, minLabel: string, maxLabel: string): ValidationProblem {
+	if (min <= max) return null;
+	return `${minLabel} (${min}) is more than ${maxLabel} (${max}); the minimum must not exceed the maximum.`;
+}
+
 function describeNotANumber(value: unknown, expected: string): string {
 	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter ${expected}.`;
 	if (typeof value === 'string' && /^[-+]?\d+,\d+$/.test(value.trim())) {
@@ -319,6 +345,34 @@ export function checkDerivationPath(value: unknown): ValidationProblem {
 		if (!match) return `${shown} has ${describeValue(step)} where a child index like 84' or 0 belongs.${hint}`;
 		if (Number(match[1]) > MAX_CHILD_INDEX) return `${shown}: index ${match[1]} is larger than ${MAX_CHILD_INDEX}.${hint}`;
 	}
+	return null;
+}
+
+const NPUB_EXAMPLE = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
+/** 32 bytes in 5-bit words: 52 words, the last one carrying 4 padding bits. */
+const NPUB_WORDS = 52;
+
+/** A Nostr public key in NIP-19 form: bech32 (not bech32m) "npub1…" holding a 32-byte x coordinate on secp256k1. */
+export function checkNpub(value: unknown): ValidationProblem {
+	const hint = ` A Nostr public key looks like ${NPUB_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected a Nostr public key as text, got ${describeValue(value)}.${hint}`;
+	const npub = value.trim();
+	if (npub === '') return `Must not be empty.${hint}`;
+	// Never repeated in a message: an nsec is the private key itself.
+	if (/^nsec1/i.test(npub)) return `This is a Nostr private key (nsec1…): never enter it anywhere. Enter your public key instead.${hint}`;
+	const shown = describeValue(npub);
+	if (/\s/.test(npub)) return `${shown} contains spaces.${hint}`;
+	if (/^[0-9a-f]{64}$/i.test(npub)) return `${shown} is a hex key; enter its npub1… form.${hint}`;
+	if (!npub.toLowerCase().startsWith('npub1')) return `${shown} does not start with npub1.${hint}`;
+	const decoded = decodeBech32(npub);
+	if ('error' in decoded) return `${shown} is not a valid npub: ${decoded.error}.${hint}`;
+	if (decoded.encoding !== 'bech32') return `${shown} uses the bech32m checksum; an npub uses bech32.${hint}`;
+	const { words } = decoded;
+	if (words.length !== NPUB_WORDS || (words[NPUB_WORDS - 1] & 0x0f) !== 0) {
+		return `${shown} does not hold a 32-byte key (wrong length).${hint}`;
+	}
+	const x = words.reduce((accumulator, word) => (accumulator << 5n) | BigInt(word), 0n) >> 4n;
+	if (!isOnSecp256k1(x)) return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }
 

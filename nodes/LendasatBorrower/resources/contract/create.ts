@@ -26,10 +26,17 @@ import {
 	toNumber,
 } from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
+import {
+	borrowerPublicKeyField,
+	clientContractIdField,
+	collateralAddressField,
+	derivationPathField,
+	loanTypeField,
+	repaymentAddressField,
+} from '../../descriptions/borrowerFields';
+import { LOAN_TYPES } from '../../descriptions/loanTerms';
 
 const showOnlyForContractCreate = { show: { resource: ['contract'], operation: ['create'] } };
-
-const LOAN_TYPES = ['StableCoin', 'Fiat', 'PayWithMoon', 'MoonCardInstant', 'Bringin'] as const;
 
 /**
  * One value of the request: where the node reads it, which body fields carry it (the
@@ -189,42 +196,12 @@ export const contractCreateFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showOnlyForContractCreate,
 		options: [
-			{
-				displayName: 'Borrower Public Key',
-				name: 'borrowerPublicKey',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5',
-				description:
-					"Compressed public key (66 hex characters, 02… or 03…) of your wallet's key that co-signs the collateral escrow. Sent as borrower_pk; Lendasat's backend requires it.",
-			},
-			{
-				displayName: 'Client Contract ID',
-				name: 'clientContractId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-				description:
-					"Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.",
-			},
-			{
-				displayName: 'Collateral Address',
-				name: 'collateralAddress',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. bc1q…',
-				description:
-					"Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development). Sent as collateral_address and borrower_btc_address.",
-			},
-			{
-				displayName: 'Derivation Path',
-				name: 'derivationPath',
-				type: 'string',
-				default: '',
-				placeholder: "e.g. m/84'/0'/0'/0/0",
-				description:
-					"BIP-32 path of the Borrower Public Key in your wallet. Sent as borrower_derivation_path; Lendasat's backend requires it.",
-			},
+			borrowerPublicKeyField("Sent as borrower_pk; Lendasat's backend requires it."),
+			clientContractIdField(
+				"Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.",
+			),
+			collateralAddressField('Sent as collateral_address and borrower_btc_address.'),
+			derivationPathField("Sent as borrower_derivation_path; Lendasat's backend requires it."),
 			{
 				displayName: 'Extra Body Fields (JSON)',
 				name: 'extraBodyFields',
@@ -233,29 +210,8 @@ export const contractCreateFields: INodeProperties[] = [
 				description:
 					'More fields for the request body, as a JSON object, e.g. borrower_npub, moon_card_id or fiat_loan_details',
 			},
-			{
-				displayName: 'Loan Type',
-				name: 'loanType',
-				type: 'options',
-				default: 'StableCoin',
-				description: "How the loan is paid out. Sent as loan_type; Lendasat's backend requires it.",
-				options: [
-					{ name: 'Bringin', value: 'Bringin', description: 'Paid out to a Bringin account' },
-					{ name: 'Fiat', value: 'Fiat', description: 'Bank transfer; needs fiat_loan_details in Extra Body Fields' },
-					{ name: 'Moon Card (Instant)', value: 'MoonCardInstant', description: 'Instant top-up of a Moon card' },
-					{ name: 'Pay With Moon', value: 'PayWithMoon', description: 'Top-up of a Moon card' },
-					{ name: 'Stablecoin', value: 'StableCoin', description: 'Paid to your stablecoin address (Repayment Address)' },
-				],
-			},
-			{
-				displayName: 'Repayment Address',
-				name: 'repaymentAddress',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 0x52908400098527886E0F7030069857D2E4169EE7',
-				description:
-					"Your stablecoin address the loan is paid to, on the loan asset's chain. Sent as repayment_address and borrower_loan_address.",
-			},
+			loanTypeField("How the loan is paid out. Sent as loan_type; Lendasat's backend requires it."),
+			repaymentAddressField('Sent as repayment_address and borrower_loan_address.'),
 		],
 	},
 ];

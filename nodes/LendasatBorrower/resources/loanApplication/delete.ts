@@ -1,0 +1,71 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type INodeExecutionData,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	BLOCKED_ACCOUNT_GUIDANCE,
+	LOAN_APPLICATIONS_PATH,
+	RESOURCE,
+	TAKEN,
+	loanApplicationIdOf,
+	loanApplicationPath,
+	statusOf,
+} from './shared';
+
+const LABEL = 'Loan Application → Delete';
+
+export const loanApplicationDeleteOperation: INodePropertyOptions = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
+	description:
+		'Withdraw one of your loan applications: it becomes Deleted and lenders can no longer take it. The output is the ID with deleted: true.',
+	routing: apiRoute(
+		{
+			resource: RESOURCE,
+			operation: 'delete',
+			label: LABEL,
+			keyType: 'borrower',
+			expects: 'empty',
+			notFound: { parameter: 'loanApplicationId', label: 'loan application' },
+			errors: [BLOCKED_ACCOUNT_GUIDANCE],
+		},
+		// Lendasat deletes with a PUT; the preSend puts the checked ID into the path.
+		{ method: 'PUT', url: `${LOAN_APPLICATIONS_PATH}/delete` },
+		{ prepare: [toDeletion], send: deleteWhenItExists },
+	),
+};
+
+async function toDeletion(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+	return { ...request, url: loanApplicationPath(loanApplicationIdOf(this), 'delete') };
+}
+
+/**
+ * Lendasat answers 200 to the deletion of any ID, one that does not exist included, and relabels a
+ * Taken application as Deleted although its contract goes on. So the application is read first: an
+ * unknown ID fails like Get, a Taken one is refused.
+ */
+async function deleteWhenItExists(
+	this: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+): Promise<INodeExecutionData[]> {
+	const id = loanApplicationIdOf(this);
+	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object')) as IDataObject;
+	if (statusOf(current) === TAKEN) {
+		const itemIndex = this.getItemIndex();
+		throw new NodeOperationError(this.getNode(), `Loan application ${id} was taken by a lender and cannot be deleted [item ${itemIndex}]`, {
+			itemIndex,
+			description: `${LABEL}: nothing was changed. A contract was opened from this application; deleting would only relabel the application. Contract → Get Many shows the contract.`,
+		});
+	}
+	// Deleting is the same whether it happens once or twice: safe to send again after a lost answer.
+	await api.send(request, 'empty', { repeatable: true });
+	return [{ json: { loan_deal_id: id, deleted: true } }];
+}

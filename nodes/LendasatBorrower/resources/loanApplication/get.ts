@@ -1,0 +1,36 @@
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodePropertyOptions } from 'n8n-workflow';
+
+import { apiRoute } from '../../transport/apiRoute';
+import {
+	BLOCKED_ACCOUNT_GUIDANCE,
+	LOAN_APPLICATIONS_PATH,
+	RESOURCE,
+	loanApplicationIdOf,
+	loanApplicationPath,
+	simplifyLoanApplications,
+} from './shared';
+
+export const loanApplicationGetOperation: INodePropertyOptions = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',
+	description: 'Get one of your loan applications by its ID, whatever its status',
+	routing: apiRoute(
+		{
+			resource: RESOURCE,
+			operation: 'get',
+			label: 'Loan Application → Get',
+			keyType: 'borrower',
+			expects: 'object',
+			notFound: { parameter: 'loanApplicationId', label: 'loan application' },
+			errors: [BLOCKED_ACCOUNT_GUIDANCE],
+		},
+		// The preSend puts the checked ID into the path.
+		{ method: 'GET', url: LOAN_APPLICATIONS_PATH },
+		{ prepare: [toLoanApplication], finish: [simplifyLoanApplications] },
+	),
+};
+
+async function toLoanApplication(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	return { ...request, url: loanApplicationPath(loanApplicationIdOf(this)) };
+}
