@@ -13,6 +13,7 @@ import type {
 	LenderStats,
 	LoanOffer,
 	NotificationMessage,
+	NotificationSettings,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -36,6 +37,8 @@ export interface SandboxState {
 	contractsByOwner: Map<string, ContractEntry[]>;
 	/** User id → that user's notifications in insertion order. */
 	notifications: Map<string, NotificationMessage[]>;
+	/** User id → the notification settings stored by a PUT (no entry: never set, all on). */
+	notificationSettings: Map<string, NotificationSettings>;
 	nextKeyId: number;
 }
 
@@ -53,6 +56,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		contracts: new Map(),
 		contractsByOwner: new Map(),
 		notifications: new Map(),
+		notificationSettings: new Map(),
 		nextKeyId: 1,
 	};
 }

@@ -5,6 +5,7 @@ import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
+import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
 
 export const apiRoutes: Route[] = [
@@ -14,4 +15,5 @@ export const apiRoutes: Route[] = [
 	...contractRoutes,
 	...keyRoutes,
 	...notificationRoutes,
+	...notificationSettingsRoutes,
 ];
