@@ -578,6 +578,80 @@ describe('notifications', () => {
 	});
 });
 
+/** hub 0.8.2 BorrowerNotificationSettingsResponse, in its declaration order. */
+const SETTING_FIELDS = [
+	'on_login_email',
+	'on_login_telegram',
+	'daily_offer_digest_email',
+	'new_loan_offer_telegram',
+	'contract_status_changed_email',
+	'contract_status_changed_telegram',
+	'new_chat_message_email',
+	'new_chat_message_telegram',
+];
+const allSettings = (value: boolean) => Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
+
+describe('notification settings (both dialects)', () => {
+	it.each(['spec', 'live'] as const)('%s: all true without a stored row; a PUT stores and answers the eight fields', async (dialect) => {
+		sandbox.configure({ dialect });
+		const fresh = await call('GET', '/api/notification-settings');
+		expect([fresh.status, fresh.json]).toEqual([200, allSettings(true)]);
+		expect(Object.keys(fresh.json)).toEqual(SETTING_FIELDS);
+		expect(sandbox.state.notificationSettings.size).toBe(0);
+
+		const wanted = { ...allSettings(true), new_chat_message_email: false, on_login_telegram: false };
+		const put = await call('PUT', '/api/notification-settings', { body: { ...wanted, unknown_switch: 'ignored' } });
+		expect([put.status, put.json]).toEqual([200, wanted]);
+		expect(Object.keys(put.json)).toEqual(SETTING_FIELDS);
+		expect((await call('GET', '/api/notification-settings')).json).toEqual(wanted);
+		// Per borrower: the other one still has the defaults.
+		expect((await call('GET', '/api/notification-settings', { key: sandbox.keys.otherBorrower })).json).toEqual(allSettings(true));
+	});
+
+	it('live: a missing field is serde\'s 422 and stores nothing', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const answer = await call('PUT', '/api/notification-settings', { raw: '{"on_login_email":true}', headers: { 'content-type': 'application/json' } });
+		expect(answer.status).toBe(422);
+		expect(answer.json).toEqual({
+			message: 'Failed to deserialize the JSON body into the target type: missing field `on_login_telegram` at line 1 column 23',
+		});
+		const mistyped = await call('PUT', '/api/notification-settings', { body: { ...allSettings(true), on_login_email: 'no' } });
+		expect(mistyped.status).toBe(422);
+		expect(mistyped.json.message).toMatch(/^Failed to deserialize the JSON body into the target type: on_login_email: invalid type: string "no", expected a boolean at line 1 column \d+$/);
+		expect(sandbox.state.notificationSettings.size).toBe(0);
+	});
+
+	it('spec: a missing or mistyped field is a 400 in the spec envelope', async () => {
+		const missing = await call('PUT', '/api/notification-settings', { body: { on_login_email: true } });
+		expectSpecError(missing, 400, 'MISSING_FIELD');
+		expect(missing.json.details).toContain('on_login_telegram');
+		expectSpecError(await call('PUT', '/api/notification-settings', { body: { ...allSettings(false), new_chat_message_telegram: 1 } }), 400, 'INVALID_FIELD');
+		expect(sandbox.state.notificationSettings.size).toBe(0);
+	});
+
+	it('needs a borrower key', async () => {
+		expect((await call('GET', '/api/notification-settings', { key: sandbox.keys.master })).status).toBe(401);
+		expect((await call('PUT', '/api/notification-settings', { key: null, body: allSettings(true) })).status).toBe(401);
+	});
+});
+
+describe('fault echo-key-error', () => {
+	it.each(['spec', 'live'] as const)('%s: answers an error whose text carries the key raw and URL-encoded', async (dialect) => {
+		sandbox.configure({ dialect, faults: [{ kind: 'echo-key-error', path: '/api/users/me' }, { kind: 'echo-key-error', errorStatus: 503 }] });
+		const first = await call('GET', '/api/users/me');
+		expect(first.status).toBe(400);
+		const text = `Request refused for key ${sandbox.keys.borrower} (key=${encodeURIComponent(sandbox.keys.borrower)})`;
+		expect(first.json).toEqual(dialect === 'live' ? { message: text } : { error: 'ECHO_KEY', code: 'ECHO_KEY', details: text });
+		expect((await call('GET', '/api/offers')).status).toBe(503);
+		expect((await call('GET', '/api/offers')).status).toBe(200);
+	});
+
+	it('refuses errorStatus outside 400–599 or on another kind', () => {
+		expect(() => sandbox.configure({ faults: [{ kind: 'echo-key-error', errorStatus: 302 }] })).toThrow('errorStatus');
+		expect(() => sandbox.configure({ faults: [{ kind: '500', errorStatus: 500 }] })).toThrow('errorStatus');
+	});
+});
+
 describe('admin over HTTP', () => {
 	const admin = (method: string, path: string, body?: unknown) => call(method, `/__admin${path}`, { key: null, body });
 

@@ -72,7 +72,8 @@ function banner(n8n: N8nServer, sandbox: Sandbox): string {
    1. "Lendasat demo: take a loan": click "Execute workflow", then the "Request
       the loan" node to see the contract the sandbox created.
    2. "Lendasat demo: partner onboarding": click "Execute workflow": the master
-      key creates a borrower account, the next step uses the key it returned.
+      key creates a borrower account, then the same credential acts as that
+      borrower (Options → Act as Borrower = the key it returned).
    3. "Lendasat demo: margin-call alert" is active and polls every minute. Start
       a margin call in the sandbox, then watch Overview → Executions:
         curl -s -X POST ${sandbox.url}/__admin/contracts/${contract}/liquidation-status \\

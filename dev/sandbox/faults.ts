@@ -21,6 +21,7 @@ export const FAULT_KINDS: FaultKind[] = [
 	'hang',
 	'cut-body',
 	'429',
+	'echo-key-error',
 ];
 export const BAD_200_BODIES: Bad200Body[] = ['malformed-json', 'empty', 'html', 'array', 'error-body', 'echo-key'];
 const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
@@ -66,6 +67,12 @@ function validateKindFields(rule: FaultRule): string | null {
 	if (rule.location !== undefined && rule.kind !== 'redirect') return 'location is only for redirect rules';
 	if (rule.body200 !== undefined && (rule.kind !== 'bad-200' || !BAD_200_BODIES.includes(rule.body200))) {
 		return `body200 is only for bad-200 rules and must be one of ${BAD_200_BODIES.join(', ')}`;
+	}
+	if (
+		rule.errorStatus !== undefined &&
+		(rule.kind !== 'echo-key-error' || !Number.isInteger(rule.errorStatus) || rule.errorStatus < 400 || rule.errorStatus > 599)
+	) {
+		return 'errorStatus is only for echo-key-error rules and must be a whole number from 400 to 599';
 	}
 	if (rule.retryAfter !== undefined && (rule.kind !== '429' || (rule.retryAfter !== null && typeof rule.retryAfter !== 'string'))) {
 		return 'retryAfter is only for 429 rules and must be a string or null';
@@ -164,6 +171,15 @@ function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
 	}
 }
 
+/**
+ * An error (the dialect's envelope) whose text carries the request's x-api-key as received, JSON-escaped
+ * by the JSON around it, and URL-encoded: a careless server or proxy logging the key back.
+ */
+function echoKeyError(dialect: Dialect, status: number, request: FaultRequest): Outcome {
+	const text = `Request refused for key ${request.apiKey} (key=${encodeURIComponent(request.apiKey)})`;
+	return errorOutcome(dialect, new ApiError(status, 'ECHO_KEY', text, { message: text }));
+}
+
 function tooManyRequests(dialect: Dialect, retryAfter: string | null | undefined): Outcome {
 	const error = new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded; retry later (injected fault)', { message: 'Too Many Requests' });
 	const value = retryAfter === undefined ? '1' : retryAfter;
@@ -202,6 +218,8 @@ export function faultOutcome(rule: FaultRule, dialect: Dialect, real: Outcome | 
 			return bad200(rule.body200 ?? 'malformed-json', request);
 		case '429':
 			return tooManyRequests(dialect, rule.retryAfter);
+		case 'echo-key-error':
+			return echoKeyError(dialect, rule.errorStatus ?? 400, request);
 		default:
 			return internalError(dialect);
 	}

@@ -19,6 +19,7 @@ import { ApiError, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
 export type FieldKind =
 	| { kind: 'string'; expecting?: string; check?: (value: string) => string | null }
 	| { kind: 'decimal' }
+	| { kind: 'bool' }
 	| { kind: 'i32' }
 	| { kind: 'uuid' }
 	| { kind: 'enum'; variants: readonly string[] }
@@ -148,6 +149,8 @@ function expectingOf(type: FieldKind): string {
 			return type.expecting ?? 'a string';
 		case 'decimal':
 			return 'a Decimal type representing a fixed-point number';
+		case 'bool':
+			return 'a boolean';
 		case 'i32':
 			return 'i32';
 		case 'uuid':
@@ -177,6 +180,9 @@ function readValue(raw: string, entry: Entry, value: unknown, type: FieldKind, p
 		}
 		case 'decimal':
 			if (typeof value !== 'number') throw invalidType();
+			return value;
+		case 'bool':
+			if (typeof value !== 'boolean') throw invalidType();
 			return value;
 		case 'i32': {
 			if (typeof value !== 'number' || !/^-?\d+$/.test(text)) throw invalidType();

@@ -14,6 +14,7 @@ import type {
 	LoanApplication,
 	LoanOffer,
 	NotificationMessage,
+	NotificationSettings,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -37,6 +38,8 @@ export interface SandboxState {
 	contractsByOwner: Map<string, ContractEntry[]>;
 	/** User id → that user's notifications in insertion order. */
 	notifications: Map<string, NotificationMessage[]>;
+	/** User id → the notification settings stored by a PUT (no entry: never set, all on). */
+	notificationSettings: Map<string, NotificationSettings>;
 	nextKeyId: number;
 	/** Loan applications of every user by loan_deal_id, in insertion order (Deleted ones stay). */
 	loanApplications: Map<string, LoanApplication>;
@@ -58,6 +61,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		contracts: new Map(),
 		contractsByOwner: new Map(),
 		notifications: new Map(),
+		notificationSettings: new Map(),
 		nextKeyId: 1,
 		loanApplications: new Map(),
 		jailedUsers: new Set(),

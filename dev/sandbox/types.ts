@@ -18,7 +18,8 @@ export type FaultKind =
 	| 'trickle'
 	| 'hang'
 	| 'cut-body'
-	| '429';
+	| '429'
+	| 'echo-key-error';
 
 /** What a 'bad-200' fault answers with status 200 (see faults.ts for the exact bodies). */
 export type Bad200Body = 'malformed-json' | 'empty' | 'html' | 'array' | 'error-body' | 'echo-key';
@@ -57,6 +58,8 @@ export interface FaultRule {
 	location?: string;
 	/** 'bad-200': the body variant (default 'malformed-json'). */
 	body200?: Bad200Body;
+	/** 'echo-key-error': the status of the error that echoes the x-api-key, 400–599 (default 400). */
+	errorStatus?: number;
 	/** '429': the Retry-After header verbatim ('0', '1', an HTTP date…); null leaves it out. Default '1'. */
 	retryAfter?: string | null;
 	/**
@@ -353,6 +356,18 @@ export interface NotificationData {
 export interface NotificationMessage {
 	type: string;
 	data: NotificationData;
+}
+
+/** hub 0.8.2 BorrowerNotificationSettingsResponse (routes/borrower/notification_settings.rs): request and answer of PUT. */
+export interface NotificationSettings {
+	on_login_email: boolean;
+	on_login_telegram: boolean;
+	daily_offer_digest_email: boolean;
+	new_loan_offer_telegram: boolean;
+	contract_status_changed_email: boolean;
+	contract_status_changed_telegram: boolean;
+	new_chat_message_email: boolean;
+	new_chat_message_telegram: boolean;
 }
 
 export interface SandboxKeys {

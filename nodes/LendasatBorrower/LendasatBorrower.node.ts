@@ -14,7 +14,7 @@ import { userDescription } from './resources/user';
 import { searchContracts } from './methods/contractPicker';
 import { lendasatApiTest } from './methods/credentialTest';
 import { searchLoanOffers } from './methods/offerPicker';
-import { optionsCollection } from './descriptions/options';
+import { withOptionsCollection } from './descriptions/options';
 
 export class LendasatBorrower implements INodeType {
 	description: INodeTypeDescription = {
@@ -36,7 +36,8 @@ export class LendasatBorrower implements INodeType {
 		// Each operation's routing hands its request to the one transport, which knows the base URL,
 		// the key and the HTTP client's settings; n8n needs no request defaults of its own.
 		requestDefaults: {},
-		properties: [
+		// The Options collection comes last; which operations offer Act as Borrower follows from their key type.
+		properties: withOptionsCollection([
 			{
 				displayName: 'Resource',
 				name: 'resource',
@@ -51,7 +52,7 @@ export class LendasatBorrower implements INodeType {
 						value: 'loanApplication',
 						description: 'Your own loan terms, posted for lenders to take',
 					},
-					{ name: 'Notification', value: 'notification', description: 'The in-app notification feed' },
+					{ name: 'Notification', value: 'notification', description: 'The in-app notification feed and which alerts the account gets' },
 					{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
 					{ name: 'User', value: 'user', description: 'The account the key belongs to' },
 				],
@@ -64,8 +65,7 @@ export class LendasatBorrower implements INodeType {
 			...notificationDescription,
 			...offerDescription,
 			...userDescription,
-			optionsCollection,
-		],
+		]),
 	};
 
 	methods = {

@@ -96,24 +96,41 @@ afterAll(async () => {
 });
 
 describe('demo workflows run with `n8n execute`', () => {
-	test('partner onboarding: creates an account with the master key, then uses the returned key', async () => {
+	test('partner onboarding: creates an account with the master key, then acts as the new borrower with our node only', async () => {
 		const from = sandbox.requests.length;
 		const run = await home.execute(DEMO_WORKFLOWS.onboarding);
 		expect(run.code).toBe(0);
 		expect(run.data.status).toBe('success');
+		// No HTTP Request node any more: every step is the Lendasat Borrower node with the master-key credential.
+		const onboarding = workflow(DEMO_WORKFLOWS.onboarding);
+		expect(onboarding.nodes.map((node: Json) => node.type).filter((type: string) => !/manualTrigger|\.set$/.test(type))).toEqual([
+			'n8n-nodes-lendasat.lendasatBorrower',
+			'n8n-nodes-lendasat.lendasatBorrower',
+			'n8n-nodes-lendasat.lendasatBorrower',
+		]);
 
 		const [account] = nodeOutput(run.data, 'Create borrower account');
 		expect(account).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
 		expect(typeof account.api_key).toBe('string');
-		const [me] = nodeOutput(run.data, 'Use the new borrower key');
-		expect(me.user).toMatchObject({ email: 'grace@example.com' });
+		const [me] = nodeOutput(run.data, 'Act as the new borrower');
+		expect(me.user).toMatchObject({ id: account.id, email: 'grace@example.com' });
+		const [settings] = nodeOutput(run.data, 'Turn off offer alerts');
+		expect(settings).toMatchObject({ daily_offer_digest_email: false, new_loan_offer_telegram: false, on_login_email: true });
+		for (const step of ['Act as the new borrower', 'Turn off offer alerts']) {
+			expect(JSON.stringify(nodeOutput(run.data, step))).not.toContain(account.api_key);
+		}
 
-		const [create, useKey] = apiRequests(sandbox.requests, from);
+		const [create, ...acting] = apiRequests(sandbox.requests, from);
 		expect(create).toMatchObject({ method: 'POST', path: '/api/create-api-account' });
 		expect(create.headers['x-api-key']).toBe(sandbox.keys.master);
 		expect(create.body).toEqual({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
-		expect(useKey).toMatchObject({ method: 'GET', path: '/api/users/me' });
-		expect(useKey.headers['x-api-key']).toBe(account.api_key);
+		expect(acting.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'GET /api/users/me',
+			'GET /api/notification-settings',
+			'PUT /api/notification-settings',
+		]);
+		for (const request of acting) expect(request.headers['x-api-key']).toBe(account.api_key);
+		expectNoKeyIn(run.stdout + run.stderr);
 	});
 
 	test('take a loan: picks the cheapest matching offer and creates the contract with the order id as idempotency key', async () => {

@@ -228,6 +228,8 @@ describe('Notification: bad input is refused before any request', () => {
 	it.each([
 		['getAll', {}],
 		['markAsRead', { scope: 'all' }],
+		['getSettings', {}],
+		['updateSettings', { updateFields: { onLoginEmail: false } }],
 	])('refuses a partner master key for %s', async (operation, parameters) => {
 		const { error } = await notifications(
 			{ operation, ...parameters },
@@ -235,5 +237,147 @@ describe('Notification: bad input is refused before any request', () => {
 		);
 		expect(error?.message).toMatch(/needs a Borrower Key, but the credential holds a Partner Master Key$/);
 		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+/** The backend's eight switches, in its order (BorrowerNotificationSettingsResponse). */
+const SETTING_FIELDS = [
+	'on_login_email',
+	'on_login_telegram',
+	'daily_offer_digest_email',
+	'new_loan_offer_telegram',
+	'contract_status_changed_email',
+	'contract_status_changed_telegram',
+	'new_chat_message_email',
+	'new_chat_message_telegram',
+];
+const allSettings = (value: boolean): Record<string, boolean> => Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
+const storedSettings = () => sandbox.state.notificationSettings.get(SEED_IDS.users.borrower);
+const requestLines = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
+
+describe.each(['spec', 'live'] as const)('Notification → Get Settings (%s dialect)', (dialect) => {
+	beforeEach(() => sandbox.configure({ dialect }));
+
+	it('returns the eight switches as the server answers them: all on for an account that never changed them', async () => {
+		const { output, error } = await notifications({ operation: 'getSettings' });
+
+		expect(error).toBeUndefined();
+		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([allSettings(true)]);
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(request).toEqual(expect.objectContaining({ method: 'GET', path: '/api/notification-settings', query: {}, rawBody: '' }));
+		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	it('returns what was stored', async () => {
+		const stored = { ...allSettings(false), new_chat_message_telegram: true };
+		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, stored as never);
+
+		const { output } = await notifications({ operation: 'getSettings' });
+
+		expect(output('Lendasat Borrower')[0].json).toEqual(stored);
+	});
+});
+
+describe.each(['spec', 'live'] as const)('Notification → Update Settings (%s dialect): read, merge, write', (dialect) => {
+	beforeEach(() => sandbox.configure({ dialect }));
+
+	it('sends all eight switches, the chosen ones changed, and returns the stored settings', async () => {
+		const { output, error } = await notifications({
+			operation: 'updateSettings',
+			updateFields: { newChatMessageEmail: false, onLoginTelegram: false },
+		});
+
+		expect(error).toBeUndefined();
+		const expected = { ...allSettings(true), new_chat_message_email: false, on_login_telegram: false };
+		expect(requestLines()).toEqual(['GET /api/notification-settings', 'PUT /api/notification-settings']);
+		const put = sandbox.requests[1];
+		expect(put.body).toEqual(expected);
+		expect(Object.keys(put.body as object)).toEqual(SETTING_FIELDS);
+		expect(put.headers['content-type']).toMatch(/^application\/json/);
+		expect(put.headers['x-api-key']).toBe(sandbox.keys.borrower);
+		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([expected]);
+		expect(storedSettings()).toEqual(expected);
+	});
+
+	it('keeps every switch it was not given at its stored value, and can switch one back on', async () => {
+		const stored = { ...allSettings(false), daily_offer_digest_email: true };
+		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, { ...stored } as never);
+
+		const { output, error } = await notifications({ operation: 'updateSettings', updateFields: { contractStatusChangedTelegram: true } });
+
+		expect(error).toBeUndefined();
+		const expected = { ...stored, contract_status_changed_telegram: true };
+		expect(sandbox.requests[1].body).toEqual(expected);
+		expect(output('Lendasat Borrower')[0].json).toEqual(expected);
+	});
+
+	it('takes every switch from an expression, per item; items of one run each read what the one before wrote', async () => {
+		const { output, error } = await runWorkflow(
+			singleNodeWorkflow({
+				resource: 'notification',
+				operation: 'updateSettings',
+				updateFields: { onLoginEmail: '={{ $json.login }}', newLoanOfferTelegram: '={{ $json.offers }}' },
+			}),
+			{ credential: borrower(), items: [{ login: false, offers: true }, { login: true, offers: false }] },
+		);
+
+		expect(error).toBeUndefined();
+		// Not GET, GET, PUT, PUT: a second read before the first write would undo the first item's change.
+		expect(requestLines()).toEqual([
+			'GET /api/notification-settings',
+			'PUT /api/notification-settings',
+			'GET /api/notification-settings',
+			'PUT /api/notification-settings',
+		]);
+		expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false });
+		expect(sandbox.requests[3].body).toEqual({ ...allSettings(true), new_loan_offer_telegram: false });
+		expect(output('Lendasat Borrower').map((item) => [item.json.on_login_email, item.json.new_loan_offer_telegram, item.pairedItem])).toEqual([
+			[false, true, { item: 0 }],
+			[true, false, { item: 1 }],
+		]);
+	});
+
+	it('refuses an update that changes nothing, before any request', async () => {
+		const { error } = await notifications({ operation: 'updateSettings', updateFields: {} });
+
+		expect(error?.message).toBe('No notification setting to update [item 0]');
+		expect((error as { description?: string }).description).toMatch(/^Notification → Update Settings: add at least one setting under Update Fields.*Nothing was sent/);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('refuses a switch that is not true or false, naming it', async () => {
+		const { error } = await notifications({ operation: 'updateSettings', updateFields: { newChatMessageEmail: '={{ "false" }}' } });
+
+		expect(error?.message).toBe('Invalid New Chat Message (Email) [item 0]');
+		expect((error as { description?: string }).description).toContain('Expected true or false');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('does not guess a switch the server did not report: it names it and writes nothing', async () => {
+		const partial: Record<string, boolean> = allSettings(false);
+		delete partial.new_chat_message_telegram;
+		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
+
+		const { error } = await notifications({ operation: 'updateSettings', updateFields: { onLoginEmail: true } });
+
+		expect(error?.message).toBe('Lendasat did not report the current value of new_chat_message_telegram [item 0]');
+		expect(requestLines()).toEqual(['GET /api/notification-settings']);
+
+		sandbox.reset();
+		sandbox.configure({ dialect });
+		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
+		const given = await notifications({ operation: 'updateSettings', updateFields: { newChatMessageTelegram: true } });
+		expect(given.error).toBeUndefined();
+		expect(sandbox.requests[1].body).toEqual({ ...allSettings(false), new_chat_message_telegram: true });
+	});
+
+	it('writes back a further switch a newer server reports, unchanged', async () => {
+		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, { ...allSettings(true), margin_call_sms: false } as never);
+
+		const { error } = await notifications({ operation: 'updateSettings', updateFields: { onLoginEmail: false } });
+
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false, margin_call_sms: false });
 	});
 });

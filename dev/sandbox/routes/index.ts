@@ -6,6 +6,7 @@ import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
+import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
 
 export const apiRoutes: Route[] = [
@@ -16,4 +17,5 @@ export const apiRoutes: Route[] = [
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,
+	...notificationSettingsRoutes,
 ];

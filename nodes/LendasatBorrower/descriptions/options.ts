@@ -1,6 +1,67 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { ACT_AS_BORROWER_LABEL, ACT_AS_BORROWER_OPTION } from '../transport/actAs';
+import { operationMetaOf } from '../transport/apiRoute';
+
+type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
 const onContractCreate = { show: { '/resource': ['contract'], '/operation': ['create'] } };
+
+/**
+ * The node's parameters followed by its Options collection, whose Act as Borrower is shown exactly
+ * for the operations among them that need a Borrower Key (their `keyType` in apiRoute): an operation
+ * added to a resource's list gets it, or not, without anything else to change.
+ */
+export function withOptionsCollection(properties: INodeProperties[]): INodeProperties[] {
+	return [...properties, optionsCollectionFor(properties)];
+}
+
+/** The Options collection of these operations (see withOptionsCollection). */
+export function optionsCollectionFor(properties: INodeProperties[]): INodeProperties {
+	const actAs = actAsBorrowerDisplays(properties).map(actAsBorrowerOption);
+	return { ...optionsCollection, options: [...actAs, ...(optionsCollection.options ?? [])] };
+}
+
+/**
+ * Where Act as Borrower shows: one condition for the resources whose every operation needs a
+ * Borrower Key, and one per resource that mixes key types, naming its borrower operations.
+ */
+export function actAsBorrowerDisplays(properties: INodeProperties[]): DisplayOptions[] {
+	const byResource = new Map<string, { borrower: string[]; other: number }>();
+	for (const property of properties) {
+		const resources = property.displayOptions?.show?.resource;
+		if (property.name !== 'operation' || !Array.isArray(resources)) continue;
+		for (const option of (property.options ?? []) as INodePropertyOptions[]) {
+			const borrower = operationMetaOf(option.routing)?.keyType === 'borrower';
+			for (const resource of resources.map(String)) {
+				const entry = byResource.get(resource) ?? { borrower: [], other: 0 };
+				if (borrower) entry.borrower.push(String(option.value));
+				else entry.other += 1;
+				byResource.set(resource, entry);
+			}
+		}
+	}
+	const everyOperation = [...byResource].filter(([, entry]) => entry.borrower.length > 0 && entry.other === 0);
+	const mixed = [...byResource].filter(([, entry]) => entry.borrower.length > 0 && entry.other > 0);
+	return [
+		...(everyOperation.length ? [{ show: { '/resource': everyOperation.map(([resource]) => resource) } }] : []),
+		...mixed.map(([resource, entry]) => ({ show: { '/resource': [resource], '/operation': entry.borrower } })),
+	];
+}
+
+function actAsBorrowerOption(displayOptions: DisplayOptions): INodeProperties {
+	return {
+		displayName: ACT_AS_BORROWER_LABEL,
+		name: ACT_AS_BORROWER_OPTION,
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		placeholder: 'e.g. {{ $json.api_key }}',
+		description:
+			"For partners: a borrower's API key to send instead of the credential's, usually an expression reading the api_key field that Account → Create returned. The credential (even a Partner Master Key) still gives the environment and base URL. Leave empty to use the credential's key. The key is never shown in output or errors; an expression that gives no key for an item fails that item. List pickers and the trigger always use the credential's key.",
+		displayOptions,
+	};
+}
 
 /** The Options collection every operation shows: retry settings, and duplicate protection where it applies. */
 export const optionsCollection: INodeProperties = {

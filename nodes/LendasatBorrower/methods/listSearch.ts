@@ -39,7 +39,8 @@ export async function getPickerList(
 		label: picker.label,
 		subject: `The ${picker.label}`,
 		keyType: 'borrower',
-		wrongKeyAdvice: `Choose a credential whose Key Type is Borrower Key, or enter the ${picker.idName} By ID.`,
+		// Lists are read with the credential's key: Act as Borrower is an option of the run, often an expression of its items.
+		wrongKeyAdvice: `Choose a credential whose Key Type is Borrower Key, or enter the ${picker.idName} By ID (the list is always read with the credential's key, also when the node acts as a borrower through Options → Act as Borrower).`,
 		note: byId,
 	});
 	const transport = {

@@ -13,8 +13,9 @@ import {
 } from 'n8n-workflow';
 
 import type { Expectation } from './answer';
+import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
 import { requireConnection } from './connection';
-import { exchange, type ApiRequest, type RequestPolicy, type Transport } from './exchange';
+import { exchange, keyIdentity, type ApiRequest, type RequestPolicy, type Transport } from './exchange';
 import { viaN8n } from './senders';
 import { readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
@@ -44,6 +45,11 @@ export type OperationRequest = IHttpRequestOptions;
 /** Sends requests for one item of one operation through the transport; returns parsed bodies. */
 export interface ApiClient {
 	send(request: OperationRequest, expect: Expectation, policy?: RequestPolicy): Promise<unknown>;
+	/**
+	 * Who the requests act for: the base URL and a hash of the key sent (the credential's, or the
+	 * one given in Act as Borrower). What an operation shares between items belongs to one of these.
+	 */
+	keyIdentity: string;
 }
 
 /** How an operation sends its request: once (the default), or paging, looking up, checking first. */
@@ -98,11 +104,20 @@ export function apiRoute(
 	request: { method: IHttpRequestMethods; url: string },
 	extras: RouteExtras = {},
 ): INodePropertyRouting {
-	return {
+	const routing = {
 		request,
 		send: { paginate: true },
 		operations: { pagination: runOperation(meta, extras) },
 	} as INodePropertyRouting;
+	metaOfRouting.set(routing, meta);
+	return routing;
+}
+
+const metaOfRouting = new WeakMap<object, OperationMeta>();
+
+/** What an operation declared about itself, from its routing (for the node's description: which options it shows). */
+export function operationMetaOf(routing: unknown): OperationMeta | undefined {
+	return routing && typeof routing === 'object' ? metaOfRouting.get(routing) : undefined;
 }
 
 function runOperation(meta: OperationMeta, extras: RouteExtras) {
@@ -143,15 +158,19 @@ async function transportFor(
 	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	// Only an operation that needs a Borrower Key offers Act as Borrower.
+	const actAs = meta.keyType === 'borrower' ? actingBorrowerKey(context, options) : undefined;
 	const connection = requireConnection(await credentialsOf(context), {
 		node: context.getNode(),
 		label: meta.label,
 		keyType: meta.keyType,
 		itemIndex,
+		actAs,
 	});
 	return {
 		connection,
-		settings: readTransportSettings(context, context.getNodeParameter('options', {}) as IDataObject),
+		settings: readTransportSettings(context, options),
 		send: viaN8n(context, {
 			proxy: requestOptions.proxy,
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,
@@ -162,7 +181,7 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance: meta.errors,
+			guidance: connection.actingAsBorrower ? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])] : meta.errors,
 		},
 	};
 }
@@ -170,6 +189,7 @@ async function transportFor(
 function clientOf(transport: Transport): ApiClient {
 	return {
 		send: async (request, expect, policy) => await exchange(transport, apiRequestOf(request), expect, policy),
+		keyIdentity: keyIdentity(transport.connection),
 	};
 }
 

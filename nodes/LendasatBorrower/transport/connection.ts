@@ -1,5 +1,6 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
+import { ACT_AS_BORROWER_LABEL } from './actAs';
 import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
 
 /** Where requests go and with which key: read once from the credential, checked. */
@@ -8,11 +9,23 @@ export interface Connection {
 	baseUrl: string;
 	/** The base URL as messages show it: without a user name or password. */
 	shownBaseUrl: string;
+	/** The key sent: the credential's, or the borrower's key an operation acts as (Options → Act as Borrower). */
 	apiKey: string;
+	/** The type of the key sent. */
 	keyType: KeyType;
 	environment: string;
 	/** Every form of a secret a server or a message could carry: redacted wherever they appear. */
 	secrets: string[];
+	/** Whether `apiKey` is a borrower's key given in Act as Borrower (API Key) rather than the credential's. */
+	actingAsBorrower?: boolean;
+}
+
+/** What is wrong with a key as entered, or undefined: a key is one word of printable characters. */
+function keyProblem(apiKey: string): string | undefined {
+	// A key pasted with a line break or space in it would be sent mangled; say so instead.
+	return /[\s\p{Cc}]/u.test(apiKey)
+		? 'The API key contains a space, line break or control character: paste it again as one line.'
+		: undefined;
 }
 
 /** The connection of a credential, or what is wrong with it. */
@@ -24,10 +37,8 @@ export function connectionOf(credentials: {
 }): Connection | { problem: string } {
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	if (!apiKey) return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
-	// A key pasted with a line break or space in it would be sent mangled; say so instead.
-	if (/[\s\p{Cc}]/u.test(apiKey)) {
-		return { problem: 'The API key contains a space, line break or control character: paste it again as one line.' };
-	}
+	const problem = keyProblem(apiKey);
+	if (problem) return { problem };
 	const baseUrl = baseUrlOf(credentials);
 	let url: URL;
 	try {
@@ -68,8 +79,12 @@ function withoutUserInfo(url: URL, baseUrl: string): string {
 
 /** A secret as sent, JSON-escaped (inside a JSON string) and URL-encoded. */
 function secretForms(secrets: string[]): string[] {
-	const forms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
-	return [...new Set(forms)].sort((a, b) => b.length - a.length);
+	return longestFirst(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]));
+}
+
+/** Each text once, the longest first: a secret containing another is redacted whole. */
+function longestFirst(texts: string[]): string[] {
+	return [...new Set(texts)].sort((a, b) => b.length - a.length);
 }
 
 /** The origin of a URL, relative to `base` when given, as messages may show it (scheme, host and port only). */
@@ -94,6 +109,11 @@ export interface Asker {
 	wrongKeyAdvice?: string;
 	/** Ends both descriptions, e.g. "You can also enter the contract ID By ID." */
 	note?: string;
+	/**
+	 * A borrower's key to send instead of the credential's (Options → Act as Borrower), already
+	 * trimmed; it counts as a Borrower Key. Same base URL and environment as the credential.
+	 */
+	actAs?: string;
 }
 
 /**
@@ -112,7 +132,8 @@ export function requireConnection(
 			description: withNote(`${asker.label}: ${connection.problem}`),
 		});
 	}
-	const held = keyTypeOf(credentials);
+	const acting = asker.actAs === undefined ? connection : actingAs(connection, asker.actAs, asker);
+	const held = acting.keyType;
 	if (asker.keyType !== 'any' && held !== asker.keyType) {
 		throw new NodeOperationError(
 			asker.node,
@@ -123,10 +144,34 @@ export function requireConnection(
 			},
 		);
 	}
-	return connection;
+	return acting;
+}
+
+/**
+ * The credential's connection with a borrower's key in place of the credential's: the same base URL
+ * and environment, the key type Borrower Key (whatever the credential holds), and both keys secret.
+ * A key that could not be sent as it is, is refused as the credential's key would be.
+ */
+function actingAs(connection: Connection, apiKey: string, asker: Asker): Connection {
+	const problem = keyProblem(apiKey);
+	if (problem) {
+		const item = asker.itemIndex === undefined ? '' : ` [item ${asker.itemIndex}]`;
+		throw new NodeOperationError(asker.node, `Invalid ${ACT_AS_BORROWER_LABEL}${item}`, {
+			itemIndex: asker.itemIndex,
+			description: `${asker.label}: ${ACT_AS_BORROWER_LABEL}: ${problem} Nothing was sent.`,
+		});
+	}
+	return {
+		...connection,
+		apiKey,
+		keyType: 'borrower',
+		secrets: longestFirst([...secretForms([apiKey]), ...connection.secrets]),
+		actingAsBorrower: true,
+	};
 }
 
 const WRONG_KEY_ADVICE: Record<KeyType, string> = {
 	master: 'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.',
-	borrower: 'Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create).',
+	borrower:
+		"Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create). A partner can keep its Partner Master Key credential and act for one of its borrowers instead: set Options → Act as Borrower (API Key) to that borrower's key.",
 };

@@ -138,7 +138,7 @@ export async function exchange(
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
 	const { connection, caller, settings } = transport;
-	const gate = rateGateFor(gateIdentity(connection));
+	const gate = rateGateFor(keyIdentity(connection));
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
 	const budgetEndsAt = Date.now() + settings.budgetMs;
@@ -238,8 +238,11 @@ function attemptOf(connection: Connection, request: ApiRequest, settings: Transp
 	};
 }
 
-/** One gate per key and server; the key is identified by a hash, never stored. */
-function gateIdentity(connection: Connection): string {
+/**
+ * The key sent and the server it goes to, the key identified by a hash, never stored: one rate gate
+ * per identity, and whatever an operation shares between items is shared only within one.
+ */
+export function keyIdentity(connection: Connection): string {
 	return `${connection.baseUrl} ${createHash('sha256').update(connection.apiKey).digest('hex').slice(0, 16)}`;
 }
 

@@ -26,7 +26,7 @@ export const USER_KEY_LOOKBACK_MS = 30 * 24 * 60 * 60_000;
 /** How far back n8n's Retry On Fail looks for the contract of an automatic key: one hour. */
 const RETRY_ON_FAIL_LOOKBACK_MS = 60 * 60_000;
 
-/** What Contract → Create knows of one run of the node, shared by its items. */
+/** What Contract → Create knows of one run of the node for one key, shared by the items sent with that key. */
 interface CreateRun {
 	index: ContractIndex;
 	startedAt: number;
@@ -34,7 +34,23 @@ interface CreateRun {
 	creating: Map<string, Promise<unknown>>;
 }
 
-const createRunOf = oncePerRun((): CreateRun => ({ index: new ContractIndex(), startedAt: Date.now(), creating: new Map() }));
+/** The runs of this run of the node, one per key sent (items acting as different borrowers). */
+const createRunsOf = oncePerRun((): Map<string, CreateRun> => new Map());
+
+/**
+ * This item's share of the run: the contract list of the key it is sent with. Items acting as
+ * different borrowers (Act as Borrower) never see each other's contracts or walks, and a
+ * client_contract_id repeated for two borrowers is two contracts.
+ */
+function createRunOf(context: IExecutePaginationFunctions, api: ApiClient): CreateRun {
+	const runs = createRunsOf(context);
+	let run = runs.get(api.keyIdentity);
+	if (!run) {
+		run = { index: new ContractIndex(), startedAt: Date.now(), creating: new Map() };
+		runs.set(api.keyIdentity, run);
+	}
+	return run;
+}
 
 /** The namespace of the client_contract_ids this package derives, a UUID of its own. */
 const CLIENT_ID_NAMESPACE = Uint8Array.from([
@@ -63,7 +79,7 @@ export async function createContractOnce(
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
 	const clientId = String((request.body as IDataObject).client_contract_id);
-	const run = createRunOf(this);
+	const run = createRunOf(this, api);
 	const earlier = run.creating.get(clientId);
 	const attempt = (async () => {
 		if (earlier) await earlier.catch(() => undefined);

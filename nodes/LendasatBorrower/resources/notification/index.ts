@@ -1,7 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { notificationGetAllFields, notificationGetAllOperation } from './getAll';
+import { notificationGetSettingsOperation } from './getSettings';
 import { notificationMarkAsReadFields, notificationMarkAsReadOperation } from './markAsRead';
+import { notificationUpdateSettingsFields, notificationUpdateSettingsOperation } from './updateSettings';
 
 export const notificationDescription: INodeProperties[] = [
 	{
@@ -10,9 +12,15 @@ export const notificationDescription: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['notification'] } },
-		options: [notificationGetAllOperation, notificationMarkAsReadOperation],
+		options: [
+			notificationGetAllOperation,
+			notificationGetSettingsOperation,
+			notificationMarkAsReadOperation,
+			notificationUpdateSettingsOperation,
+		],
 		default: 'getAll',
 	},
 	...notificationGetAllFields,
 	...notificationMarkAsReadFields,
+	...notificationUpdateSettingsFields,
 ];
