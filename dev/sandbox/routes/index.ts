@@ -3,6 +3,7 @@ import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
+import { lifecycleRoutes } from './lifecycle';
 import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { offerRoutes } from './offers';
@@ -12,6 +13,7 @@ export const apiRoutes: Route[] = [
 	...accountRoutes,
 	...offerRoutes,
 	...contractRoutes,
+	...lifecycleRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 ];
