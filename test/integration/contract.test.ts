@@ -636,6 +636,7 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 				status: open.status,
 			},
 			loan_repayment_address: record.loan_repayment_address,
+			btc_loan_repayment_address: record.btc_loan_repayment_address,
 			can_extend: record.can_extend,
 			liquidation_status: record.liquidation_status,
 		});
