@@ -392,6 +392,15 @@ describe('Contract → Broadcast Claim', () => {
 		expect(stored(loan.id).status).toBe('RepaymentConfirmed');
 	});
 
+	it('explains the same in the specification dialect, by its code', async () => {
+		const loan = await repaidLoan();
+		const other = await repaidLoan();
+		const signedForOther = standInSign(await claimPsbt(other.id));
+		sandbox.configure({ dialect: 'spec' });
+		const { error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: signedForOther });
+		expect(error?.message).toBe('Lendasat could not broadcast the claim transaction (HTTP 500, BROADCAST_FAILED)');
+	});
+
 	it("names the contract when it is not this key's (the route's clean 404)", async () => {
 		const loan = await repaidLoan();
 		const signed = standInSign(await claimPsbt(loan.id));

@@ -28,6 +28,7 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 				{
 					// This route checks ownership cleanly (404); its 500 means the broadcast itself failed.
 					statusCodes: [500],
+					codes: ['BROADCAST_FAILED'],
 					text: /^something went wrong\.?$/i,
 					message: 'Lendasat could not broadcast the claim transaction',
 					hint: "the Bitcoin network refused it or Lendasat had an internal error. The transaction may not spend this contract's collateral, may lack a signature, may already have been broadcast, or may pay too little fee. Check it in your wallet (Bitcoin Core: testmempoolaccept); Contract → Get shows whether the status is already ClosingByClaim.",

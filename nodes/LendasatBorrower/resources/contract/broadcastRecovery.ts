@@ -29,6 +29,7 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 				unparsableTransactionGuidance,
 				{
 					statusCodes: [500],
+					codes: ['BROADCAST_FAILED'],
 					text: /^something went wrong\.?$/i,
 					message: 'Lendasat had an internal error — the contract may not exist, or the recovery transaction was refused',
 					hint: "Lendasat answers this way when the contract ID does not exist in the credential's environment or belongs to another account, and when the Bitcoin network refuses the transaction: it may not spend this contract's collateral, may lack a signature, may already have been broadcast, or may pay too little fee. Check the ID, and the transaction in your wallet (Bitcoin Core: testmempoolaccept).",
