@@ -2,9 +2,11 @@
  * The admin surface for tests and demos: programmatic functions (`sandbox.admin.*`) and the same
  * operations over HTTP under /__admin (no API key, JSON in and out, spec-style error bodies).
  */
+import { testnetAddressFor } from './bitcoin';
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
+import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
@@ -73,7 +75,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin {
+export interface SandboxAdmin extends LifecycleAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -129,6 +131,7 @@ function requireText(value: unknown, field: string): string {
 function offerFromPartial(state: SandboxState, input: AdminOfferInput): LoanOffer {
 	const partial: Partial<LoanOffer> & OfferSettings = { ...input };
 	delete partial.auto_accept;
+	delete partial.btc_loan_repayment_address;
 	const id = partial.id ?? state.ids.uuid();
 	if (state.offers.has(id)) throw invalid(`Offer ${id} already exists`);
 	const lender = [...state.lenders.values()][0];
@@ -267,6 +270,7 @@ function postNotifications(state: SandboxState, ownerKey: string, count: number,
 export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
+		...lifecycleAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(state(), anyContract(state(), id), requireText(liquidationStatus, 'liquidation_status')),
@@ -274,6 +278,11 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 			const offer = offerFromPartial(state(), partial);
 			state().offers.set(offer.id, offer);
 			if (partial.auto_accept) state().autoAcceptOffers.add(offer.id);
+			const btcAddress =
+				partial.btc_loan_repayment_address === undefined
+					? testnetAddressFor(`${state().seed}:${offer.id}:btc-repay`)
+					: partial.btc_loan_repayment_address;
+			if (btcAddress) state().offerBtcRepaymentAddresses.set(offer.id, btcAddress);
 			return offer;
 		},
 		withdrawOffer: (id) => {
@@ -394,5 +403,6 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			const posted = admin.postNotifications(key, count as number, notification as NotificationBatchInput);
 			return jsonReply({ created: posted.length, first_id: posted[0].data.id, last_id: posted[posted.length - 1].data.id });
 		}),
+		...lifecycleAdminRoutes(admin),
 	];
 }

@@ -144,7 +144,8 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 				? draft.borrowerLoanAddress
 				: (draft.repaymentAddress ?? evmAddressFor(state.seed, `${id}:payout`)),
 		loan_repayment_address: offer.loan_repayment_address,
-		btc_loan_repayment_address: null,
+		// post_contract_request copies the offer's btc_loan_repayment_address (null: no Bitcoin repayment).
+		btc_loan_repayment_address: state.offerBtcRepaymentAddresses.get(offer.id) ?? null,
 		borrower_pk: draft.borrowerPk ?? publicKeyFor(state.seed, `${draft.owner}:borrower`),
 		borrower_derivation_path: draft.borrowerDerivationPath ?? "m/84'/1'/0'/0/0",
 		lender_pk: offer.lender_pk,

@@ -3,6 +3,7 @@
  * several states and some notifications. Seeded records have fixed UUIDs; timestamps are relative to
  * the sandbox clock at seed time (pass a fixed `now` for byte-identical runs).
  */
+import { testnetAddressFor } from './bitcoin';
 import { borrowerKeyFor, evmAddressFor, masterKeyFor, publicKeyFor, sha256Hex, solanaAddressFor, txidFor } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
@@ -103,10 +104,13 @@ type OfferSeed = Omit<LoanOffer, 'status' | 'lender_pk' | 'collateral_asset' | '
 	loan_repayment_address?: string;
 	collateral_asset?: string;
 	auto_accept?: boolean;
+	/** The lender takes repayments in bitcoin: the offer gets a Bitcoin repayment address. */
+	btc_repayment?: boolean;
 };
 
 function addSeedOffer(state: SandboxState, seed: OfferSeed): void {
-	const { auto_accept: autoAccept, ...offer } = seed;
+	const { auto_accept: autoAccept, btc_repayment: btcRepayment, ...offer } = seed;
+	if (btcRepayment) state.offerBtcRepaymentAddresses.set(offer.id, testnetAddressFor(`${state.seed}:${offer.id}:btc-repay`));
 	state.offers.set(offer.id, {
 		...offer,
 		status: 'Available',
@@ -125,6 +129,7 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		min_ltv: 0.5, interest_rate: 0.12, loan_amount_min: 100, loan_amount_max: 10000,
 		duration_days_min: 7, duration_days_max: 365, loan_asset: 'UsdcPol', loan_payout: 'Direct',
 		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet',
+		btc_repayment: true,
 	});
 	addSeedOffer(state, {
 		id: ids.usdtEthereumMonthly, name: 'USDT on Ethereum, monthly interest', lender: lenders.satoshiCapital,
@@ -132,6 +137,7 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		duration_days_min: 30, duration_days_max: 360, loan_asset: 'UsdtEth', loan_payout: 'Direct',
 		origination_fee: [{ fee: 0.015, from_day: 0, to_day: 181 }, { fee: 0.01, from_day: 181, to_day: 100000 }],
 		kyc_link: null, repayment_plan: 'interest_only_monthly',
+		btc_repayment: true,
 	});
 	addSeedOffer(state, {
 		id: ids.usdcSolanaShort, name: 'USDC on Solana, short term', lender: lenders.northwind,
@@ -146,6 +152,7 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		duration_days_min: 90, duration_days_max: 730, loan_asset: 'Eur', loan_payout: 'Direct',
 		origination_fee: standardFee, kyc_link: 'https://kyc.sandbox.lendasat.example/verify/alpen-credit',
 		repayment_plan: 'interest_only_monthly', loan_repayment_address: 'DE89370400440532013000', auto_accept: true,
+		btc_repayment: true,
 	});
 	addSeedOffer(state, {
 		id: ids.usdtPolygonIndirect, name: 'USDT on Polygon via partner', lender: lenders.satoshiCapital,
@@ -166,12 +173,14 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 		min_ltv: 0.5, interest_rate: 0.1, loan_amount_min: 100, loan_amount_max: 5000,
 		duration_days_min: 7, duration_days_max: 180, loan_asset: 'UsdcPol', loan_payout: 'Direct',
 		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', collateral_asset: 'ArkadeBtc',
+		btc_repayment: true,
 	});
 	addSeedOffer(state, {
 		id: ids.autoAccept, name: 'USDT on Polygon, instant approval', lender: lenders.satoshiCapital,
 		min_ltv: 0.5, interest_rate: 0.14, loan_amount_min: 100, loan_amount_max: 20000,
 		duration_days_min: 7, duration_days_max: 365, loan_asset: 'UsdtPol', loan_payout: 'Direct',
 		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', auto_accept: true,
+		btc_repayment: true,
 	});
 }
 

@@ -7,6 +7,7 @@ import { IdGenerator, escrowAddressFor } from './ids';
 import type {
 	ApiAccount,
 	ApiKeyRecord,
+	BitcoinInvoiceEntry,
 	Contract,
 	ContractEntry,
 	Installment,
@@ -33,6 +34,10 @@ export interface SandboxState {
 	offers: Map<string, LoanOffer>;
 	/** Ids of the offers whose contract requests the lender approves at once (`auto_accept`). */
 	autoAcceptOffers: Set<string>;
+	/** Offer id → the lender's Bitcoin repayment address (not published with the offer; copied into contracts). */
+	offerBtcRepaymentAddresses: Map<string, string>;
+	/** Bitcoin repayment invoices by id, in creation order. */
+	btcInvoices: Map<string, BitcoinInvoiceEntry>;
 	contracts: Map<string, ContractEntry>;
 	/** User id → that user's contracts in creation order. */
 	contractsByOwner: Map<string, ContractEntry[]>;
@@ -58,6 +63,8 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		lenders: new Map(),
 		offers: new Map(),
 		autoAcceptOffers: new Set(),
+		offerBtcRepaymentAddresses: new Map(),
+		btcInvoices: new Map(),
 		contracts: new Map(),
 		contractsByOwner: new Map(),
 		notifications: new Map(),
@@ -157,6 +164,10 @@ const FUNDED_STATUSES = new Set([
 	'Undercollateralized',
 	'Defaulted',
 	'Extended',
+	// Reached only from funded states: an admin jump there still has collateral to claim or recover.
+	'CollateralRecoverable',
+	'ClosingByClaim',
+	'ClosingByRecovery',
 ]);
 
 /** Side effects that make a record consistent with a status reached out of band (admin, seed). */

@@ -169,6 +169,12 @@ export interface LoanOffer {
  */
 export interface OfferSettings {
 	auto_accept?: boolean;
+	/**
+	 * The lender's Bitcoin address for repayments in bitcoin (the live `loan_offers.btc_loan_repayment_address`,
+	 * copied into each contract as `btc_loan_repayment_address`). null: the lender takes no bitcoin.
+	 * Admin-added offers get one unless this is null.
+	 */
+	btc_loan_repayment_address?: string | null;
 }
 
 export interface Installment {
@@ -263,6 +269,27 @@ export interface Contract {
 export interface FiatLoanDetailsResponse {
 	details: unknown;
 	encrypted_encryption_key: string;
+}
+
+/** `BitcoinRepaymentInvoiceResponse` of the live backend (routes/borrower/contracts.rs). */
+export interface BitcoinRepaymentInvoice {
+	id: string;
+	installment_id: string;
+	amount_sats: number;
+	amount_usd: number;
+	address: string;
+	expires_at: string;
+	/** `pending` | `paid` | `confirmed` */
+	status: string;
+	txid: string | null;
+	created_at: string;
+	updated_at: string;
+}
+
+/** A stored invoice with the contract it belongs to. */
+export interface BitcoinInvoiceEntry {
+	contractId: string;
+	invoice: BitcoinRepaymentInvoice;
 }
 
 /** A stored contract with the sandbox's bookkeeping around the public record. */

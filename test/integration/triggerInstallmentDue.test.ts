@@ -97,9 +97,11 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 			contract_status: 'PrincipalGiven',
 			loan_type: 'StableCoin',
 			loan_repayment_address: contract.loan_repayment_address,
-			btc_loan_repayment_address: null,
-			btc_invoice_possible: false,
+			// The seeded lender takes bitcoin, and this is the installment an invoice would bill.
+			btc_loan_repayment_address: contract.btc_loan_repayment_address,
+			btc_invoice_possible: true,
 		});
+		expect(contract.btc_loan_repayment_address).toMatch(/^tb1q/);
 		expect(reminder.interest).toBeGreaterThan(0);
 		// Every watched contract is read, filtered by the server to loans that can owe something.
 		expect(contractRequests().map((request) => request.query)).toEqual([{ ...WATCHED_QUERY, page: '1' }]);

@@ -2,9 +2,15 @@ import {
 	decodeBase58,
 	decodeBech32,
 	parseBitcoinAddress,
+	parseBitcoinTransaction,
+	parseBitcoinTransactionHex,
 	type BitcoinAddressType,
 	type BitcoinNetwork,
+	type ParsedTransaction,
 } from '../../nodes/LendasatBorrower/validation/bitcoin';
+import { checkFeeRate, checkSignedTransaction, checkTxid } from '../../nodes/LendasatBorrower/validation/checks';
+import { buildPsbt, parseTransactionHex, txidOf } from '../../dev/sandbox/bitcoin';
+import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
 
 // Test vectors copied from BIP-173 and BIP-350
 // (https://github.com/bitcoin/bips/blob/master/bip-0173.mediawiki, …/bip-0350.mediawiki).
@@ -354,5 +360,233 @@ describe('parseBitcoinAddress', () => {
 		])('%s (%s) is rejected', (address) => {
 			expect(errorOf(address)).toEqual(expect.any(String));
 		});
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+// Raw transactions
+
+/** The genesis block's coinbase transaction and its well-known txid. */
+const GENESIS_COINBASE =
+	'01000000010000000000000000000000000000000000000000000000000000000000000000ffffffff4d04ffff001d0104455468652054696d6573203033' +
+	'2f4a616e2f32303039204368616e63656c6c6f72206f6e206272696e6b206f66207365636f6e64206261696c6f757420666f722062616e6b73ffffffff01' +
+	'00f2052a01000000434104678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4cef38c4f35504e51ec112de5c384d' +
+	'f7ba0b8d578a4c702b6bf11d5fac00000000';
+const GENESIS_TXID = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
+
+/** BIP-143's native P2WPKH example, signed: one legacy input (scriptSig) and one SegWit input (witness). */
+const BIP143_SIGNED =
+	'01000000000102fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f00000000494830450221008b9d1dc26ba6a9cb62127b' +
+	'02742fa9d754cd3bebf337f7a55d114c8e5cdd30be022040529b194ba3f9281a99f2b1c0a19c0489bc22ede944ccf4ecbab4cc618ef3ed01eeffffffef51' +
+	'e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100000000ffffffff02202cb206000000001976a9148280b37df378db99f66f' +
+	'85c95a783a76ac7a6d5988ac9093510d000000001976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac000247304402203609e17b84f6a7d30c' +
+	'80bfa610b5b4542f32a8a0d5447a12fb1366d7f01cc44a0220573a954c4518331561406f90300e8f3358f51928d43c212a8caed02de67eebee0121025476' +
+	'c2e83188368da1ff3e292e7acafcdb3566bb0ad253f62fc70f07aeeb357511000000';
+
+const KEY = (n: number) => `02${String(n).repeat(64).slice(0, 64)}`;
+
+/** A claim-like PSBT from the sandbox's builder: one 2-of-3 P2WSH input, two outputs. */
+function samplePsbt(): string {
+	return buildPsbt({
+		collateralTxid: GENESIS_TXID,
+		collateralVout: 0,
+		collateralSats: 1_000_000,
+		publicKeys: [KEY(1), KEY(2), KEY(3)],
+		hubPk: KEY(3),
+		outputs: [
+			{ script: Buffer.from(`0014${'11'.repeat(20)}`, 'hex'), sats: 980_000 },
+			{ script: Buffer.from(`0014${'22'.repeat(20)}`, 'hex'), sats: 10_000 },
+		],
+		label: 'unit',
+	}).psbt;
+}
+
+function parsed(hex: string): ParsedTransaction {
+	const result = parseBitcoinTransactionHex(hex);
+	if ('error' in result) throw new Error(`expected a transaction, got: ${result.error}`);
+	return result;
+}
+
+function problemOf(hex: string): string {
+	const result = parseBitcoinTransactionHex(hex);
+	if (!('error' in result)) throw new Error('expected an error');
+	return result.error;
+}
+
+/** Hex of a CompactSize, little-endian. */
+const varint = (value: number) => (value < 0xfd ? value.toString(16).padStart(2, '0') : `fd${value.toString(16).padStart(4, '0').match(/../g)?.reverse().join('')}`);
+
+describe('parseBitcoinTransaction', () => {
+	test('reads the genesis coinbase: version, one input, one output, lock time, and its txid', () => {
+		const tx = parsed(GENESIS_COINBASE);
+		expect(tx).toMatchObject({ version: 1, segwit: false, lockTime: 0, txid: GENESIS_TXID, sizeBytes: GENESIS_COINBASE.length / 2 });
+		expect(tx.inputs).toEqual([
+			{ previousTxid: '0'.repeat(64), previousVout: 0xffffffff, scriptSigBytes: 77, sequence: 0xffffffff, witnessItems: 0 },
+		]);
+		expect(tx.outputs).toEqual([{ valueSats: 5_000_000_000n, scriptPubKeyBytes: 67 }]);
+		expect(tx.weight).toBe(4 * tx.sizeBytes);
+	});
+
+	test('takes upper-case hex as well', () => {
+		expect(parsed(GENESIS_COINBASE.toUpperCase()).txid).toBe(GENESIS_TXID);
+	});
+
+	test("reads BIP-143's signed SegWit example: marker and flag, two inputs, witnesses, lock time", () => {
+		const tx = parsed(BIP143_SIGNED);
+		expect(tx.segwit).toBe(true);
+		expect(tx.version).toBe(1);
+		expect(tx.lockTime).toBe(17);
+		expect(tx.inputs.map((input) => [input.scriptSigBytes, input.witnessItems])).toEqual([
+			[73, 0],
+			[0, 2],
+		]);
+		expect(tx.outputs.map((output) => output.valueSats)).toEqual([112_340_000n, 223_450_000n]);
+		expect(tx.weight).toBeLessThan(4 * tx.sizeBytes);
+	});
+
+	test('gives a SegWit transaction the txid of its serialization without witnesses (as the sandbox computes it)', () => {
+		const signed = standInSign(samplePsbt());
+		const stripped = unsignedTransactionOf(samplePsbt());
+		const tx = parsed(signed);
+		expect(tx.segwit).toBe(true);
+		expect(tx.inputs[0]).toMatchObject({ previousTxid: GENESIS_TXID, previousVout: 0, scriptSigBytes: 0, witnessItems: 4 });
+		expect(tx.txid).toBe(parsed(stripped).txid);
+		const sandboxTx = parseTransactionHex(signed);
+		expect(sandboxTx && txidOf(sandboxTx)).toBe(tx.txid);
+		// weight = 3 × stripped size + total size
+		expect(tx.weight).toBe(3 * (stripped.length / 2) + signed.length / 2);
+	});
+
+	test('refuses a PSBT, in hex and in base64, with the message that says what to do', () => {
+		const psbt = samplePsbt();
+		const message = 'this is a PSBT, not a signed transaction: finalize and extract it first';
+		expect(problemOf(psbt)).toBe(message);
+		expect(problemOf(psbt.toUpperCase())).toBe(message);
+		expect(problemOf(Buffer.from(psbt, 'hex').toString('base64'))).toBe(message);
+		expect(parseBitcoinTransaction(Buffer.from(psbt, 'hex'))).toEqual({ error: message });
+	});
+
+	test('refuses every truncation of a transaction, naming the part that is cut off', () => {
+		for (let length = 0; length < GENESIS_COINBASE.length; length += 2) {
+			expect(parseBitcoinTransactionHex(GENESIS_COINBASE.slice(0, length))).toEqual({ error: expect.stringMatching(/ends too early|more than the \d+ bytes left/) });
+		}
+		expect(problemOf(GENESIS_COINBASE.slice(0, -2))).toBe('ends too early: the lock time needs 1 more byte (is the hex cut off?)');
+		expect(problemOf(GENESIS_COINBASE.slice(0, 150))).toBe(
+			"ends too early: input 1's scriptSig needs 44 more bytes (is the hex cut off?)",
+		);
+		expect(problemOf(GENESIS_COINBASE.slice(0, -10))).toBe("ends too early: output 1's script needs 1 more byte (is the hex cut off?)");
+		const signed = standInSign(samplePsbt());
+		for (let length = 0; length < signed.length; length += 2) {
+			expect('error' in parseBitcoinTransactionHex(signed.slice(0, length))).toBe(true);
+		}
+	});
+
+	test('refuses data after the lock time: the whole serialization must be one transaction', () => {
+		expect(problemOf(`${GENESIS_COINBASE}00`)).toBe(
+			'has 1 byte left after the lock time: extra data, or more than one transaction',
+		);
+		expect(problemOf(GENESIS_COINBASE + GENESIS_COINBASE)).toMatch(/^has 204 bytes left after the lock time/);
+	});
+
+	test.each([
+		['an odd number of digits', `${GENESIS_COINBASE}0`, /odd number of hexadecimal digits/],
+		['a character that is not hex', `zz${GENESIS_COINBASE}`, /contains "z" at position 1, which is not a hexadecimal digit/],
+		['nothing', '', /ends too early: the version needs 4 more bytes/],
+		['a SegWit marker with flag 2', `0100000000020000000000`, /SegWit marker with flag 2 instead of 1/],
+		['no inputs after the SegWit marker', `01000000000100010000000000000000000000000000`, /has no inputs/],
+		['no outputs', `01000000${`01${'00'.repeat(32)}00000000` + '00' + 'ffffffff'}00` + '00000000', /has no outputs/],
+		[
+			'a count that is not in its shortest form',
+			`01000000fd0100${'00'.repeat(32)}0000000000ffffffff0100000000000000000000000000`,
+			/the input count is not encoded in its shortest form/,
+		],
+		['an input count far beyond the data', `01000000fe00ca9a3b${'00'.repeat(60)}`, /the input count says 1000000000, more than the 60 bytes left could hold/],
+		[
+			'an output paying more than 21 million BTC',
+			`01000000${`01${'00'.repeat(32)}0000000000ffffffff`}01${'ff'.repeat(8)}0000000000`,
+			/output 1 pays 18446744073709551615 sats, more than 21 million BTC/,
+		],
+	])('refuses %s', (_case, hex, problem) => {
+		expect(problemOf(hex)).toMatch(problem);
+	});
+
+	test('refuses a SegWit transaction whose witnesses are all empty', () => {
+		const stripped = unsignedTransactionOf(samplePsbt());
+		// version, marker and flag, inputs and outputs, one empty witness per input, lock time
+		const emptyWitness = `${stripped.slice(0, 8)}0001${stripped.slice(8, -8)}00${stripped.slice(-8)}`;
+		expect(problemOf(emptyWitness)).toBe('has the SegWit marker but no witness data, so this is no valid serialization');
+	});
+
+	test('reads a script longer than 252 bytes (a three-byte count)', () => {
+		const script = '6a'.repeat(300);
+		const hex = `01000000${`01${'00'.repeat(32)}00000000` + '00' + 'ffffffff'}01${'00'.repeat(8)}${varint(300)}${script}00000000`;
+		expect(parsed(hex).outputs[0].scriptPubKeyBytes).toBe(300);
+	});
+});
+
+describe('checkSignedTransaction', () => {
+	test('accepts a signed transaction, SegWit or not', () => {
+		expect(checkSignedTransaction(standInSign(samplePsbt()))).toBeNull();
+		expect(checkSignedTransaction(BIP143_SIGNED)).toBeNull();
+		expect(checkSignedTransaction(`  ${GENESIS_COINBASE}\n`)).toBeNull();
+	});
+
+	test('refuses a PSBT with the specific message', () => {
+		expect(checkSignedTransaction(samplePsbt())).toContain('this is a PSBT, not a signed transaction: finalize and extract it first');
+		expect(checkSignedTransaction(Buffer.from(samplePsbt(), 'hex').toString('base64'))).toContain('this is a PSBT');
+	});
+
+	test('refuses the unsigned transaction of a PSBT: its input carries no signature', () => {
+		expect(checkSignedTransaction(unsignedTransactionOf(samplePsbt()))).toMatch(
+			/is a transaction, but not a signed one: Its input carries no signature .*key behind borrower_pk/,
+		);
+	});
+
+	test.each([
+		['a number', 42, /Expected a transaction in hex, got 42/],
+		['empty text', '  ', /Must not be empty/],
+		['a 0x prefix', `0x${GENESIS_COINBASE}`, /starts with 0x/],
+		['a line break inside', `${GENESIS_COINBASE.slice(0, 100)}\n${GENESIS_COINBASE.slice(100)}`, /contains spaces or line breaks/],
+		['a truncated transaction', GENESIS_COINBASE.slice(0, -2), /is not a Bitcoin transaction: it ends too early: the lock time needs 1 more byte/],
+		['garbage', 'deadbeef', /is not a Bitcoin transaction: it ends too early/],
+		['more than any relayed transaction', 'ab'.repeat(400_001), /larger than any transaction Bitcoin nodes relay/],
+	])('refuses %s', (_case, value, problem) => {
+		expect(checkSignedTransaction(value)).toMatch(problem);
+	});
+});
+
+describe('checkTxid', () => {
+	test.each([GENESIS_TXID, GENESIS_TXID.toUpperCase(), ` ${GENESIS_TXID} `])('accepts %s', (value) => {
+		expect(checkTxid(value)).toBeNull();
+	});
+
+	test.each([
+		['empty', '', /Must not be empty/],
+		['63 characters', GENESIS_TXID.slice(1), /has 63 characters instead of 64/],
+		['65 characters', `${GENESIS_TXID}0`, /has 65 characters instead of 64/],
+		['a 0x prefix', `0x${GENESIS_TXID}`, /starts with 0x, like an Ethereum hash/],
+		['a character that is not hex', `${GENESIS_TXID.slice(1)}g`, /is not hexadecimal/],
+		['a space inside', `${GENESIS_TXID.slice(0, 10)} ${GENESIS_TXID.slice(10)}`, /contains spaces/],
+		['a whole transaction', GENESIS_COINBASE, /is a whole transaction \(204 bytes\), not its ID/],
+		['a number', 12, /Expected a transaction ID as text/],
+	])('refuses %s', (_case, value, problem) => {
+		expect(checkTxid(value)).toMatch(problem);
+	});
+});
+
+describe('checkFeeRate', () => {
+	test.each([1, 5, '12', 10_000])('accepts %s', (value) => {
+		expect(checkFeeRate(value)).toBeNull();
+	});
+
+	test.each([
+		['zero', 0, /at least 1 sat\/vB/],
+		['a negative rate', -3, /at least 1 sat\/vB/],
+		['a fraction', 1.5, /whole number of sat\/vB/],
+		['text that is no number', 'fast', /Expected a whole number of sat\/vB/],
+		['empty text', '', /Must not be empty/],
+		['a total fee typed as a rate', 25_000, /at most 10000 sat\/vB.*not the total fee/],
+	])('refuses %s', (_case, value, problem) => {
+		expect(checkFeeRate(value)).toMatch(problem);
 	});
 });

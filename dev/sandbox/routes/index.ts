@@ -4,6 +4,7 @@ import { accountRoutes } from './accounts';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
+import { lifecycleRoutes } from './lifecycle';
 import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { notificationSettingsRoutes } from './notificationSettings';
@@ -14,6 +15,7 @@ export const apiRoutes: Route[] = [
 	...accountRoutes,
 	...offerRoutes,
 	...contractRoutes,
+	...lifecycleRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,

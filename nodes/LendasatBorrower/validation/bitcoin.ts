@@ -264,3 +264,241 @@ function convertBits(
 	}
 	return { values };
 }
+
+// ---------------------------------------------------------------------------------------
+// Raw transactions (consensus serialization, BIP-144 for SegWit)
+
+/** One input of a parsed transaction. */
+export interface ParsedTransactionInput {
+	/** The spent output's transaction ID, as block explorers show it (byte-reversed hex). */
+	previousTxid: string;
+	previousVout: number;
+	scriptSigBytes: number;
+	sequence: number;
+	/** Witness stack items (0 without SegWit). */
+	witnessItems: number;
+}
+
+/** One output of a parsed transaction. */
+export interface ParsedTransactionOutput {
+	valueSats: bigint;
+	scriptPubKeyBytes: number;
+}
+
+/** What the whole serialization of a Bitcoin transaction holds. */
+export interface ParsedTransaction {
+	version: number;
+	segwit: boolean;
+	inputs: ParsedTransactionInput[];
+	outputs: ParsedTransactionOutput[];
+	lockTime: number;
+	sizeBytes: number;
+	weight: number;
+	/** Double SHA-256 of the serialization without witnesses, byte-reversed. */
+	txid: string;
+}
+
+/** The start of every PSBT (BIP-174): "psbt" and 0xff. */
+export const PSBT_MAGIC_HEX = '70736274ff';
+/** The same five bytes in base64, as wallets often export a PSBT. */
+const PSBT_MAGIC_BASE64 = 'cHNidP8';
+export const PSBT_NOT_TRANSACTION = 'this is a PSBT, not a signed transaction: finalize and extract it first';
+
+/** 21 million BTC in satoshis: no output can pay more. */
+const MAX_MONEY_SATS = 2_100_000_000_000_000n;
+const TXID_BYTES = 32;
+/** Version, input count, one input (36 + 1 + 4), output count, one output (8 + 1), lock time. */
+const MIN_INPUT_BYTES = TXID_BYTES + 4 + 1 + 4;
+const MIN_OUTPUT_BYTES = 8 + 1;
+
+class TransactionProblem extends Error {}
+
+/** Reads the serialization front to back; every read names what it reads, for the error. */
+class TransactionReader {
+	offset = 0;
+
+	constructor(readonly bytes: Uint8Array) {}
+
+	get remaining(): number {
+		return this.bytes.length - this.offset;
+	}
+
+	take(length: number, what: string): Uint8Array {
+		if (length > this.remaining) {
+			const missing = length - this.remaining;
+			throw new TransactionProblem(
+				`ends too early: ${what} needs ${missing} more byte${missing === 1 ? '' : 's'} (is the hex cut off?)`,
+			);
+		}
+		const slice = this.bytes.subarray(this.offset, this.offset + length);
+		this.offset += length;
+		return slice;
+	}
+
+	byte(what: string): number {
+		return this.take(1, what)[0];
+	}
+
+	uint32(what: string): number {
+		const b = this.take(4, what);
+		return (b[0] | (b[1] << 8) | (b[2] << 16)) + b[3] * 0x1000000;
+	}
+
+	uint64(what: string): bigint {
+		const b = this.take(8, what);
+		let value = 0n;
+		for (let i = 7; i >= 0; i--) value = (value << 8n) | BigInt(b[i]);
+		return value;
+	}
+
+	/** A CompactSize count, which must use its shortest form. */
+	count(what: string): number {
+		const first = this.byte(what);
+		if (first < 0xfd) return first;
+		const width = first === 0xfd ? 2 : first === 0xfe ? 4 : 8;
+		const b = this.take(width, what);
+		let value = 0n;
+		for (let i = width - 1; i >= 0; i--) value = (value << 8n) | BigInt(b[i]);
+		const smallest = first === 0xfd ? 0xfdn : first === 0xfe ? 0x10000n : 0x100000000n;
+		if (value < smallest) throw new TransactionProblem(`${what} is not encoded in its shortest form, so this is no valid serialization`);
+		if (value > BigInt(this.remaining)) {
+			throw new TransactionProblem(`${what} says ${value}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`);
+		}
+		return Number(value);
+	}
+
+	/** A count of items each at least `minBytes` long, checked against what is left before any is read. */
+	itemCount(what: string, minBytes: number): number {
+		const count = this.count(what);
+		if (count * minBytes > this.remaining) {
+			throw new TransactionProblem(
+				`${what} says ${count}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`,
+			);
+		}
+		return count;
+	}
+}
+
+/**
+ * Parses the whole consensus serialization of a Bitcoin transaction: version, the optional SegWit
+ * marker and flag, inputs, outputs, witnesses and lock time, with nothing left over. A transaction
+ * needs at least one input and one output. Returns what it holds, or what is wrong with it.
+ */
+export function parseBitcoinTransaction(bytes: Uint8Array): ParsedTransaction | { error: string } {
+	if (hasPsbtMagic(bytes)) return { error: PSBT_NOT_TRANSACTION };
+	try {
+		return readTransaction(new TransactionReader(bytes));
+	} catch (error) {
+		return { error: error instanceof TransactionProblem ? error.message : 'could not be read as a transaction' };
+	}
+}
+
+/** The same for hex text (either case), as wallets and `bitcoin-cli` give a signed transaction. */
+export function parseBitcoinTransactionHex(hex: string): ParsedTransaction | { error: string } {
+	if (hex.startsWith(PSBT_MAGIC_BASE64) || hex.toLowerCase().startsWith(PSBT_MAGIC_HEX)) return { error: PSBT_NOT_TRANSACTION };
+	const bytes = decodeHex(hex);
+	return 'error' in bytes ? bytes : parseBitcoinTransaction(bytes.bytes);
+}
+
+function hasPsbtMagic(bytes: Uint8Array): boolean {
+	return bytes.length >= 5 && [0x70, 0x73, 0x62, 0x74, 0xff].every((byte, i) => bytes[i] === byte);
+}
+
+/** Hex text to bytes; the error names the first character that is not a hexadecimal digit. */
+export function decodeHex(hex: string): { bytes: Uint8Array } | { error: string } {
+	const bad = hex.search(/[^0-9a-fA-F]/);
+	if (bad >= 0) {
+		return { error: `contains ${JSON.stringify(hex[bad])} at position ${bad + 1}, which is not a hexadecimal digit (0-9, a-f)` };
+	}
+	if (hex.length % 2 !== 0) {
+		return { error: `has an odd number of hexadecimal digits (${hex.length}): a digit is missing or extra` };
+	}
+	const bytes = new Uint8Array(hex.length / 2);
+	for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+	return { bytes };
+}
+
+function readTransaction(reader: TransactionReader): ParsedTransaction {
+	const { bytes } = reader;
+	const version = reader.uint32('the version');
+	let segwit = false;
+	let inputCount = reader.itemCount('the input count', MIN_INPUT_BYTES);
+	if (inputCount === 0) {
+		// A zero input count is the SegWit marker (BIP-144); the flag after it must be 1.
+		const flag = reader.byte('the SegWit flag');
+		if (flag !== 1) throw new TransactionProblem(`has no inputs, or a SegWit marker with flag ${flag} instead of 1`);
+		segwit = true;
+		inputCount = reader.itemCount('the input count', MIN_INPUT_BYTES);
+		if (inputCount === 0) throw new TransactionProblem('has no inputs');
+	}
+	const inputs: ParsedTransactionInput[] = [];
+	for (let n = 1; n <= inputCount; n++) inputs.push(readInput(reader, `input ${n}`));
+	const outputCount = reader.itemCount('the output count', MIN_OUTPUT_BYTES);
+	if (outputCount === 0) throw new TransactionProblem('has no outputs');
+	const outputs: ParsedTransactionOutput[] = [];
+	for (let n = 1; n <= outputCount; n++) outputs.push(readOutput(reader, `output ${n}`));
+	const strippedEnd = reader.offset;
+	if (segwit) {
+		for (const [index, input] of inputs.entries()) input.witnessItems = readWitness(reader, `input ${index + 1}'s witness`);
+		if (inputs.every((input) => input.witnessItems === 0)) {
+			throw new TransactionProblem('has the SegWit marker but no witness data, so this is no valid serialization');
+		}
+	}
+	const lockTime = reader.uint32('the lock time');
+	if (reader.remaining > 0) {
+		throw new TransactionProblem(
+			`has ${reader.remaining} byte${reader.remaining === 1 ? '' : 's'} left after the lock time: extra data, or more than one transaction`,
+		);
+	}
+	// Without SegWit the transaction ID covers everything; with it, everything but marker, flag and witnesses.
+	const strippedForm = segwit ? withoutWitness(bytes, strippedEnd) : bytes;
+	return {
+		version,
+		segwit,
+		inputs,
+		outputs,
+		lockTime,
+		sizeBytes: bytes.length,
+		weight: strippedForm.length * 3 + bytes.length,
+		txid: toHex(doubleSha256(strippedForm).reverse()),
+	};
+}
+
+/** Version, the inputs and outputs (from the input count after marker and flag) and the lock time. */
+function withoutWitness(bytes: Uint8Array, outputsEnd: number): Uint8Array {
+	const middle = bytes.subarray(6, outputsEnd);
+	const stripped = new Uint8Array(4 + middle.length + 4);
+	stripped.set(bytes.subarray(0, 4), 0);
+	stripped.set(middle, 4);
+	stripped.set(bytes.subarray(bytes.length - 4), 4 + middle.length);
+	return stripped;
+}
+
+function readInput(reader: TransactionReader, name: string): ParsedTransactionInput {
+	const previousTxid = toHex(Uint8Array.from(reader.take(TXID_BYTES, `${name}'s previous transaction ID`)).reverse());
+	const previousVout = reader.uint32(`${name}'s output index`);
+	const scriptSigBytes = reader.count(`${name}'s scriptSig length`);
+	reader.take(scriptSigBytes, `${name}'s scriptSig`);
+	const sequence = reader.uint32(`${name}'s sequence`);
+	return { previousTxid, previousVout, scriptSigBytes, sequence, witnessItems: 0 };
+}
+
+function readOutput(reader: TransactionReader, name: string): ParsedTransactionOutput {
+	const valueSats = reader.uint64(`${name}'s amount`);
+	if (valueSats > MAX_MONEY_SATS) {
+		throw new TransactionProblem(`${name} pays ${valueSats} sats, more than 21 million BTC: this is not a transaction`);
+	}
+	const scriptPubKeyBytes = reader.count(`${name}'s script length`);
+	reader.take(scriptPubKeyBytes, `${name}'s script`);
+	return { valueSats, scriptPubKeyBytes };
+}
+
+function readWitness(reader: TransactionReader, name: string): number {
+	const items = reader.itemCount(`${name} item count`, 1);
+	for (let n = 1; n <= items; n++) reader.take(reader.count(`${name} item ${n} length`), `${name} item ${n}`);
+	return items;
+}
+
+function toHex(bytes: Uint8Array): string {
+	return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}

@@ -1,6 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { decodeBech32, parseBitcoinAddress, type BitcoinNetwork } from './bitcoin';
+import {
+	decodeBech32,
+	parseBitcoinAddress,
+	parseBitcoinTransactionHex,
+	PSBT_NOT_TRANSACTION,
+	type BitcoinNetwork,
+	type ParsedTransaction,
+} from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
 
 /**
@@ -383,6 +390,91 @@ export function checkOneOf(allowed: readonly string[]): (value: unknown) => Vali
 		if (typeof text === 'string' && allowed.includes(text)) return null;
 		return `Expected one of ${allowed.join(', ')}, got ${describeValue(value)}.`;
 	};
+}
+
+// ---------------------------------------------------------------------------------------
+// Bitcoin transactions
+
+const TXID_EXAMPLE = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
+const TXID_LENGTH = 64;
+const FEE_RATE_EXAMPLE = '5';
+/** Far above any fee rate Bitcoin has needed; catches a total fee in sats typed as a rate. */
+export const MAX_FEE_RATE = 10_000;
+/** Bitcoin nodes relay no transaction heavier than this (policy MAX_STANDARD_TX_WEIGHT). */
+const MAX_STANDARD_TX_WEIGHT = 400_000;
+/** Twice the hex of the largest standard transaction: anything longer is not worth parsing. */
+const MAX_TRANSACTION_HEX_LENGTH = 2 * MAX_STANDARD_TX_WEIGHT;
+
+/** A Bitcoin transaction ID: exactly 64 hexadecimal characters, as block explorers and wallets show it. */
+export function checkTxid(value: unknown): ValidationProblem {
+	const hint = ` A Bitcoin transaction ID is 64 hexadecimal characters, like ${TXID_EXAMPLE}.`;
+	if (typeof value !== 'string') return `Expected a transaction ID as text, got ${describeValue(value)}.${hint}`;
+	const txid = value.trim();
+	if (txid === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(txid);
+	if (/\s/.test(txid)) return `${shown} contains spaces or line breaks.${hint}`;
+	if (/^0x/i.test(txid)) return `${shown} starts with 0x, like an Ethereum hash; Bitcoin transaction IDs have no prefix.${hint}`;
+	if (!/^[0-9a-f]+$/i.test(txid)) return `${shown} is not hexadecimal (only 0-9 and a-f).${hint}`;
+	if (txid.length > TXID_LENGTH && !('error' in parseBitcoinTransactionHex(txid))) {
+		return `${shown} is a whole transaction (${txid.length / 2} bytes), not its ID.${hint}`;
+	}
+	if (txid.length !== TXID_LENGTH) return `${shown} has ${txid.length} characters instead of ${TXID_LENGTH}.${hint}`;
+	return null;
+}
+
+/** A fee rate in satoshis per virtual byte: a whole number from 1 to MAX_FEE_RATE. */
+export function checkFeeRate(value: unknown): ValidationProblem {
+	const rate = toNumber(value);
+	if (Number.isNaN(rate)) return describeNotANumber(value, `a whole number of sat/vB like ${FEE_RATE_EXAMPLE}`);
+	if (!Number.isInteger(rate)) {
+		return `Must be a whole number of sat/vB like ${FEE_RATE_EXAMPLE} (Lendasat takes no fractions), got ${describeValue(value)}.`;
+	}
+	if (rate < 1) return `Must be at least 1 sat/vB, got ${describeValue(value)}.`;
+	if (rate > MAX_FEE_RATE) {
+		return `Must be at most ${MAX_FEE_RATE} sat/vB, got ${describeValue(value)}. This is the fee per virtual byte, not the total fee in sats.`;
+	}
+	return null;
+}
+
+/**
+ * A fully signed raw Bitcoin transaction in hex: it must parse as one whole transaction (not a
+ * PSBT), and every input must carry a signature (a scriptSig or a witness).
+ */
+export function checkSignedTransaction(value: unknown): ValidationProblem {
+	const hint =
+		' Expected the signed raw transaction in hex (e.g. 02000000000101…), as your wallet or signer gives it after finalizing the PSBT.';
+	if (typeof value !== 'string') return `Expected a transaction in hex, got ${describeValue(value)}.${hint}`;
+	const hex = value.trim();
+	if (hex === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(hex);
+	if (/\s/.test(hex)) return `${shown} contains spaces or line breaks.${hint}`;
+	if (/^0x/i.test(hex)) return `${shown} starts with 0x: send the hex without a prefix.${hint}`;
+	if (hex.length > MAX_TRANSACTION_HEX_LENGTH) {
+		return `${shown} is ${Math.ceil(hex.length / 2)} bytes, larger than any transaction Bitcoin nodes relay.${hint}`;
+	}
+	const parsed = parseBitcoinTransactionHex(hex);
+	if ('error' in parsed) {
+		if (parsed.error === PSBT_NOT_TRANSACTION) {
+			return `${shown}: ${PSBT_NOT_TRANSACTION} (your wallet or signer does this after signing; Bitcoin Core: finalizepsbt, which returns the transaction as hex).`;
+		}
+		return `${shown} is not a Bitcoin transaction: it ${parsed.error}.${hint}`;
+	}
+	return signatureProblem(parsed, shown) ?? weightProblem(parsed, shown);
+}
+
+function signatureProblem(transaction: ParsedTransaction, shown: string): ValidationProblem {
+	const unsigned = transaction.inputs.findIndex((input) => input.scriptSigBytes === 0 && input.witnessItems === 0);
+	if (unsigned < 0) return null;
+	const which = transaction.inputs.length === 1 ? 'Its input' : `Input ${unsigned + 1} of ${transaction.inputs.length}`;
+	return (
+		`${shown} is a transaction, but not a signed one: ${which} carries no signature (no scriptSig and no witness). ` +
+		'Sign the PSBT with the key behind borrower_pk, finalize it, and send the resulting transaction.'
+	);
+}
+
+function weightProblem(transaction: ParsedTransaction, shown: string): ValidationProblem {
+	if (transaction.weight <= MAX_STANDARD_TX_WEIGHT) return null;
+	return `${shown} weighs ${transaction.weight} weight units, more than the ${MAX_STANDARD_TX_WEIGHT} Bitcoin nodes relay.`;
 }
 
 // ---------------------------------------------------------------------------------------

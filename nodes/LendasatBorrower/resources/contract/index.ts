@@ -1,10 +1,17 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { contractBroadcastClaimOperation } from './broadcastClaim';
+import { contractBroadcastRecoveryOperation } from './broadcastRecovery';
 import { contractCancelOperation } from './cancel';
+import { collateralFields } from './collateral';
 import { contractCreateFields, contractCreateOperation } from './create';
+import { contractCreateBtcInvoiceOperation } from './createBtcInvoice';
 import { contractExtendFields, contractExtendOperation } from './extend';
 import { contractGetOperation } from './get';
 import { contractGetAllFields, contractGetAllOperation } from './getAll';
+import { contractGetClaimPsbtOperation } from './getClaimPsbt';
+import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
+import { contractReportBtcInvoicePaidFields, contractReportBtcInvoicePaidOperation } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
 import { contractIdField, contractSimplifyField } from './shared';
 
@@ -16,11 +23,17 @@ export const contractDescription: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['contract'] } },
 		options: [
+			contractBroadcastClaimOperation,
+			contractBroadcastRecoveryOperation,
 			contractCancelOperation,
 			contractCreateOperation,
+			contractCreateBtcInvoiceOperation,
 			contractExtendOperation,
 			contractGetOperation,
+			contractGetClaimPsbtOperation,
 			contractGetAllOperation,
+			contractGetRecoveryPsbtOperation,
+			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
 		],
 		default: 'create',
@@ -29,6 +42,8 @@ export const contractDescription: INodeProperties[] = [
 	contractIdField,
 	...contractExtendFields,
 	...contractReportRepaymentFields,
+	...contractReportBtcInvoicePaidFields,
+	...collateralFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];

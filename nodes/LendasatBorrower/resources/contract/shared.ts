@@ -12,7 +12,18 @@ import { readBoolean, requireText } from '../../validation/parameters';
 import { checkUuid, isRecord } from '../../validation/checks';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
-const OPERATIONS_ON_ONE_CONTRACT = ['cancel', 'extend', 'get', 'reportRepayment'];
+const OPERATIONS_ON_ONE_CONTRACT = [
+	'broadcastClaim',
+	'broadcastRecovery',
+	'cancel',
+	'createBtcInvoice',
+	'extend',
+	'get',
+	'getClaimPsbt',
+	'getRecoveryPsbt',
+	'reportBtcInvoicePaid',
+	'reportRepayment',
+];
 
 /** Simplify as node version 1 gives it, kept for the workflows saved with it. */
 const VERSION_1_SIMPLIFIED_FIELDS = [
@@ -76,10 +87,10 @@ export async function simplifyContracts(
 	return items.map((item) => ({ ...item, json: simplify(item.json) }));
 }
 
-/** One Simplify switch for the operations that return contract records. */
+/** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
 export const contractSimplifyField = simplifyField({
 	resource: ['contract'],
-	operation: ['extend', 'get', 'getAll'],
+	operation: ['createBtcInvoice', 'extend', 'get', 'getAll'],
 });
 
 export const contractIdField: INodeProperties = {

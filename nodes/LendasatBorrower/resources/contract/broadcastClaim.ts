@@ -1,0 +1,42 @@
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { apiRoute } from '../../transport/apiRoute';
+import { addSignedTransaction, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import { sendToContract } from './shared';
+
+/*
+ * POST without an idempotency key: the transport sends it again only after a 429 (not processed),
+ * never after a failure where Lendasat may already have broadcast it.
+ */
+export const contractBroadcastClaimOperation: INodePropertyOptions = {
+	name: 'Broadcast Claim',
+	value: 'broadcastClaim',
+	action:
+		'Broadcast the signed claim transaction: moves the collateral to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosingByClaim',
+	description:
+		'Publish the claim transaction you signed outside n8n (the PSBT from Get Claim PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosingByClaim (Closed once the transaction confirms).',
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'broadcastClaim',
+			label: 'Contract → Broadcast Claim',
+			keyType: 'borrower',
+			expects: 'object',
+			notFound: { parameter: 'contractId', label: 'contract' },
+			errors: [
+				unparsableTransactionGuidance,
+				{
+					// This route checks ownership cleanly (404); its 500 means the broadcast itself failed.
+					statusCodes: [500],
+					codes: ['BROADCAST_FAILED'],
+					text: /^something went wrong\.?$/i,
+					message: 'Lendasat could not broadcast the claim transaction',
+					hint: "the Bitcoin network refused it or Lendasat had an internal error. The transaction may not spend this contract's collateral, may lack a signature, may already have been broadcast, or may pay too little fee. Check it in your wallet (Bitcoin Core: testmempoolaccept); Contract → Get shows whether the status is already ClosingByClaim.",
+				},
+			],
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'POST', url: '/api/contracts/{id}/broadcast-claim' },
+		{ prepare: [sendToContract('/broadcast-claim'), addSignedTransaction], finish: [confirmBroadcast('ClosingByClaim')] },
+	),
+};

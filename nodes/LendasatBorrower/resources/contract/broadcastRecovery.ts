@@ -1,0 +1,46 @@
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { apiRoute } from '../../transport/apiRoute';
+import { addSignedTransaction, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import { notRecoverableGuidance } from './getRecoveryPsbt';
+import { sendToContract } from './shared';
+
+/*
+ * POST without an idempotency key: the transport sends it again only after a 429 (not processed),
+ * never after a failure where Lendasat may already have broadcast it.
+ */
+export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
+	name: 'Broadcast Recovery',
+	value: 'broadcastRecovery',
+	action:
+		'Broadcast the signed recovery transaction: moves the collateral back to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosedByRecovery',
+	description:
+		'Publish the recovery transaction you signed outside n8n (the PSBT from Get Recovery PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosedByRecovery.',
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'broadcastRecovery',
+			label: 'Contract → Broadcast Recovery',
+			keyType: 'borrower',
+			expects: 'object',
+			notFound: { parameter: 'contractId', label: 'contract' },
+			errors: [
+				notRecoverableGuidance,
+				unparsableTransactionGuidance,
+				{
+					statusCodes: [500],
+					codes: ['BROADCAST_FAILED'],
+					text: /^something went wrong\.?$/i,
+					message: 'Lendasat had an internal error — the contract may not exist, or the recovery transaction was refused',
+					hint: "Lendasat answers this way when the contract ID does not exist in the credential's environment or belongs to another account, and when the Bitcoin network refuses the transaction: it may not spend this contract's collateral, may lack a signature, may already have been broadcast, or may pay too little fee. Check the ID, and the transaction in your wallet (Bitcoin Core: testmempoolaccept).",
+				},
+			],
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'POST', url: '/api/contracts/{id}/broadcast-recover' },
+		{
+			prepare: [sendToContract('/broadcast-recover'), addSignedTransaction],
+			finish: [confirmBroadcast('ClosedByRecovery')],
+		},
+	),
+};

@@ -1,0 +1,125 @@
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+
+import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { isRecord } from '../../validation/checks';
+import { readBoolean } from '../../validation/parameters';
+import { contractIdOf, sendToContract } from './shared';
+
+const SATS_PER_BTC = 100_000_000;
+
+export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
+	name: 'Create Bitcoin Repayment Invoice',
+	value: 'createBtcInvoice',
+	action:
+		"Create a Bitcoin repayment invoice for the next installment: returns the lender's address, the amount in sats and USD and when it expires (15 minutes); sends no money",
+	description:
+		"Get an invoice to pay the contract's next pending installment in bitcoin (USD loans whose lender accepts Bitcoin). It says where to send how many sats, and expires after 15 minutes; while one is unexpired, the same invoice comes back. Pay it from your own wallet, then report the transaction with Report Bitcoin Invoice Paid, which needs the invoice ID (the first field of the output).",
+	routing: apiRoute(
+		{
+			resource: 'contract',
+			operation: 'createBtcInvoice',
+			label: 'Contract → Create Bitcoin Repayment Invoice',
+			keyType: 'borrower',
+			expects: 'object',
+			notFound: { parameter: 'contractId', label: 'contract' },
+			errors: [
+				{
+					statusCodes: [400],
+					codes: ['UNSUPPORTED_CURRENCY'],
+					text: /bitcoin repayment is not supported for \w+ loans/i,
+					message: 'Bitcoin repayment works only for loans in US dollars',
+					hint: 'Lendasat prices Bitcoin invoices in USD, so a loan in euros (loan asset Eur) cannot be repaid in bitcoin. Pay the installment in the loan asset to loan_repayment_address (Contract → Get) and report it with Contract → Report Repayment.',
+				},
+				{
+					statusCodes: [400],
+					codes: ['NO_BTC_REPAYMENT_ADDRESS'],
+					text: /does not support bitcoin repayment|must provide a bitcoin repayment address/i,
+					message: "This contract's lender does not take Bitcoin repayments",
+					hint: 'the lender gave no Bitcoin repayment address (btc_loan_repayment_address is empty on Contract → Get with Simplify off). Pay the installment in the loan asset to loan_repayment_address and report it with Contract → Report Repayment.',
+				},
+				{
+					statusCodes: [400],
+					codes: ['NO_PENDING_INSTALLMENT'],
+					text: /no pending installments/i,
+					message: 'This contract has no installment to pay',
+					hint: 'every installment is already paid, confirmed or cancelled, or the open one is overdue (late): Lendasat makes invoices only for pending installments. Contract → Get shows the installments (Simplify off) and the status.',
+				},
+			],
+		},
+		// The preSend puts the checked contract ID into the path.
+		{ method: 'POST', url: '/api/contracts/{id}/generate-btc-invoice' },
+		{ prepare: [sendToContract('/generate-btc-invoice'), withoutBody], send: requestInvoice, finish: [shapeInvoice] },
+	),
+};
+
+/** The route takes no body: nothing is sent, not even `{}`. */
+async function withoutBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	request.body = undefined;
+	return request;
+}
+
+/**
+ * Asking again is safe: while an invoice is pending and unexpired, Lendasat returns that same one. So
+ * the request may be sent again after a failure that could have happened after Lendasat answered.
+ */
+async function requestInvoice(
+	this: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+): Promise<INodeExecutionData[]> {
+	return [{ json: (await api.send(request, 'object', { repeatable: true })) as IDataObject }];
+}
+
+/** One item per invoice: its fields, the contract and the installment it pays; Simplify keeps what a payment needs. */
+async function shapeInvoice(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const contractId = contractIdOf(this);
+	const simplify = readBoolean(this, 'simplify', 'Simplify', true);
+	return items.map((item) => {
+		const { invoice, installment, ...rest } = item.json;
+		if (!isRecord(invoice)) return { json: { contract_id: contractId, ...item.json } };
+		const flat: IDataObject = { id: invoice.id, contract_id: contractId, ...invoice, ...rest, installment };
+		return { json: simplify ? simplifyInvoice(flat) : flat };
+	});
+}
+
+export function simplifyInvoice(invoice: IDataObject): IDataObject {
+	const installment = isRecord(invoice.installment) ? invoice.installment : undefined;
+	const uri = paymentUri(invoice.address, invoice.amount_sats);
+	return {
+		id: invoice.id,
+		contract_id: invoice.contract_id,
+		status: invoice.status,
+		address: invoice.address,
+		amount_sats: invoice.amount_sats,
+		amount_usd: invoice.amount_usd,
+		...(uri ? { payment_uri: uri } : {}),
+		expires_at: invoice.expires_at,
+		...(installment
+			? {
+					installment: {
+						id: installment.id,
+						due_date: installment.due_date,
+						amount: Math.round((Number(installment.principal ?? 0) + Number(installment.interest ?? 0)) * 100) / 100,
+						status: installment.status,
+					},
+				}
+			: {}),
+	};
+}
+
+/** A BIP-21 payment link (bitcoin:address?amount=BTC) that wallets open with address and amount filled in. */
+function paymentUri(address: unknown, sats: unknown): string | undefined {
+	if (typeof address !== 'string' || address === '' || typeof sats !== 'number' || !Number.isSafeInteger(sats) || sats <= 0) {
+		return undefined;
+	}
+	const whole = Math.floor(sats / SATS_PER_BTC);
+	const fraction = String(sats % SATS_PER_BTC).padStart(8, '0').replace(/0+$/, '');
+	return `bitcoin:${address}?amount=${whole}${fraction ? `.${fraction}` : ''}`;
+}
