@@ -19,6 +19,7 @@ export const DEMO_WORKFLOWS = {
 	marginCall: 'lsDemoMarginCall',
 	openReport: 'lsDemoOpenReport',
 	alertInbox: 'lsDemoAlertInbox',
+	repayReclaim: 'lsDemoRepayReclaim',
 } as const;
 
 /** The addresses written in the workflow files, replaced by the real ones on import. */

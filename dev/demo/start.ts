@@ -82,6 +82,10 @@ function banner(n8n: N8nServer, sandbox: Sandbox): string {
       sends; its executions show each alert.
    5. "Lendasat demo: daily report of open contracts": run it from its "Run now"
       trigger (the play button on that node), not from the morning schedule.
+   6. "Lendasat demo: repay in bitcoin and reclaim the collateral": click
+      "Execute workflow": a loan is taken, repaid in bitcoin and its collateral
+      claimed; "Contract closed" shows it Closed. The STAND-IN nodes play your
+      wallet, your external signer, the lender and the blockchain.
    Add a Lendasat node yourself: "+" → search "Lendasat". Credentials: Overview →
    Credentials ("Lendasat partner (master key)", "Lendasat borrower key").
 

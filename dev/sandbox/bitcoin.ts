@@ -184,10 +184,11 @@ export function txidOf(tx: Transaction): string {
 // ---------------------------------------------------------------------------------------------
 // Addresses and scripts
 
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+export const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const BECH32_GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
 
-function bech32Polymod(values: number[]): number {
+/** BIP-173's checksum polynomial over expanded human-readable part and data words. */
+export function bech32Polymod(values: number[]): number {
 	let checksum = 1;
 	for (const value of values) {
 		const top = checksum >>> 25;
@@ -195,6 +196,11 @@ function bech32Polymod(values: number[]): number {
 		for (let bit = 0; bit < 5; bit += 1) if ((top >>> bit) & 1) checksum ^= BECH32_GENERATOR[bit];
 	}
 	return checksum >>> 0;
+}
+
+/** The bech32 checksum of a human-readable part and data words: 1 for a valid bech32 string (BIP-173). */
+export function bech32Checksum(hrp: string, words: number[]): number {
+	return bech32Polymod([...expandHrp(hrp), ...words]);
 }
 
 function expandHrp(hrp: string): number[] {

@@ -20,6 +20,7 @@ import { jsonReply, type Route } from './router';
 import { changeStatus, nowIso, pushNotification, type SandboxState } from './state';
 import type { BitcoinRepaymentInvoice, Contract, ContractEntry, Installment } from './types';
 import { roundMoney } from './validate';
+import { standInSign } from './standInSigner';
 
 /** model/bitcoin_repayment.rs: `expires_at = now + 15 minutes`. */
 export const INVOICE_LIFETIME_MS = 15 * 60_000;
@@ -329,7 +330,11 @@ function bodyOf(body: unknown): Record<string, unknown> {
 	return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-/** POST /__admin/contracts/{id}/confirm-installments, …/confirm-claim and POST /__admin/clock. */
+/**
+ * POST /__admin/contracts/{id}/confirm-installments, …/confirm-claim, POST /__admin/clock, and
+ * POST /__admin/stand-in-signer (`{psbt}` → `{tx}`: what the borrower's external signer does with a
+ * claim or recovery PSBT, for demos against the sandbox only; see standInSigner.ts).
+ */
 export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 	const route = (pattern: string, handle: Route['handle']): Route => ({ method: 'POST', pattern: `/__admin${pattern}`, auth: 'none', body: 'json', handle });
 	return [
@@ -345,6 +350,15 @@ export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 			const body = bodyOf(ctx.body);
 			const milliseconds = typeof body.advance_ms === 'number' ? body.advance_ms : Number(body.advance_minutes) * 60_000;
 			return jsonReply({ now: admin.advanceClock(milliseconds) });
+		}),
+		route('/stand-in-signer', (ctx) => {
+			const psbt = bodyOf(ctx.body).psbt;
+			if (typeof psbt !== 'string') throw adminError(400, 'psbt must be the hex PSBT that Get Claim PSBT or Get Recovery PSBT returned');
+			try {
+				return jsonReply({ tx: standInSign(psbt) });
+			} catch (error) {
+				throw adminError(400, `Not a PSBT of this sandbox: ${(error as Error).message}`);
+			}
 		}),
 	];
 }

@@ -15,6 +15,7 @@
  */
 import { ECDH, createHash } from 'node:crypto';
 import { ApiError, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
+import { BECH32_CHARSET, bech32Polymod } from './bitcoin';
 
 export type FieldKind =
 	| { kind: 'string'; expecting?: string; check?: (value: string) => string | null }
@@ -323,20 +324,8 @@ export function derivationPathProblem(value: string): string | null {
 	return null;
 }
 
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const BECH32_GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
 const BECH32_CONST = 1;
 const BECH32M_CONST = 0x2bc830a3;
-
-function bech32Polymod(values: number[]): number {
-	let checksum = 1;
-	for (const value of values) {
-		const top = checksum >>> 25;
-		checksum = ((checksum & 0x1ffffff) << 5) ^ value;
-		for (let bit = 0; bit < 5; bit += 1) if ((top >>> bit) & 1) checksum ^= BECH32_GENERATOR[bit];
-	}
-	return checksum >>> 0;
-}
 
 function convertBits(data: number[], from: number, to: number): number[] | null {
 	let accumulator = 0;

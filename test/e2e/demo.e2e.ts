@@ -133,6 +133,34 @@ describe('demo workflows run with `n8n execute`', () => {
 		expectNoKeyIn(run.stdout + run.stderr);
 	});
 
+	test('repay and reclaim: a loan repaid in bitcoin, its collateral claimed, the contract closed', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(DEMO_WORKFLOWS.repayReclaim);
+		expect(run.code).toBe(0);
+		expect(run.data.status).toBe('success');
+		const [loan] = nodeOutput(run.data, 'Take a loan');
+		const [invoice] = nodeOutput(run.data, 'Create Bitcoin invoice');
+		expect(invoice).toMatchObject({ contract_id: loan.id, status: 'pending', installment: { status: 'pending' } });
+		expect(invoice.amount_sats).toBeGreaterThan(0);
+		expect(nodeOutput(run.data, 'Report the payment')[0]).toMatchObject({ invoice_id: invoice.id, reported: true });
+		const [psbt] = nodeOutput(run.data, 'Get claim PSBT');
+		expect(psbt.psbt).toMatch(/^70736274ff/);
+		expect(nodeOutput(run.data, 'Broadcast the claim')[0]).toMatchObject({ status: 'ClosingByClaim', broadcast: true });
+		expect(nodeOutput(run.data, 'Contract closed')[0]).toMatchObject({ id: loan.id, status: 'Closed' });
+
+		// Every step against the API is our node, with the borrower key; the stand-ins are the sandbox's admin routes.
+		const steps = apiRequests(sandbox.requests, from).map((request) => `${request.method} ${request.path}`);
+		expect(steps).toEqual([
+			'POST /api/contracts',
+			`POST /api/contracts/${loan.id}/generate-btc-invoice`,
+			`PUT /api/contracts/${loan.id}/btc-invoice-paid`,
+			`GET /api/contracts/${loan.id}/claim`,
+			`POST /api/contracts/${loan.id}/broadcast-claim`,
+			`GET /api/contracts/${loan.id}`,
+		]);
+		expectNoKeyIn(run.stdout + run.stderr);
+	});
+
 	test('take a loan: picks the cheapest matching offer and creates the contract with the order id as idempotency key', async () => {
 		const from = sandbox.requests.length;
 		const contractsBefore = sandbox.state.contracts.size;

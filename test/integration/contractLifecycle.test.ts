@@ -2,7 +2,7 @@ import { NodeHelpers, type INode } from 'n8n-workflow';
 
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import { pollTrigger, runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
 import { parseBitcoinTransactionHex } from '../../nodes/LendasatBorrower/validation/bitcoin';
 import { everythingVisible } from '../helpers/secrets';
@@ -460,7 +460,7 @@ describe('Contract → Get Recovery PSBT and Broadcast Recovery: the lender neve
 	});
 });
 
-describe('the whole story: take a loan, repay it in bitcoin, claim the collateral, see the contract closed', () => {
+describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim the collateral, see the contract closed', () => {
 	it.each(['live', 'spec'] as const)('against the %s dialect', async (dialect) => {
 		sandbox.configure({ dialect });
 		const created = await contract('create', {
@@ -477,8 +477,29 @@ describe('the whole story: take a loan, repay it in bitcoin, claim the collatera
 		const seen = await contract('get', { contractId: byId(id), simplify: false });
 		expect(seen.items[0]).toMatchObject({ status: 'PrincipalGiven', btc_loan_repayment_address: expect.stringMatching(/^tb1q/) });
 
-		const invoice = await contract('createBtcInvoice', { contractId: byId(id) });
-		expect(invoice.items[0]).toMatchObject({ contract_id: id, status: 'pending', amount_sats: expect.any(Number) });
+		// The trigger's Installment Due event reminds the borrower; its item drives the repayment.
+		const staticData = {};
+		const remind = () => pollTrigger({ event: 'installmentDue', daysAhead: 31 }, { credential: borrower(), staticData });
+		const reminders = ((await remind()).items ?? []).map((item) => item.json).filter((item) => item.contract_id === id);
+		const [installment] = stored(id).installments;
+		expect(reminders).toEqual([
+			expect.objectContaining({
+				event: 'installmentDue',
+				installment_id: installment.id,
+				amount: installment.principal + installment.interest,
+				btc_invoice_possible: true,
+				btc_loan_repayment_address: stored(id).btc_loan_repayment_address,
+			}),
+		]);
+		expect(((await remind()).items ?? []).filter((item) => item.json.contract_id === id)).toEqual([]); // once only
+
+		const invoice = await contract('createBtcInvoice', { contractId: byId('={{ $json.contract_id }}') }, [reminders[0]]);
+		expect(invoice.items[0]).toMatchObject({
+			contract_id: id,
+			status: 'pending',
+			amount_sats: expect.any(Number),
+			installment: { id: installment.id },
+		});
 
 		// The borrower pays amount_sats to the address from a wallet, then reports it; the expressions
 		// take the IDs from the invoice item, as a workflow would.
@@ -506,7 +527,7 @@ describe('the whole story: take a loan, repay it in bitcoin, claim the collatera
 		sandbox.admin.confirmClaim(id); // the chain watcher sees the claim confirmed
 		expect((await contract('get', { contractId: byId(id) })).items[0]).toMatchObject({ status: 'Closed' });
 
-		expect(received()).toEqual([
+		expect(received().filter((request) => request !== 'GET /api/contracts')).toEqual([
 			'POST /api/contracts',
 			`GET /api/contracts/${id}`,
 			`POST /api/contracts/${id}/generate-btc-invoice`,

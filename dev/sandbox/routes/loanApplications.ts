@@ -22,6 +22,7 @@ import { caller, jsonReply, type Reply, type RequestContext, type Route } from '
 import { bitcoinAddressProblem, derivationPathProblem, deserializeLive, publicKeyProblem, type FieldSpec } from '../serde';
 import { nowIso } from '../state';
 import type { LoanApplication } from '../types';
+import { BECH32_CHARSET, bech32Checksum } from '../bitcoin';
 
 /** model.rs LoanAsset, in declaration order. */
 const LOAN_ASSETS = [
@@ -49,19 +50,6 @@ const REPAYMENT_PLANS = ['bullet', 'interest_only_weekly', 'interest_only_monthl
 // ---------------------------------------------------------------------------------------------
 // Npub (model/npub.rs: nostr's PublicKey::from_bech32; "Invalid npub format: {e}")
 
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const BECH32_GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
-
-function polymod(values: number[]): number {
-	let checksum = 1;
-	for (const value of values) {
-		const top = checksum >>> 25;
-		checksum = ((checksum & 0x1ffffff) << 5) ^ value;
-		for (let bit = 0; bit < 5; bit += 1) if ((top >>> bit) & 1) checksum ^= BECH32_GENERATOR[bit];
-	}
-	return checksum >>> 0;
-}
-
 /** A bech32 (not bech32m) string with hrp npub and 32 bytes of data; the curve check is left out [INF texts]. */
 function npubProblem(value: string): string | null {
 	const lower = value.toLowerCase();
@@ -69,8 +57,7 @@ function npubProblem(value: string): string | null {
 	if (!lower.startsWith('npub1')) return 'Invalid npub format: wrong prefix';
 	const data = [...lower.slice(5)].map((char) => BECH32_CHARSET.indexOf(char));
 	if (data.some((word) => word < 0)) return 'Invalid npub format: invalid character';
-	const hrp = [...'npub'].map((char) => char.charCodeAt(0));
-	if (polymod([...hrp.map((code) => code >> 5), 0, ...hrp.map((code) => code & 31), ...data]) !== 1) {
+	if (bech32Checksum('npub', data) !== 1) {
 		return 'Invalid npub format: invalid checksum';
 	}
 	if (data.length !== 52 + 6 || (data[51] & 0x0f) !== 0) return 'Invalid npub format: invalid length';
