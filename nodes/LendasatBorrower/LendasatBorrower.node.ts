@@ -27,7 +27,7 @@ export class LendasatBorrower implements INodeType {
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
-			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, and start workflows when contracts, loan offers or notifications change',
+			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, repay in bitcoin and get the collateral back, and start workflows when contracts change, installments fall due, or offers and notifications arrive',
 		defaults: { name: 'Lendasat Borrower' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
