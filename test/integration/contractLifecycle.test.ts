@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { NodeHelpers, type INode } from 'n8n-workflow';
 
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
@@ -366,7 +369,7 @@ describe('Contract → Broadcast Claim', () => {
 
 	it.each([
 		['the PSBT instead of the transaction', (psbt: string) => psbt, PSBT_MESSAGE],
-		['a truncated transaction', (psbt: string) => standInSign(psbt).slice(0, -6), 'is not a Bitcoin transaction: it ends too early'],
+		['a truncated transaction', (psbt: string) => standInSign(psbt).slice(0, -6), 'is not a Bitcoin transaction (ends too early'],
 		['the unsigned transaction', (psbt: string) => unsignedTransactionOf(psbt), 'not a signed one'],
 		['a transaction with data after it', (psbt: string) => `${standInSign(psbt)}00`, 'left after the lock time'],
 		['an expression giving nothing', () => '={{ "" }}', 'Must not be empty'],
@@ -568,5 +571,93 @@ describe('the operations as AI Agent tools', () => {
 			expect(description).toMatch(/never asks for a private key/);
 		}
 		expect(JSON.stringify(properties)).not.toMatch(/"name":"(privateKey|seed|mnemonic|xprv)/i);
+	});
+});
+
+describe('a server that answers 200 with something of no use gets an error, never an item', () => {
+	const CONTRACT = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+	/** A signed transaction, made from a PSBT of the sandbox before the hostile server takes over. */
+	let signed = '';
+	beforeAll(async () => {
+		const loan = await repaidLoan();
+		signed = standInSign(String((await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 2 })).items[0].psbt));
+	});
+
+	/** A server on 127.0.0.1 answering every request 200 with `body`; returns the items or error of one operation. */
+	async function againstAnswer(body: string, operation: string, parameters: Record<string, unknown>) {
+		const server = http.createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(body);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		try {
+			const withTx = parameters.signedTx === 'SIGNED' ? { ...parameters, signedTx: signed } : parameters;
+			const result = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation, ...withTx }, { typeVersion: 1.1 }), {
+				credential: { ...borrower(), baseUrl: `http://127.0.0.1:${port}` },
+			});
+			return { error: result.error, items: result.output(NODE).map((item) => item.json) };
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	}
+
+	it.each([
+		['createBtcInvoice', {}, '{}', /holds no invoice/],
+		['createBtcInvoice', {}, '{"message":"Something went wrong"}', /holds no invoice/],
+		['createBtcInvoice', {}, JSON.stringify({ invoice: { id: 'x', address: 'tb1q', amount_sats: 5 } }), /invoice ID "x" is not a UUID/],
+		[
+			'createBtcInvoice',
+			{},
+			JSON.stringify({ invoice: { id: CONTRACT, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=9', amount_sats: 5 } }),
+			/is not a Bitcoin address/,
+		],
+		['createBtcInvoice', {}, JSON.stringify({ invoice: { id: CONTRACT, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', amount_sats: 0.5 } }), /amount_sats 0.5/],
+		['getClaimPsbt', { feeRate: 3 }, '{}', /holds no psbt/],
+		['getRecoveryPsbt', { feeRate: 3 }, '{"psbt":"70736274ffzz"}', /is not a PSBT in hex or base64/],
+		['broadcastClaim', { signedTx: 'SIGNED' }, '{"message":"Something went wrong"}', /error message, although the status says success/],
+		['broadcastRecovery', { signedTx: 'SIGNED' }, '{"txid":"<script>alert(1)</script>"}', /is not a transaction ID/],
+		['reportBtcInvoicePaid', { invoiceId: CONTRACT, txid: TXID }, '{"message":"Something went wrong"}', /error message, although the status says success/],
+	])('%s answered %#', async (operation, parameters, body, problem) => {
+		const { error, items } = await againstAnswer(body, operation, { contractId: byId(CONTRACT), ...parameters });
+		expect(items).toEqual([]);
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(describedBy(error)).toMatch(problem);
+	});
+});
+
+describe('input as people paste it', () => {
+	it('a contract ID in upper case is sent in lower case, as Lendasat stores it', async () => {
+		const { items, error } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven.toUpperCase()) });
+		expect(error).toBeUndefined();
+		expect(items[0].contract_id).toBe(CONTRACTS.principalGiven);
+		expect(received()).toEqual([`POST /api/contracts/${CONTRACTS.principalGiven}/generate-btc-invoice`]);
+	});
+
+	it('a signed transaction wrapped over several lines is sent as one hex string', async () => {
+		const loan = await repaidLoan();
+		const psbt = await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 2 });
+		const signed = standInSign(String(psbt.items[0].psbt));
+		const wrapped = `  ${signed.match(/.{1,64}/g)!.join('\n')}\n`;
+		sandbox.requests.length = 0;
+		const { items, error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: wrapped });
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({ status: 'ClosingByClaim' });
+		expect(sandbox.requests[0].body).toEqual({ tx: signed });
+	});
+
+	it('an API key pasted into a field is not repeated in the error', async () => {
+		// The workflow's own parameters hold what was pasted; the error must not repeat it.
+		const { error } = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'reportBtcInvoicePaid', contractId: byId(CONTRACTS.principalGiven), invoiceId: sandbox.keys.borrower, txid: TXID },
+				{ typeVersion: 1.1 },
+			),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toMatch(/^Invalid Invoice ID/);
+		expect(describedBy(error)).toContain('a text holding a Lendasat API key (not shown)');
+		expect(`${error?.message} ${describedBy(error)}`).not.toContain(sandbox.keys.borrower.slice(0, 20));
+		expect(sandbox.requests).toHaveLength(0);
 	});
 });

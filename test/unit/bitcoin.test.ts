@@ -546,12 +546,15 @@ describe('checkSignedTransaction', () => {
 		['a number', 42, /Expected a transaction in hex, got 42/],
 		['empty text', '  ', /Must not be empty/],
 		['a 0x prefix', `0x${GENESIS_COINBASE}`, /starts with 0x/],
-		['a line break inside', `${GENESIS_COINBASE.slice(0, 100)}\n${GENESIS_COINBASE.slice(100)}`, /contains spaces or line breaks/],
-		['a truncated transaction', GENESIS_COINBASE.slice(0, -2), /is not a Bitcoin transaction: it ends too early: the lock time needs 1 more byte/],
-		['garbage', 'deadbeef', /is not a Bitcoin transaction: it ends too early/],
+		['a truncated transaction', GENESIS_COINBASE.slice(0, -2), /is not a Bitcoin transaction \(ends too early: the lock time needs 1 more byte/],
+		['garbage', 'deadbeef', /is not a Bitcoin transaction \(ends too early/],
 		['more than any relayed transaction', 'ab'.repeat(400_001), /larger than any transaction Bitcoin nodes relay/],
 	])('refuses %s', (_case, value, problem) => {
 		expect(checkSignedTransaction(value)).toMatch(problem);
+	});
+
+	test('accepts hex wrapped over lines or indented, as terminals and wallets copy it', () => {
+		expect(checkSignedTransaction(`  ${GENESIS_COINBASE.slice(0, 100)}\n\t${GENESIS_COINBASE.slice(100)}\r\n`)).toBeNull();
 	});
 });
 

@@ -25,7 +25,12 @@ export interface Reader {
 	label: string;
 	itemIndex?: number;
 	secrets: string[];
+	/** What else a usable answer must hold (e.g. an invoice with an address), or undefined when it does. */
+	check?: AnswerCheck;
 }
+
+/** Why a well-formed answer is still of no use to the operation, or undefined when it is usable. */
+export type AnswerCheck = (body: unknown) => string | undefined;
 
 const EXPECTED: Record<Expectation, string> = {
 	object: 'a JSON object',
@@ -54,7 +59,7 @@ export function readAnswer(answer: Answer, expect: Expectation, reader: Reader):
 	} catch {
 		throw unusable(answer, reader, `it is not JSON where ${EXPECTED[expect]} belongs`);
 	}
-	const problem = shapeProblem(body, expect);
+	const problem = shapeProblem(body, expect) ?? reader.check?.(body);
 	if (problem) throw unusable(answer, reader, problem);
 	return body;
 }

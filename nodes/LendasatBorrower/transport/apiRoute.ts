@@ -12,7 +12,7 @@ import {
 	type INodePropertyRouting,
 } from 'n8n-workflow';
 
-import type { Expectation } from './answer';
+import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
 import { requireConnection } from './connection';
 import { exchange, keyIdentity, type ApiRequest, type RequestPolicy, type Transport } from './exchange';
@@ -33,6 +33,8 @@ export interface OperationMeta {
 	keyType: KeyType | 'any';
 	/** The shape of a successful answer; anything else is an error, never an output item. */
 	expects: Expectation;
+	/** What else a successful answer must hold (e.g. a txid); without it the answer is an error. */
+	answer?: AnswerCheck;
 	/** What a 404 means: the parameter holding the ID and what it identifies. */
 	notFound?: { parameter: string; label: string };
 	/** What this operation's own failures mean (e.g. a status that does not allow it). */
@@ -137,7 +139,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
 			const api = clientOf(transport);
-			let items = extras.send ? await extras.send.call(this, api, request) : toItems(await api.send(request, meta.expects));
+			let items = extras.send ? await extras.send.call(this, api, request) : toItems(await api.send(request, meta.expects, { check: meta.answer }));
 			for (const finish of extras.finish ?? []) items = await finish.call(this, items);
 			return items.map((item) => ({ ...item, pairedItem }));
 		} catch (error) {

@@ -23,7 +23,7 @@ import {
 	type Failure,
 	type RetrySettings,
 } from './retry';
-import { headerText, readAnswer, type Answer, type Expectation } from './answer';
+import { headerText, readAnswer, type Answer, type AnswerCheck, type Expectation } from './answer';
 import { originOf, type Connection } from './connection';
 
 /** A request of the borrower API, relative to the credential's base URL. */
@@ -90,6 +90,8 @@ export interface RequestPolicy {
 	repeatable?: boolean;
 	/** The caller handles a possibly processed write itself (looks it up) and says what it did. */
 	resolvesUnsafeRetries?: boolean;
+	/** What else a usable answer must hold; an answer without it is an error, never an item. */
+	check?: AnswerCheck;
 }
 
 /** The least time a write is sent with. */
@@ -160,7 +162,7 @@ export async function exchange(
 			if (answer.statusCode >= 300 && answer.statusCode < 400) throw redirectRefused(transport, answer);
 			if (answer.statusCode < 300) {
 				gate.recordSuccess();
-				return readAnswer(answer, expect, { ...caller, secrets: connection.secrets });
+				return readAnswer(answer, expect, { ...caller, secrets: connection.secrets, check: policy.check });
 			}
 			lastAnswer = answer;
 		} else {

@@ -436,6 +436,11 @@ export function checkFeeRate(value: unknown): ValidationProblem {
 	return null;
 }
 
+/** Hex as pasted, wrapped or indented: white space carries no meaning in it and is left out. */
+export function compactHex(value: string): string {
+	return value.replace(/\s+/g, '');
+}
+
 /**
  * A fully signed raw Bitcoin transaction in hex: it must parse as one whole transaction (not a
  * PSBT), and every input must carry a signature (a scriptSig or a witness).
@@ -444,10 +449,9 @@ export function checkSignedTransaction(value: unknown): ValidationProblem {
 	const hint =
 		' Expected the signed raw transaction in hex (e.g. 02000000000101…), as your wallet or signer gives it after finalizing the PSBT.';
 	if (typeof value !== 'string') return `Expected a transaction in hex, got ${describeValue(value)}.${hint}`;
-	const hex = value.trim();
+	const hex = compactHex(value);
 	if (hex === '') return `Must not be empty.${hint}`;
 	const shown = describeValue(hex);
-	if (/\s/.test(hex)) return `${shown} contains spaces or line breaks.${hint}`;
 	if (/^0x/i.test(hex)) return `${shown} starts with 0x: send the hex without a prefix.${hint}`;
 	if (hex.length > MAX_TRANSACTION_HEX_LENGTH) {
 		return `${shown} is ${Math.ceil(hex.length / 2)} bytes, larger than any transaction Bitcoin nodes relay.${hint}`;
@@ -457,7 +461,7 @@ export function checkSignedTransaction(value: unknown): ValidationProblem {
 		if (parsed.error === PSBT_NOT_TRANSACTION) {
 			return `${shown}: ${PSBT_NOT_TRANSACTION} (your wallet or signer does this after signing; Bitcoin Core: finalizepsbt, which returns the transaction as hex).`;
 		}
-		return `${shown} is not a Bitcoin transaction: it ${parsed.error}.${hint}`;
+		return `${shown} is not a Bitcoin transaction (${parsed.error}).${hint}`;
 	}
 	return signatureProblem(parsed, shown) ?? weightProblem(parsed, shown);
 }
@@ -518,12 +522,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A short, safe rendering of a value for messages: text quoted and cut at 40 characters with "…". */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'nothing';
+	if (typeof value === 'string' && LENDASAT_KEY_PATTERN.test(value)) return 'a text holding a Lendasat API key (not shown)';
 	if (typeof value === 'string') return JSON.stringify(cutToExcerpt(value));
 	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
 	if (typeof value === 'function') return 'a function';
 	if (typeof value === 'symbol') return 'a symbol';
-	return cutToExcerpt(toJsonOrUndefined(value) ?? (Array.isArray(value) ? 'a list' : 'an object'));
+	const json = toJsonOrUndefined(value);
+	if (json !== undefined && LENDASAT_KEY_PATTERN.test(json)) return 'a value holding a Lendasat API key (not shown)';
+	return cutToExcerpt(json ?? (Array.isArray(value) ? 'a list' : 'an object'));
 }
+
+/** A Lendasat API key pasted into the wrong field is never repeated in an error. */
+const LENDASAT_KEY_PATTERN = /lndst_sk_/i;
 
 function cutToExcerpt(text: string): string {
 	const characters = [...text];

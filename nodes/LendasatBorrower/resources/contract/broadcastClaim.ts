@@ -1,7 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { addSignedTransaction, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import { addSignedTransaction, broadcastAnswer, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
 import { sendToContract } from './shared';
 
 /*
@@ -22,6 +22,7 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 			label: 'Contract → Broadcast Claim',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: broadcastAnswer,
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				unparsableTransactionGuidance,

@@ -1,7 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { addSignedTransaction, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import { addSignedTransaction, broadcastAnswer, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
 import { notRecoverableGuidance } from './getRecoveryPsbt';
 import { sendToContract } from './shared';
 
@@ -23,6 +23,7 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 			label: 'Contract → Broadcast Recovery',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: broadcastAnswer,
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				notRecoverableGuidance,

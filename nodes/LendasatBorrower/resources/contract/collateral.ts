@@ -10,8 +10,8 @@ import type {
 import { failureOf, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
-import { parseBitcoinTransactionHex, PSBT_MAGIC_HEX } from '../../validation/bitcoin';
-import { checkFeeRate, checkSignedTransaction, isRecord, toNumber } from '../../validation/checks';
+import { parseBitcoinTransactionHex } from '../../validation/bitcoin';
+import { checkFeeRate, checkSignedTransaction, compactHex, describeValue, isRecord, toNumber } from '../../validation/checks';
 import { requireText, requireValid } from '../../validation/parameters';
 import { contractIdOf } from './shared';
 
@@ -52,6 +52,28 @@ export const collateralFields: INodeProperties[] = [
 	},
 ];
 
+const TXID_PATTERN = /^[0-9a-f]{64}$/i;
+const PSBT_HEX_PATTERN = /^70736274ff(?:[0-9a-f]{2})+$/i;
+const PSBT_BASE64_PATTERN = /^cHNidP8(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A broadcast's answer is usable with a txid in the usual form, or without one (the node computes it). */
+export const broadcastAnswer = (body: unknown): string | undefined => {
+	if (!isRecord(body)) return undefined;
+	if (body.txid === undefined) {
+		return typeof body.message === 'string' ? 'it is an error message, although the status says success' : undefined;
+	}
+	return typeof body.txid === 'string' && TXID_PATTERN.test(body.txid)
+		? undefined
+		: `its txid ${describeValue(body.txid)} is not a transaction ID (64 hexadecimal characters)`;
+};
+
+/** A PSBT answer is usable with a PSBT in hex (what Lendasat sends) or base64. */
+const psbtAnswer = (body: unknown): string | undefined => {
+	const psbt = isRecord(body) ? body.psbt : undefined;
+	if (typeof psbt === 'string' && (PSBT_HEX_PATTERN.test(psbt) || PSBT_BASE64_PATTERN.test(psbt))) return undefined;
+	return psbt === undefined ? 'it holds no psbt' : `its psbt ${describeValue(psbt)} is not a PSBT in hex or base64`;
+};
+
 /** The same answer to both broadcasts when the hex does not parse as a transaction. */
 export const unparsableTransactionGuidance: ErrorGuidance = {
 	statusCodes: [400],
@@ -74,7 +96,7 @@ export async function addSignedTransaction(
 	request: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const tx = requireText(this, 'Signed Transaction (Hex)', this.getNodeParameter('signedTx'), checkSignedTransaction);
-	request.body = { tx: tx.toLowerCase() };
+	request.body = { tx: compactHex(tx).toLowerCase() };
 	return request;
 }
 
@@ -91,7 +113,7 @@ export function fetchPsbt(note: string) {
 	): Promise<INodeExecutionData[]> {
 		let body: unknown;
 		try {
-			body = await api.send(request, 'object');
+			body = await api.send(request, 'object', { check: psbtAnswer });
 		} catch (error) {
 			const failure = failureOf(error);
 			throw failure?.kind === 'http' && failure.statusCode === 500 ? withNote(error, note) : error;
@@ -103,7 +125,7 @@ export function fetchPsbt(note: string) {
 				json: {
 					id: contractIdOf(this),
 					psbt,
-					...(typeof psbt === 'string' && psbt.toLowerCase().startsWith(PSBT_MAGIC_HEX) ? { psbt_base64: hexToBase64(psbt) } : {}),
+					...(typeof psbt === 'string' && PSBT_HEX_PATTERN.test(psbt) ? { psbt_base64: hexToBase64(psbt) } : {}),
 					collateral_descriptor: answer.collateral_descriptor,
 					borrower_pk: answer.borrower_pk,
 					fee_rate: toNumber((request.qs as IDataObject | undefined)?.fee_rate),
@@ -123,7 +145,7 @@ export function confirmBroadcast(status: string) {
 		items: INodeExecutionData[],
 	): Promise<INodeExecutionData[]> {
 		const answered = items[0]?.json.txid;
-		const sent = parseBitcoinTransactionHex(String(this.getNodeParameter('signedTx')).trim());
+		const sent = parseBitcoinTransactionHex(compactHex(String(this.getNodeParameter('signedTx'))));
 		const txid = typeof answered === 'string' && answered !== '' ? answered : 'txid' in sent ? sent.txid : undefined;
 		return [{ json: { id: contractIdOf(this), txid, status, broadcast: true } }];
 	};

@@ -8,7 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { isRecord } from '../../validation/checks';
+import { parseBitcoinAddress } from '../../validation/bitcoin';
+import { checkUuid, describeValue, isRecord } from '../../validation/checks';
 import { readBoolean } from '../../validation/parameters';
 import { contractIdOf, sendToContract } from './shared';
 
@@ -74,7 +75,21 @@ async function requestInvoice(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	return [{ json: (await api.send(request, 'object', { repeatable: true })) as IDataObject }];
+	return [{ json: (await api.send(request, 'object', { repeatable: true, check: invoiceAnswer })) as IDataObject }];
+}
+
+/** An invoice is of use only with its ID, a Bitcoin address to pay and a whole, positive number of sats. */
+function invoiceAnswer(body: unknown): string | undefined {
+	const invoice = isRecord(body) ? body.invoice : undefined;
+	if (!isRecord(invoice)) return 'it holds no invoice';
+	if (typeof invoice.id !== 'string' || checkUuid(invoice.id) !== null) return `its invoice ID ${describeValue(invoice.id)} is not a UUID`;
+	if (typeof invoice.address !== 'string' || 'error' in parseBitcoinAddress(invoice.address)) {
+		return `its address ${describeValue(invoice.address)} is not a Bitcoin address`;
+	}
+	if (typeof invoice.amount_sats !== 'number' || !Number.isSafeInteger(invoice.amount_sats) || invoice.amount_sats <= 0) {
+		return `its amount_sats ${describeValue(invoice.amount_sats)} is not a whole, positive number of sats`;
+	}
+	return undefined;
 }
 
 /** One item per invoice: its fields, the contract and the installment it pays; Simplify keeps what a payment needs. */

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { checkTxid, checkUuid } from '../../validation/checks';
+import { checkTxid, checkUuid, isRecord } from '../../validation/checks';
 import { requireText } from '../../validation/parameters';
 import { contractIdOf, sendToContract } from './shared';
 
@@ -64,7 +64,19 @@ export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 					message: 'The invoice belongs to another contract',
 					hint: 'report it with the contract the invoice was created for (the contract_id of Create Bitcoin Repayment Invoice).',
 				},
+				{
+					// This route never loads the contract of the path; it loads the invoice's contract for the key.
+					statusCodes: [500],
+					text: /^something went wrong\.?$/i,
+					message: "Lendasat had an internal error — the invoice's contract may belong to another account",
+					hint: 'Lendasat answers this when the invoice was created for a contract of another borrower, or on a database error. Check that the invoice ID came from Create Bitcoin Repayment Invoice with this key; if it did, try again later.',
+				},
 			],
+			// Lendasat answers nothing; an error message sent with a 200 is not a confirmation.
+			answer: (body) =>
+				isRecord(body) && typeof body.message === 'string' && body.invoice_id === undefined
+					? 'it is an error message, although the status says success'
+					: undefined,
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'PUT', url: '/api/contracts/{id}/btc-invoice-paid' },

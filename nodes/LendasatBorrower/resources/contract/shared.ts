@@ -127,9 +127,12 @@ export const contractIdField: INodeProperties = {
 	],
 };
 
-/** The contract ID of the current item, checked, without surrounding white space. */
+/**
+ * The contract ID of the current item, checked, without surrounding white space, in lower case:
+ * Lendasat stores contract IDs as lower-case text and compares them exactly.
+ */
 export function contractIdOf(context: IExecuteSingleFunctions): string {
-	return requireText(context, 'Contract', context.getNodeParameter('contractId', '', { extractValue: true }), checkUuid);
+	return requireText(context, 'Contract', context.getNodeParameter('contractId', '', { extractValue: true }), checkUuid).toLowerCase();
 }
 
 /**
