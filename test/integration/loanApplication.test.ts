@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { mapApiError } from '../../nodes/LendasatBorrower/transport/errors';
@@ -450,5 +453,61 @@ describe('the whole life of a loan application on the spec dialect', () => {
 		sandbox.admin.setJailed(sandbox.keys.borrower, true);
 		const { error } = await loanApplication('get', { loanApplicationId: APPLICATIONS.available });
 		expect(error?.message).toBe('Lendasat refuses loan applications for this borrower account (HTTP 403, ACCOUNT_BLOCKED)');
+	});
+});
+
+describe('Loan Application → Update when things go wrong', () => {
+	it('two items updating the same application take turns: the second finds it replaced and changes nothing', async () => {
+		const result = await runWorkflow(
+			singleNodeWorkflow({
+				resource: 'loanApplication',
+				operation: 'update',
+				loanApplicationId: APPLICATIONS.available,
+				updateFields: { interestRate: '={{ $json.rate }}' },
+			}, { onError: 'continueRegularOutput' }),
+			{ credential: borrower(), items: [{ rate: 0.1 }, { rate: 0.2 }] },
+		);
+		const available = [...sandbox.state.loanApplications.values()].filter((application) => application.status === 'Available');
+		expect(available.filter((application) => application.borrower_id === SEED_IDS.users.borrower)).toHaveLength(1);
+		expect(received().filter((line) => line.startsWith('PUT'))).toHaveLength(1);
+		const outputs = result.output(NODE).map((item) => item.json);
+		expect(outputs[0]).toMatchObject({ interest_rate: 0.1, previous_loan_deal_id: APPLICATIONS.available });
+		expect(JSON.stringify(outputs[1])).toMatch(/is Deleted and cannot be updated/);
+	});
+
+	it('a 500 on the edit says the update may already have happened, and where to look', async () => {
+		sandbox.configure({ faults: [{ kind: '500', method: 'PUT', path: '/api/loan-applications/edit' }] });
+		const { error, items } = await loanApplication('update', { loanApplicationId: APPLICATIONS.available, updateFields: { ltv: 0.4 } });
+		expect(items).toEqual([]);
+		expect(error?.message).toMatch(/^Lendasat could not confirm the update of the loan application/);
+		expect(describedBy(error)).toMatch(/Get Many with Include Deleted/);
+	});
+
+	it('an answer without loan_deal_id is an error, not an item that lost the new ID', async () => {
+		const current = JSON.stringify(stored(APPLICATIONS.available));
+		const server = http.createServer((request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? current : '{"status":"Available"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const { error, items } = await loanApplication(
+				'update',
+				{ loanApplicationId: APPLICATIONS.available, updateFields: { ltv: 0.4 } },
+				borrower({ baseUrl }),
+			);
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(/no loan_deal_id/);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+
+	it('an ID in upper case is sent in lower case, as Lendasat issues them', async () => {
+		const { error } = await loanApplication('get', { loanApplicationId: APPLICATIONS.available.toUpperCase() });
+		expect(error).toBeUndefined();
+		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 	});
 });

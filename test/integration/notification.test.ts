@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 
@@ -379,5 +382,29 @@ describe.each(['spec', 'live'] as const)('Notification → Update Settings (%s d
 
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false, margin_call_sms: false });
+	});
+});
+
+describe('Notification settings from a server that answers 200 with something else', () => {
+	it.each([
+		['getSettings', {}, '{"message":"Something went wrong"}', /it lacks on_login_email/],
+		['getSettings', {}, JSON.stringify({ ...allSettings(true), on_login_email: 'yes' }), /its on_login_email is "yes", not true or false/],
+		['updateSettings', { updateFields: { onLoginEmail: false } }, '{"ok":true}', /it lacks on_login_email/],
+	])('%s answered %#: an error, never an item', async (operation, parameters, body, problem) => {
+		// GET answers the stored settings; the answer under test comes back for the operation's own request.
+		const server = http.createServer((request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(operation === 'updateSettings' && request.method === 'GET' ? JSON.stringify(allSettings(true)) : body);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const result = await notifications({ operation, ...parameters }, { ...borrower(), baseUrl });
+			expect(result.output('Lendasat Borrower')).toEqual([]);
+			expect(result.error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(String(result.error?.description)).toMatch(problem);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });

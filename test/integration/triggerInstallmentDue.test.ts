@@ -218,7 +218,7 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		const next = dueIn(CONTRACTS.principalGiven, DAY);
 		const trigger = activeTrigger({});
 		await trigger.emitted();
-		expect(emittedIds(trigger.staticData)).toEqual([next.id]);
+		expect(emittedIds(trigger.staticData)).toEqual([`${CONTRACTS.principalGiven}/${next.id}`]);
 
 		const paid = await fetch(`${sandbox.url}/api/contracts/${CONTRACTS.principalGiven}/installment-paid`, {
 			method: 'PUT',

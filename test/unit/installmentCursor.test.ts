@@ -57,7 +57,26 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 		];
 		expect(ids(trigger.poll(contracts))).toEqual(['i-soon', 'i-later']);
 		expect(trigger.poll(contracts, NOW + HOUR / 2)).toEqual([]);
-		expect(Object.keys(trigger.cursor!.emitted).sort()).toEqual(['i-later', 'i-soon']);
+		expect(Object.keys(trigger.cursor!.emitted).sort()).toEqual(['c1/i-later', 'c2/i-soon']);
+	});
+
+	it('tells apart installments of different contracts that share an ID', () => {
+		const trigger = poller(3);
+		const first = contract('c1', [installment('1', 2 * DAY)]);
+		const second = contract('c2', [installment('1', 1 * DAY)]);
+		expect(trigger.poll([first])).toHaveLength(1);
+		expect(trigger.poll([first, second], NOW + HOUR)).toEqual([expect.objectContaining({ contract_id: 'c2', installment_id: '1' })]);
+	});
+
+	it.each([
+		['a bare number', '1'],
+		['a day that does not exist', '2026-02-30T00:00:00Z'],
+		['a date in words', 'June 2, 2026'],
+		['a time without its offset', '2026-11-24T20:00:00'],
+	])('skips a due date that is not RFC 3339: %s', (_case, dueDate) => {
+		const trigger = poller(3);
+		const odd = contract('c1', [{ ...installment('i1', HOUR), due_date: dueDate }]);
+		expect(trigger.poll([odd])).toEqual([]);
 	});
 
 	it('builds the reminder: amount, due date, days until due, where to pay', () => {
@@ -222,7 +241,7 @@ describe('advanceInstallmentCursor: the state stays small', () => {
 		// Unlisted for longer than the memory: forgotten.
 		const lastSeen = NOW + 2 * HOUR;
 		trigger.poll([], lastSeen + FORGET_UNLISTED_AFTER_MS);
-		expect(Object.keys(trigger.cursor!.emitted)).toEqual(['a']);
+		expect(Object.keys(trigger.cursor!.emitted)).toEqual(['c1/a']);
 		trigger.poll([], lastSeen + FORGET_UNLISTED_AFTER_MS + 1);
 		expect(trigger.cursor!.emitted).toEqual({});
 	});

@@ -1,4 +1,4 @@
-import { MARGIN, PROBE_EVERY_MS, PROBE_STEP, RateGate, SLOWDOWN } from '../../nodes/LendasatBorrower/transport/rateGate';
+import { MARGIN, PROBE_EVERY_MS, PROBE_STEP, RateGate, SLOWDOWN, gateCount, rateGateFor } from '../../nodes/LendasatBorrower/transport/rateGate';
 
 /** Whether `promise` is still pending after `ms` of real time. */
 async function stillPending(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -196,5 +196,20 @@ describe('RateGate: a connection awaited past the deadline', () => {
 		expect(Date.now() - started).toBeLessThan(1000);
 		gate.release();
 		expect(gate.inFlight).toBe(0);
+	});
+});
+
+describe('rateGateFor: one gate per key, idle ones dropped', () => {
+	it('keeps a busy gate and drops gates idle for more than a minute when a new key comes', async () => {
+		const busy = rateGateFor('busy-key');
+		const ticket = await busy.acquire(1, Date.now() + 1000);
+		expect(ticket).toBeDefined();
+		for (let i = 0; i < 50; i += 1) rateGateFor(`borrower-${i}`);
+		expect(gateCount()).toBeGreaterThanOrEqual(51);
+
+		rateGateFor('one-more', Date.now() + 61_000);
+		expect(gateCount()).toBe(2); // the busy gate and the new one
+		expect(rateGateFor('busy-key')).toBe(busy);
+		busy.release();
 	});
 });

@@ -61,6 +61,8 @@ describe('connectionOf: what the transport takes from a credential', () => {
 		['an empty key', { apiKey: '  ' }, 'has no API key'],
 		['a key with a line break inside', { apiKey: 'lndst_sk_0123456789ab_abc\ndef' }, 'contains a space, line break or control character'],
 		['a key with a space inside', { apiKey: 'lndst_sk_0123456789ab_abc def' }, 'contains a space'],
+		['a key with a zero-width space inside', { apiKey: 'lndst_sk_0123456789ab_abc\u200bdef' }, 'not plain ASCII'],
+		['a key with an accented letter', { apiKey: 'lndst_sk_0123456789ab_abcédef' }, 'not plain ASCII'],
 		['a base URL without a scheme', { baseUrl: 'apiborrow.lendasat.com' }, 'must start with http:// or https://'],
 		['a base URL of another scheme', { baseUrl: 'ftp://127.0.0.1' }, 'must start with http:// or https://'],
 	])('refuses %s before anything is sent', (_case, overrides, problem) => {
@@ -71,6 +73,21 @@ describe('connectionOf: what the transport takes from a credential', () => {
 
 describe('readAnswer: a success is used only when it has the expected shape', () => {
 	const reader = { node: NODE, label: 'Contract → Get', secrets: connection().secrets };
+
+	it('refuses an answer that holds the key written with JSON escapes', () => {
+		const escaped = [...HOSTILE_KEY].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+		expect(() => readAnswer(answer(200, `{"id":"a","note":"${escaped}"}`), 'object', reader)).toThrow(
+			expect.objectContaining({ description: expect.stringContaining('it contains the API key') }),
+		);
+	});
+
+	it('refuses a well-formed answer that lacks what the operation needs, with the reason the operation gives', () => {
+		const check = (body: unknown) => ((body as { txid?: unknown }).txid ? undefined : 'it holds no txid');
+		expect(() => readAnswer(answer(200, json({ id: 'a' })), 'object', { ...reader, check })).toThrow(
+			expect.objectContaining({ description: expect.stringContaining('it holds no txid') }),
+		);
+		expect(readAnswer(answer(200, json({ txid: 'ab' })), 'object', { ...reader, check })).toEqual({ txid: 'ab' });
+	});
 
 	it.each([
 		['malformed JSON', 'object', '{"id": "abc', 'it is not JSON'],

@@ -59,6 +59,10 @@ export function readAnswer(answer: Answer, expect: Expectation, reader: Reader):
 	} catch {
 		throw unusable(answer, reader, `it is not JSON where ${EXPECTED[expect]} belongs`);
 	}
+	// A key written with JSON escapes (\u006c…) is the key all the same once parsed.
+	if (answer.text.includes('\\u') && reader.secrets.some((secret) => JSON.stringify(body).includes(secret))) {
+		throw unusable(answer, reader, 'it contains the API key, so the node does not pass it on');
+	}
 	const problem = shapeProblem(body, expect) ?? reader.check?.(body);
 	if (problem) throw unusable(answer, reader, problem);
 	return body;

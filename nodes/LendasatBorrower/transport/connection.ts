@@ -20,12 +20,17 @@ export interface Connection {
 	actingAsBorrower?: boolean;
 }
 
-/** What is wrong with a key as entered, or undefined: a key is one word of printable characters. */
+/** What is wrong with a key as entered, or undefined: a key is one word of printable ASCII characters. */
 function keyProblem(apiKey: string): string | undefined {
 	// A key pasted with a line break or space in it would be sent mangled; say so instead.
-	return /[\s\p{Cc}]/u.test(apiKey)
-		? 'The API key contains a space, line break or control character: paste it again as one line.'
-		: undefined;
+	if (/[\s\p{Cc}]/u.test(apiKey)) {
+		return 'The API key contains a space, line break or control character: paste it again as one line.';
+	}
+	// An HTTP header carries no other characters intact (a zero-width space would vanish, é change).
+	if (/[^\x21-\x7e]/.test(apiKey)) {
+		return 'The API key contains a character that is not plain ASCII (for example a zero-width space or a typographic quote): paste it again from its source.';
+	}
+	return undefined;
 }
 
 /** The connection of a credential, or what is wrong with it. */

@@ -28,6 +28,9 @@ export interface GateTicket {
  * (`PROBE_STEP` per `PROBE_EVERY_MS` without a 429): every 429 costs everyone a Retry-After pause,
  * far more than a spacing a few per cent wider.
  */
+/** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
+const IDLE_FORGET_MS = 60_000;
+
 export class RateGate {
 	/** Earliest time the next request may start. */
 	private nextStartAt = 0;
@@ -55,7 +58,12 @@ export class RateGate {
 	private active = 0;
 	private readonly waitingForConnection: Array<() => void> = [];
 
-	constructor(private readonly now: () => number = Date.now) {}
+	/** When the gate was made: a gate not used yet is not idle. */
+	private readonly madeAt: number;
+
+	constructor(private readonly now: () => number = Date.now) {
+		this.madeAt = now();
+	}
 
 	/**
 	 * Waits for one of at most `maxConcurrent` connections of this key, then for this request's turn
@@ -102,6 +110,17 @@ export class RateGate {
 	/** Requests holding a connection right now, for tests and diagnostics. */
 	get inFlight(): number {
 		return this.active;
+	}
+
+	/** Nothing in flight or waiting, no pause pending, and unused for longer than it remembers a pace. */
+	isForgettable(now: number): boolean {
+		return (
+			this.active === 0 &&
+			this.waitingForConnection.length === 0 &&
+			now >= this.pausedUntil &&
+			now >= this.nextStartAt &&
+			now - Math.max(this.lastUsedAt, this.madeAt) > IDLE_FORGET_MS
+		);
 	}
 
 	/** The request's turn, or undefined when it would come after `deadline` (no turn is taken then). */
@@ -180,7 +199,7 @@ export class RateGate {
 
 	/** After a minute without traffic the learned limit may be stale: start unpaced again. */
 	private forgetIfIdle(now: number): void {
-		if (this.lastUsedAt && now - this.lastUsedAt > 60_000 && now >= this.pausedUntil) {
+		if (this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil) {
 			this.intervalMs = 0;
 			this.nextStartAt = 0;
 		}
@@ -189,12 +208,20 @@ export class RateGate {
 
 const gates = new Map<string, RateGate>();
 
-/** The gate of one key on one server; the key is identified by a hash, never stored. */
-export function rateGateFor(identity: string): RateGate {
+/**
+ * The gate of one key on one server; the key is identified by a hash, never stored. Gates of keys
+ * that went idle are dropped when a new one is made, so a partner acting for thousands of borrowers
+ * (Act as Borrower) does not keep a gate for each in memory forever.
+ */
+export function rateGateFor(identity: string, now: number = Date.now()): RateGate {
 	let gate = gates.get(identity);
 	if (!gate) {
+		for (const [other, idle] of gates) if (idle.isForgettable(now)) gates.delete(other);
 		gate = new RateGate();
 		gates.set(identity, gate);
 	}
 	return gate;
 }
+
+/** How many gates are kept, for tests. */
+export const gateCount = (): number => gates.size;

@@ -140,25 +140,46 @@ export function advanceInstallmentCursor(
 		// Listed as paid, confirmed or cancelled: no longer owed, nothing left to remember.
 		for (const installment of installmentsOf(contract)) {
 			const id = idOf(installment);
-			if (id !== undefined && !isOpen(installment)) delete emitted[id];
+			if (id !== undefined && !isOpen(installment)) delete emitted[markKey(contract, id)];
 		}
 		for (const open of openInstallments(contract, now)) {
-			listedOpen.add(open.id);
-			const mark = emitted[open.id];
+			const key = markKey(contract, open.id);
+			listedOpen.add(key);
+			const mark = emitted[key];
 			if (!mark) {
 				if (open.due > end) continue;
 				due.push(open);
-				emitted[open.id] = { late: open.late, seenAt: now };
+				emitted[key] = { late: open.late, seenAt: now };
 				continue;
 			}
 			if (open.late && !mark.late) due.push(open);
-			emitted[open.id] = { late: mark.late || open.late, seenAt: now };
+			emitted[key] = { late: mark.late || open.late, seenAt: now };
 		}
 	}
 	for (const [id, mark] of Object.entries(emitted)) {
 		if (!listedOpen.has(id) && mark.seenAt < now - FORGET_UNLISTED_AFTER_MS) delete emitted[id];
 	}
 	return { next: { version: CURSOR_VERSION, emitted }, items: due.sort(bySoonestDue).map((open) => open.item) };
+}
+
+/** An installment is remembered under its contract too: two servers' (or contracts') installment IDs may coincide. */
+function markKey(contract: IDataObject, installmentId: string): string {
+	return `${idOf(contract) ?? ''}/${installmentId}`;
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A due date as Lendasat writes it (RFC 3339, with its offset), or NaN: Date.parse would also read
+ * "1" as the year 2001, roll 30 February into March and read a date without offset in n8n's zone.
+ */
+function dueTimestampOf(value: unknown): number {
+	const match = typeof value === 'string' ? RFC3339.exec(value) : null;
+	if (!match) return Number.NaN;
+	const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+	const calendar = new Date(Date.UTC(year, month - 1, day));
+	if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return Number.NaN;
+	return timestampOf(value);
 }
 
 function windowEnd(now: number, daysAhead: number): number {
@@ -189,7 +210,7 @@ function openInstallments(contract: IDataObject, now: number): OpenInstallment[]
 	const open: OpenInstallment[] = [];
 	for (const installment of installments) {
 		const id = idOf(installment);
-		const dueAt = timestampOf(installment.due_date);
+		const dueAt = dueTimestampOf(installment.due_date);
 		if (id === undefined || !isOpen(installment) || !Number.isFinite(dueAt)) continue;
 		const late = installment.status === 'late' || dueAt < now;
 		open.push({ id, due: dueAt, late, item: toItem(contract, installment, id, dueAt, now, late, id === invoiceTarget) });
@@ -210,7 +231,7 @@ function btcInvoiceTarget(contract: IDataObject, installments: IDataObject[]): s
 	let target: { id: string; due: number } | undefined;
 	for (const installment of installments) {
 		const id = idOf(installment);
-		const dueAt = timestampOf(installment.due_date);
+		const dueAt = dueTimestampOf(installment.due_date);
 		if (id === undefined || installment.status !== 'pending' || !Number.isFinite(dueAt)) continue;
 		if (!target || dueAt < target.due) target = { id, due: dueAt };
 	}

@@ -45,6 +45,7 @@ import {
 	readTerm,
 	simplifyLoanApplications,
 	type LoanTerms,
+	applicationAnswer,
 } from './shared';
 
 const showOnlyForCreate = { show: { resource: [RESOURCE], operation: ['create'] } };
@@ -63,6 +64,7 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 			label: 'Loan Application → Create',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: applicationAnswer,
 			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],
 		},
 		{ method: 'POST', url: LOAN_APPLICATIONS_PATH },

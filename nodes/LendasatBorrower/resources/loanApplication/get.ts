@@ -8,6 +8,7 @@ import {
 	loanApplicationIdOf,
 	loanApplicationPath,
 	simplifyLoanApplications,
+	applicationAnswer,
 } from './shared';
 
 export const loanApplicationGetOperation: INodePropertyOptions = {
@@ -22,6 +23,7 @@ export const loanApplicationGetOperation: INodePropertyOptions = {
 			label: 'Loan Application → Get',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: applicationAnswer,
 			notFound: { parameter: 'loanApplicationId', label: 'loan application' },
 			errors: [BLOCKED_ACCOUNT_GUIDANCE],
 		},

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteSingleFunctions, INodeExecutionData, INodePro
 import { applyLimitToList, checkLimitFirst, returnAllAndLimit } from '../../descriptions/fields';
 import { apiRoute, type OperationRequest } from '../../transport/apiRoute';
 import { readBoolean } from '../../validation/parameters';
-import { DELETED, LOAN_APPLICATIONS_PATH, RESOURCE, simplifyLoanApplications, statusOf } from './shared';
+import { DELETED, LOAN_APPLICATIONS_PATH, RESOURCE, simplifyLoanApplications, statusOf, applicationListAnswer } from './shared';
 
 const showOnlyForGetAll = { resource: [RESOURCE], operation: ['getAll'] };
 
@@ -14,7 +14,7 @@ export const loanApplicationGetAllOperation: INodePropertyOptions = {
 	description:
 		'List your loan applications, newest first. Lendasat lists every application the account ever posted, including deleted ones and the ones an Update replaced; they are left out unless Include Deleted is on.',
 	routing: apiRoute(
-		{ resource: RESOURCE, operation: 'getAll', label: 'Loan Application → Get Many', keyType: 'borrower', expects: 'list' },
+		{ resource: RESOURCE, operation: 'getAll', label: 'Loan Application → Get Many', keyType: 'borrower', expects: 'list', answer: applicationListAnswer },
 		{ method: 'GET', url: LOAN_APPLICATIONS_PATH },
 		{ prepare: [checkLimitFirst, checkIncludeDeleted], finish: [newestFirst, applyLimitToList, simplifyLoanApplications] },
 	),

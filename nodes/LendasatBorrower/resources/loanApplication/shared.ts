@@ -15,6 +15,7 @@ import {
 	checkRange,
 	checkUuid,
 	checkWholeDays,
+	isRecord,
 	toNumber,
 } from '../../validation/checks';
 
@@ -38,10 +39,20 @@ export const loanApplicationIdField: INodeProperties = {
 	displayOptions: { show: { resource: [RESOURCE], operation: ['delete', 'get', 'update'] } },
 };
 
-/** The loan application ID of the current item, checked, without surrounding white space. */
+/** The loan application ID of the current item, checked, without surrounding white space, in lower case as Lendasat issues them. */
 export function loanApplicationIdOf(context: IExecuteSingleFunctions): string {
-	return requireText(context, 'Loan Application ID', context.getNodeParameter('loanApplicationId', ''), checkUuid);
+	return requireText(context, 'Loan Application ID', context.getNodeParameter('loanApplicationId', ''), checkUuid).toLowerCase();
 }
+
+const hasId = (record: unknown): boolean => isRecord(record) && typeof record.loan_deal_id === 'string' && record.loan_deal_id !== '';
+
+/** An application is of use only with its ID. */
+export const applicationAnswer = (body: unknown): string | undefined =>
+	hasId(body) ? undefined : 'it has no loan_deal_id, the ID of a loan application';
+
+/** A list of applications is of use only when each has its ID. */
+export const applicationListAnswer = (body: unknown): string | undefined =>
+	Array.isArray(body) && !body.every(hasId) ? 'a record in it has no loan_deal_id, the ID of a loan application' : undefined;
 
 export function loanApplicationPath(id: string, action?: 'edit' | 'delete'): string {
 	return `${LOAN_APPLICATIONS_PATH}/${action ? `${action}/` : ''}${encodeURIComponent(id)}`;

@@ -8,12 +8,13 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { apiRoute, oncePerRun, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { describeValue, isRecord } from '../../validation/checks';
 import { invalidParameter } from '../../validation/parameters';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	DELETED,
+	applicationAnswer,
 	LOAN_APPLICATIONS_PATH,
 	RESOURCE,
 	TAKEN,
@@ -46,7 +47,16 @@ export const loanApplicationUpdateOperation: INodePropertyOptions = {
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanApplicationId', label: 'loan application' },
-			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],
+			errors: [
+				BLOCKED_ACCOUNT_GUIDANCE,
+				...TERMS_GUIDANCE,
+				{
+					// Lendasat inserts the new application, then marks the old one Deleted in a second step.
+					statusCodes: [500, 502, 503, 504],
+					message: 'Lendasat could not confirm the update of the loan application',
+					hint: 'it may already have posted the changed application under a new ID. Before running this again, look at Loan Application → Get Many with Include Deleted: a new Available application with the new terms means the update happened.',
+				},
+			],
 		},
 		// The preSend puts the checked ID into the path.
 		{ method: 'PUT', url: `${LOAN_APPLICATIONS_PATH}/edit` },
@@ -104,19 +114,40 @@ async function readMergeWrite(
 ): Promise<INodeExecutionData[]> {
 	const id = loanApplicationIdOf(this);
 	const changes = readChanges(this);
-	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object')) as IDataObject;
-	refuseFinished(this, id, statusOf(current));
+	// Items of one run updating the same application take turns: the second then finds it Deleted.
+	const updates = updatesOf(this);
+	const turn = `${api.keyIdentity} ${id}`;
+	const before = updates.get(turn);
+	const update = (async () => {
+		if (before) await before.catch(() => undefined);
+		return await readAndReplace(this, api, request, id, changes);
+	})();
+	updates.set(turn, update);
+	return [{ json: (await update) as IDataObject }];
+}
+
+/** Per key and application, the update of the item before in this run. */
+const updatesOf = oncePerRun((): Map<string, Promise<unknown>> => new Map());
+
+async function readAndReplace(
+	context: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+	id: string,
+	changes: Partial<LoanTerms>,
+): Promise<unknown> {
+	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object', { check: applicationAnswer })) as IDataObject;
+	refuseFinished(context, id, statusOf(current));
 
 	const terms = {} as LoanTerms;
 	for (const term of TERMS) {
 		terms[term.field] =
-			changes[term.field] ?? readTerm(this, term, current[term.field], `${term.label} (the application's current value)`);
+			changes[term.field] ?? readTerm(context, term, current[term.field], `${term.label} (the application's current value)`);
 	}
 	const fromApplication = (field: TermName) => (changes[field] === undefined ? " (the application's current value)" : '');
-	checkTermRanges(this, terms, fromApplication);
+	checkTermRanges(context, terms, fromApplication);
 
-	const updated = await api.send({ ...request, body: terms }, 'object');
-	return [{ json: updated as IDataObject }];
+	return await api.send({ ...request, body: terms }, 'object', { check: applicationAnswer });
 }
 
 function refuseFinished(context: IExecuteSingleFunctions, id: string, status: string): void {

@@ -1,7 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { SETTINGS_PATH } from './settings';
+import { SETTINGS_PATH, settingsAnswer } from './settings';
 
 export const notificationGetSettingsOperation: INodePropertyOptions = {
 	name: 'Get Settings',
@@ -10,7 +10,7 @@ export const notificationGetSettingsOperation: INodePropertyOptions = {
 	description:
 		'Get which alerts the account receives by e-mail and Telegram, as {on_login_email, on_login_telegram, daily_offer_digest_email, new_loan_offer_telegram, contract_status_changed_email, contract_status_changed_telegram, new_chat_message_email, new_chat_message_telegram}, each true or false. An account that never changed them gets all true.',
 	routing: apiRoute(
-		{ resource: 'notification', operation: 'getSettings', label: 'Notification → Get Settings', keyType: 'borrower', expects: 'object' },
+		{ resource: 'notification', operation: 'getSettings', label: 'Notification → Get Settings', keyType: 'borrower', expects: 'object', answer: settingsAnswer },
 		{ method: 'GET', url: SETTINGS_PATH },
 	),
 };

@@ -1,3 +1,5 @@
+import { describeValue, isRecord } from '../../validation/checks';
+
 /**
  * The eight switches of GET/PUT /api/notification-settings, in the backend's order
  * (BorrowerNotificationSettingsResponse): the field the API uses, the node's parameter name and how
@@ -62,3 +64,12 @@ export const NOTIFICATION_SETTINGS: readonly NotificationSetting[] = [
 ];
 
 export const SETTINGS_PATH = '/api/notification-settings';
+
+/** The settings are of use only with all eight switches as true or false. */
+export function settingsAnswer(body: unknown): string | undefined {
+	const settings = isRecord(body) ? body : {};
+	const missing = NOTIFICATION_SETTINGS.filter(({ field }) => settings[field] === undefined).map(({ field }) => field);
+	if (missing.length) return `it lacks ${missing.join(', ')}`;
+	const wrong = NOTIFICATION_SETTINGS.find(({ field }) => typeof settings[field] !== 'boolean');
+	return wrong ? `its ${wrong.field} is ${describeValue(settings[wrong.field])}, not true or false` : undefined;
+}

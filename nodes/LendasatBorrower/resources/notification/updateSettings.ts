@@ -11,7 +11,7 @@ import {
 import { invalidParameter } from '../../validation/parameters';
 import { describeValue } from '../../validation/checks';
 import { apiRoute, oncePerRun, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { NOTIFICATION_SETTINGS, SETTINGS_PATH } from './settings';
+import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
 
@@ -97,7 +97,7 @@ async function mergeAndWrite(
 		const current = await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object');
 		const body = mergedSettings(this, current as IDataObject, request.body as IDataObject);
 		// The whole state is written each time: sending it again after a dropped connection changes nothing more.
-		return await api.send({ ...request, body }, 'object', { repeatable: true });
+		return await api.send({ ...request, body }, 'object', { repeatable: true, check: settingsAnswer });
 	})();
 	writes.set(api.keyIdentity, write);
 	return toItems(await write);
