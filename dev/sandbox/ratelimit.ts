@@ -1,6 +1,7 @@
 /**
  * Per-key fixed-window rate limiting. A rate of N ≥ 1 allows floor(N) requests per 1-second window;
- * a rate below 1 allows one request per ceil(1/N) seconds.
+ * a rate below 1 allows one request per ceil(1/N) seconds, counted from the request that opened the
+ * window (not from the epoch, so a test's requests never straddle a window edge by chance).
  */
 import type { RateLimitConfig } from './types';
 
@@ -26,8 +27,8 @@ export class RateLimiter {
 	/** Counts the request; a decision when it is over the limit, null when it may proceed. */
 	check(apiKey: string, config: RateLimitConfig, nowMs: number): RateDecision | null {
 		const { length, allowance } = windowShape(config);
-		const start = Math.floor(nowMs / length) * length;
 		let window = this.windows.get(apiKey);
+		const start = config.requestsPerSecond >= 1 ? Math.floor(nowMs / length) * length : window && nowMs < window.start + length ? window.start : nowMs;
 		if (!window || window.start !== start) {
 			window = { start, count: 0 };
 			this.windows.set(apiKey, window);
