@@ -511,3 +511,38 @@ describe('Loan Application → Update when things go wrong', () => {
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 	});
 });
+
+describe('Loan Application → Create after a failure that may have come after Lendasat stored it', () => {
+	const count = () => sandbox.state.loanApplications.size;
+
+	it('a 500 after the application was stored: the node finds it in the list and returns it, once', async () => {
+		const before = count();
+		sandbox.configure({ faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications', after: true }] });
+		const { items, error } = await loanApplication('create', CREATE_PARAMETERS);
+		expect(error).toBeUndefined();
+		expect(count()).toBe(before + 1);
+		expect(received()).toEqual(['POST /api/loan-applications', 'GET /api/loan-applications']);
+		expect(items).toHaveLength(1);
+		expect(stored(String(items[0].loan_deal_id))).toMatchObject({ status: 'Available', ltv: 0.6 });
+	});
+
+	it('a 500 before anything was stored: nothing found, not sent again, and the error says running again is safe', async () => {
+		const before = count();
+		sandbox.configure({ faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications' }] });
+		const { items, error } = await loanApplication('create', CREATE_PARAMETERS);
+		expect(items).toEqual([]);
+		expect(count()).toBe(before);
+		expect(received()).toEqual(['POST /api/loan-applications', 'GET /api/loan-applications']);
+		expect(describedBy(error)).toMatch(/it was not posted, and running this item again is safe/);
+	});
+
+	it('a 400 is plainly refused: no lookup', async () => {
+		const { error } = await loanApplication('create', { ...CREATE_PARAMETERS, ltv: 0.6 }, borrower());
+		expect(error).toBeUndefined();
+		sandbox.requests.length = 0;
+		sandbox.admin.setJailed(sandbox.keys.borrower, true);
+		const refused = await loanApplication('create', CREATE_PARAMETERS);
+		expect(refused.error).toBeDefined();
+		expect(received()).toEqual(['POST /api/loan-applications']);
+	});
+});

@@ -97,6 +97,21 @@ export interface RequestPolicy {
 /** The least time a write is sent with. */
 const MIN_WRITE_ATTEMPT_MS = 1_000;
 
+/**
+ * Whether a failed write may have been carried out all the same: a 5xx, a connection that broke
+ * after the request went out, or a success answer the node refused (its shape, or it held the key).
+ */
+export function mayHaveBeenProcessed(error: unknown): boolean {
+	const failure = failureOf(error);
+	if (failure) return failure.kind === 'http' ? failure.statusCode >= 500 : failure.requestReachedServer;
+	return answeredSuccess(error);
+}
+
+/** An answer with a success status that the transport refused (its shape, or it echoed the key). */
+export function answeredSuccess(error: unknown): boolean {
+	return !failureOf(error) && error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
+}
+
 /** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
 export async function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
 	try {

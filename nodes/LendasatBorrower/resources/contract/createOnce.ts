@@ -11,7 +11,7 @@ import {
 import { parseJsonObject } from '../../validation/checks';
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../transport/retry';
 import { headerText } from '../../transport/answer';
-import { withNote } from '../../transport/exchange';
+import { answeredSuccess, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import {
 	CLOCK_ALLOWANCE_MS,
@@ -134,7 +134,7 @@ async function sendUntilCreated(
 			throw givingUp(sent.error, failures, `The server reported success, so the contract was probably created: look for client_contract_id ${clientId} (Contract → Get Many) before running this item again.`);
 		}
 		const failure = failureOf(sent.error);
-		if (!failure || !mayHaveCreated(failure)) throw sent.error;
+		if (!failure || !mayHaveBeenProcessed(sent.error)) throw sent.error;
 		failures.push(failure);
 		// Give a request the server may still be working on (a timeout, a proxy's 502/504) time to land
 		// before looking, and send again right after a lookup that found nothing.
@@ -156,15 +156,6 @@ async function sendUntilCreated(
 /** Time for a request the server may still be processing to be stored before the lookup. */
 const SETTLE_MS = 2_000;
 
-/** An answer with a success status that the transport refused (its shape, or it echoed the key). */
-function answeredSuccess(error: unknown): boolean {
-	return !failureOf(error) && error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
-}
-
-/** A 5xx, or a connection that broke after the request went out: the server may have stored it. */
-function mayHaveCreated(failure: Failure): boolean {
-	return failure.kind === 'http' ? failure.statusCode >= 500 : failure.requestReachedServer;
-}
 
 /** Whether to send the request again after a lookup that found nothing, and what to tell the user if not. */
 export function afterLookup(

@@ -35,6 +35,7 @@ import {
 	checkUuid,
 } from '../../validation/checks';
 import { invalidParameter, requireText } from '../../validation/parameters';
+import { postApplicationOnce } from './postOnce';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	LOAN_APPLICATIONS_PATH,
@@ -45,7 +46,6 @@ import {
 	readTerm,
 	simplifyLoanApplications,
 	type LoanTerms,
-	applicationAnswer,
 } from './shared';
 
 const showOnlyForCreate = { show: { resource: [RESOURCE], operation: ['create'] } };
@@ -64,11 +64,10 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 			label: 'Loan Application → Create',
 			keyType: 'borrower',
 			expects: 'object',
-			answer: applicationAnswer,
 			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],
 		},
 		{ method: 'POST', url: LOAN_APPLICATIONS_PATH },
-		{ prepare: [buildLoanApplication], finish: [simplifyLoanApplications] },
+		{ prepare: [buildLoanApplication], send: postApplicationOnce, finish: [simplifyLoanApplications] },
 	),
 };
 
