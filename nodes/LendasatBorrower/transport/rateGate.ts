@@ -18,6 +18,9 @@ export interface GateTicket {
 	pacing: number;
 }
 
+/** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
+const IDLE_FORGET_MS = 60_000;
+
 /**
  * Paces the requests of one API key across every item, execution and workflow of this n8n instance.
  *
@@ -28,9 +31,6 @@ export interface GateTicket {
  * (`PROBE_STEP` per `PROBE_EVERY_MS` without a 429): every 429 costs everyone a Retry-After pause,
  * far more than a spacing a few per cent wider.
  */
-/** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
-const IDLE_FORGET_MS = 60_000;
-
 export class RateGate {
 	/** Earliest time the next request may start. */
 	private nextStartAt = 0;
