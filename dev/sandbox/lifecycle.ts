@@ -1,5 +1,6 @@
 /**
- * The end of a loan, as hub 0.8.2 runs it (routes/borrower/contracts.rs; /tmp facts §1–5, live-api §2.5):
+ * The end of a loan, as hub 0.8.2 runs it (lendasat/iframe 49781f87 hub/src/routes/borrower/contracts.rs;
+ * live-api §2.5; line numbers below are of that commit):
  * Bitcoin repayment invoices, the lender's confirmation of installments, the claim and recovery PSBTs,
  * their broadcasts, and the chain watcher that closes a claimed contract. Also the admin helpers tests
  * and demos use to play the lender, the chain and the clock.
@@ -80,10 +81,12 @@ function installmentAmount(installment: Installment): number {
  */
 export function invoiceFor(state: SandboxState, entry: ContractEntry): { invoice: BitcoinRepaymentInvoice; installment: Installment } {
 	const { contract } = entry;
+	// contracts.rs:1580-1584: only a Eur loan is refused; LoanAsset::to_currency maps Chf and Mxn to Usd (model.rs:516-532).
 	if (contract.loan_asset === 'Eur') {
 		throw failure(400, 'UNSUPPORTED_CURRENCY', 'Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported');
 	}
 	const address = contract.btc_loan_repayment_address;
+	// contracts.rs:1586-1588, then 1594-1598: the pending installment due first (late ones are not billed).
 	if (!address) {
 		throw failure(
 			400,

@@ -1,7 +1,10 @@
 /**
- * Repaying in bitcoin and getting the collateral back (hub 0.8.2 routes/borrower/contracts.rs):
- * generate-btc-invoice, btc-invoice-paid, claim, broadcast-claim, recover, broadcast-recover. The domain
- * rules live in ../lifecycle.ts; this file reads the requests as each dialect does.
+ * Repaying in bitcoin and getting the collateral back (lendasat/iframe 49781f87
+ * hub/src/routes/borrower/contracts.rs): generate-btc-invoice (:1526-1643), btc-invoice-paid
+ * (:1654-1788), claim (:1014-1111), recover (:1113-1211), broadcast-claim (:1213-1292),
+ * broadcast-recover (:1294-1379). An unknown or foreign contract is a 500 everywhere but
+ * broadcast-claim: load_contract_by_contract_id_and_borrower_id uses fetch_one (db/contracts.rs:642).
+ * The domain rules live in ../lifecycle.ts; this file reads the requests as each dialect does.
  */
 import { parseTransactionHex } from '../bitcoin';
 import { ApiError, badRequest, liveQueryRejection, shorten } from '../errors';
@@ -73,7 +76,8 @@ function reportBtcInvoicePaid(ctx: RequestContext): Reply {
 	const { txid, invoiceId } = reportBody(ctx);
 	const { state } = ctx;
 	const notFound = () => failure(404, 'INVOICE_NOT_FOUND', 'Bitcoin repayment invoice not found');
-	// The invoice is looked up by id alone, whoever it belongs to.
+	// The invoice is looked up by id alone, whoever it belongs to (contracts.rs:1702-1705); then pending
+	// (model/bitcoin_repayment.rs:80-82), unexpired (:1711-1713), PrincipalGiven (:1728-1732), the path's contract (:1734-1736).
 	const stored = state.btcInvoices.get(invoiceId);
 	if (!stored) throw notFound();
 	const { invoice } = stored;
@@ -122,7 +126,7 @@ function feeRateOf(ctx: RequestContext): number {
 function claimPsbt(ctx: RequestContext): Reply {
 	const feeRate = feeRateOf(ctx);
 	const entry = callersContract(ctx);
-	// No status check: nothing may be owed (a reported but unconfirmed installment still is).
+	// No status check: nothing may be owed (contracts.rs:1061-1067; a reported but unconfirmed installment still is).
 	if (outstandingOf(entry.contract) > 0) throw failure(400, 'NOT_REPAID', 'Cannot claim collateral until loan has been repaid');
 	return jsonReply(spendPsbt(ctx.state, entry, feeRate, true));
 }
@@ -134,6 +138,7 @@ function notRecoverable(status: string): ApiError {
 function recoveryPsbt(ctx: RequestContext): Reply {
 	const feeRate = feeRateOf(ctx);
 	const entry = callersContract(ctx);
+	// contracts.rs:1161-1166.
 	if (entry.contract.status !== RECOVERABLE) throw notRecoverable(entry.contract.status);
 	return jsonReply(spendPsbt(ctx.state, entry, feeRate, false));
 }
@@ -152,18 +157,19 @@ function signedTxOf(ctx: RequestContext): string {
 
 function parsedTransaction(hex: string) {
 	const tx = parseTransactionHex(hex);
+	// contracts.rs:2716-2719; broadcast-recover reuses the claim's error, so its text says claim too.
 	if (!tx) throw failure(400, 'INVALID_TRANSACTION', 'Failed to parse signed claim TX');
 	return tx;
 }
 
 function broadcastClaim(ctx: RequestContext): Reply {
 	const hex = signedTxOf(ctx);
-	// check_if_contract_belongs_to_borrower: the one contract route with a clean 404.
+	// check_if_contract_belongs_to_borrower (db/contracts.rs:1743-1761): the one contract route with a clean 404.
 	const entry = ctx.state.contracts.get(ctx.params.id);
 	if (!entry || entry.owner !== caller(ctx).user.id) {
 		throw new ApiError(404, 'CONTRACT_NOT_FOUND', `Contract ${shorten(ctx.params.id)} not found`, { status: 404, message: 'Contract not found' });
 	}
-	// No status and no balance check: the network decides (broadcastSpend).
+	// No status and no balance check: the network decides (broadcastSpend). Then ClosingByClaim (db/contracts.rs:1324-1329).
 	const txid = broadcastSpend(ctx.state, entry, parsedTransaction(hex));
 	changeStatus(ctx.state, entry, 'ClosingByClaim');
 	return jsonReply({ txid });
@@ -174,7 +180,7 @@ function broadcastRecovery(ctx: RequestContext): Reply {
 	const entry = callersContract(ctx);
 	if (entry.contract.status !== RECOVERABLE) throw notRecoverable(entry.contract.status);
 	const txid = broadcastSpend(ctx.state, entry, parsedTransaction(hex));
-	// Both updates happen in the request: a reader sees ClosedByRecovery at once.
+	// Both updates happen in the request (contracts.rs:1357-1374): a reader sees ClosedByRecovery at once.
 	changeStatus(ctx.state, entry, 'ClosingByRecovery');
 	changeStatus(ctx.state, entry, 'ClosedByRecovery');
 	return jsonReply({ txid });

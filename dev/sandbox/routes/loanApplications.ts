@@ -1,16 +1,17 @@
 /**
  * Loan applications (live-api §2.6): create, list, get, edit, delete.
  *
- * Live dialect = hub 0.8.2 routes/borrower/loan_applications.rs, quirks included:
- * - create and edit read the body with plain `axum::Json`: its rejections (415, 400 syntax, 422 serde)
- *   are plain text, not `{"message": …}`; the handlers' own errors are `{"message": …}`;
- * - create checks, in order: jail (400 "Invalid request"), LTV, interest rate, amounts, durations;
- * - the list is a bare array of everything the borrower ever had (Deleted included), unordered;
- * - get of an unknown or foreign id is 400 "Loan application does not exist";
+ * Live dialect = lendasat/iframe 49781f87 hub/src/routes/borrower/loan_applications.rs (LA), quirks included:
+ * - create and edit read the body with plain `axum::Json` (LA:76, LA:335): its rejections (415, 400
+ *   syntax, 422 serde) are plain text, not `{"message": …}`; the handlers' own errors are `{"message": …}`;
+ * - create checks, in order (LA:78-120): jail (400 "Invalid request"), LTV, interest rate, amounts, durations;
+ * - the list is a bare array of everything the borrower ever had (Deleted included), unordered
+ *   (db/loan_applications.rs:111-151);
+ * - get of an unknown or foreign id is 400 "Loan application does not exist" (LA:450-453);
  * - edit takes exactly the six terms, checks none of them and no status, inserts a NEW application
- *   (new id, Available) with the rest copied, then marks the old one Deleted;
+ *   (new id, Available) with the rest copied, then marks the old one Deleted (LA:337-391);
  * - delete is a PUT that marks the caller's application Deleted whatever its status, and answers
- *   200 `null` even for an unknown id;
+ *   200 `null` even for an unknown id (LA:231-273, db/loan_applications.rs:194-216);
  * - a jailed borrower gets 400 "Invalid request" on create, get and edit (not on list and delete).
  *
  * Spec dialect: the same endpoints with `{error, code, details}`, 404 LOAN_APPLICATION_NOT_FOUND for an

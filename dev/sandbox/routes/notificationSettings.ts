@@ -1,5 +1,6 @@
 /**
- * Notification settings (live-api §2.7; hub 0.8.2 routes/borrower/notification_settings.rs): which
+ * Notification settings (live-api §2.7; lendasat/iframe 49781f87 hub/src/routes/borrower/notification_settings.rs,
+ * GET :71-101, PUT :103-148, struct :42-52; defaults db/notification_settings.rs:127-178): which
  * alerts a borrower gets by e-mail and Telegram. GET answers the stored settings, or all true for a
  * borrower who never stored any (nothing is inserted); PUT needs all eight booleans (no serde default),
  * ignores unknown fields, upserts and answers what it stored.
