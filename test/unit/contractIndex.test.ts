@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { CLOCK_ALLOWANCE_MS } from '../../nodes/LendasatBorrower/transport/exchange';
 import {
-	CLOCK_ALLOWANCE_MS,
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
 	MAX_LOOKUP_PAGES,

@@ -69,7 +69,7 @@ export function readAnswer(answer: Answer, expect: Expectation, reader: Reader):
 }
 
 function shapeProblem(body: unknown, expect: Expectation): string | undefined {
-	if (isErrorBody(body)) return 'it is an error message, although the status says success';
+	if (isErrorBody(body)) return ERROR_WITH_SUCCESS_STATUS;
 	const expected = EXPECTED[expect];
 	switch (expect) {
 		case 'empty':
@@ -83,6 +83,16 @@ function shapeProblem(body: unknown, expect: Expectation): string | undefined {
 			if (!isRecord(body) || !Array.isArray(body.data)) return `it is ${describeShape(body)} where ${expected} belongs`;
 			return body.data.every(isRecord) ? undefined : `its data holds something other than objects`;
 	}
+}
+
+const ERROR_WITH_SUCCESS_STATUS = 'it is an error message, although the status says success';
+
+/**
+ * For an operation's answer check: the live backend's error body, `{"message": …}`, sent with a
+ * success status, recognised by the absence of `field`, which the operation's real answer carries.
+ */
+export function liveErrorBodyWithout(body: unknown, field: string): string | undefined {
+	return isRecord(body) && typeof body.message === 'string' && body[field] === undefined ? ERROR_WITH_SUCCESS_STATUS : undefined;
 }
 
 /** The specification's error body, `{error, code, details}`, without anything a record would have. */

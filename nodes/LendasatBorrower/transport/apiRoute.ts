@@ -87,6 +87,27 @@ export function oncePerRun<T>(compute: (context: IExecuteSingleFunctions) => T):
 	};
 }
 
+/** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
+export type InTurn = <T>(context: IExecuteSingleFunctions, key: string, work: () => Promise<T>) => Promise<T>;
+
+/**
+ * Turns per run and key: items of one run that read, change and write the same thing (the same
+ * settings, the same application) go one after the other, so none overwrites what the one before wrote.
+ */
+export function takingTurnsPerRun(): InTurn {
+	const queues = oncePerRun((): Map<string, Promise<unknown>> => new Map());
+	return async (context, key, work) => {
+		const queue = queues(context);
+		const before = queue.get(key);
+		const turn = (async () => {
+			if (before) await before.catch(() => undefined);
+			return await work();
+		})();
+		queue.set(key, turn);
+		return await turn;
+	};
+}
+
 /**
  * The node's credential, read once per run: in n8n every read is a database query and a
  * decryption, and n8n itself resolves the credential once per run for the whole node.

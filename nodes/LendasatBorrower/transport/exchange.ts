@@ -97,6 +97,12 @@ export interface RequestPolicy {
 /** The least time a write is sent with. */
 const MIN_WRITE_ATTEMPT_MS = 1_000;
 
+/** How far the server's clock may differ from n8n's when a lookup judges what was written since a request. */
+export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
+
+/** Time for a write the server may still be processing to be stored before the node looks it up. */
+export const LOOKUP_SETTLE_MS = 2_000;
+
 /**
  * Whether a failed write may have been carried out all the same: a 5xx, a connection that broke
  * after the request went out, or a success answer the node refused (its shape, or it held the key).

@@ -1,5 +1,7 @@
 import { NodeOperationError, type IExecuteSingleFunctions } from 'n8n-workflow';
 
+import { checkUuid } from './checks';
+
 /** A validator: null when the value is fine, otherwise what is wrong and what a valid value looks like. */
 export type Check = (value: unknown) => string | null;
 
@@ -45,4 +47,9 @@ export function readBoolean(context: IExecuteSingleFunctions, name: string, disp
 		throw invalidParameter(context, displayName, `Expected true or false, got ${JSON.stringify(value) ?? String(value)}.`);
 	}
 	return value;
+}
+
+/** An ID that Lendasat issued: checked as a UUID, sent trimmed and in lower case, as Lendasat stores and compares it. */
+export function requireIssuedId(context: IExecuteSingleFunctions, displayName: string, value: unknown): string {
+	return requireText(context, displayName, value, checkUuid).toLowerCase();
 }

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { failureOf, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { liveErrorBodyWithout } from '../../transport/answer';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
 import { parseBitcoinTransactionHex } from '../../validation/bitcoin';
@@ -59,9 +60,7 @@ const PSBT_BASE64_PATTERN = /^cHNidP8(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|
 /** A broadcast's answer is usable with a txid in the usual form, or without one (the node computes it). */
 export const broadcastAnswer = (body: unknown): string | undefined => {
 	if (!isRecord(body)) return undefined;
-	if (body.txid === undefined) {
-		return typeof body.message === 'string' ? 'it is an error message, although the status says success' : undefined;
-	}
+	if (body.txid === undefined) return liveErrorBodyWithout(body, 'txid');
 	return typeof body.txid === 'string' && TXID_PATTERN.test(body.txid)
 		? undefined
 		: `its txid ${describeValue(body.txid)} is not a transaction ID (64 hexadecimal characters)`;

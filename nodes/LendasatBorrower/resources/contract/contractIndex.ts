@@ -1,5 +1,7 @@
 import { sleep, type IDataObject } from 'n8n-workflow';
 
+import { CLOCK_ALLOWANCE_MS } from '../../transport/exchange';
+
 /** One page of GET /api/contracts, newest first. */
 export interface ContractListPage {
 	records: IDataObject[];
@@ -20,8 +22,6 @@ export type LookupOutcome =
 export const LOOKUP_PAGE_SIZE = 100;
 /** The deepest a lookup reads: the newest 2,000 contracts. */
 export const MAX_LOOKUP_PAGES = 20;
-/** How far the server's clock may differ from n8n's without a lookup stopping too early. */
-export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
 /** How long a new walk gathers lookups before it reads. */
 const DEFAULT_GATHER_MS = 300;
 

@@ -11,10 +11,9 @@ import {
 import { parseJsonObject } from '../../validation/checks';
 import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../transport/retry';
 import { headerText } from '../../transport/answer';
-import { answeredSuccess, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
+import { answeredSuccess, CLOCK_ALLOWANCE_MS, LOOKUP_SETTLE_MS, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import {
-	CLOCK_ALLOWANCE_MS,
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
 	type LookupOutcome,
@@ -139,7 +138,7 @@ async function sendUntilCreated(
 		// Give a request the server may still be working on (a timeout, a proxy's 502/504) time to land
 		// before looking, and send again right after a lookup that found nothing.
 		const wait = retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined);
-		await sleep(failure.kind === 'network' || failure.statusCode !== 503 ? Math.max(wait, SETTLE_MS) : wait);
+		await sleep(failure.kind === 'network' || failure.statusCode !== 503 ? Math.max(wait, LOOKUP_SETTLE_MS) : wait);
 		const lookup = await index.find(
 			clientId,
 			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
@@ -152,9 +151,6 @@ async function sendUntilCreated(
 		}
 	}
 }
-
-/** Time for a request the server may still be processing to be stored before the lookup. */
-const SETTLE_MS = 2_000;
 
 
 /** Whether to send the request again after a lookup that found nothing, and what to tell the user if not. */

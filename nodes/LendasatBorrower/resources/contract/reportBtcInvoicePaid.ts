@@ -6,9 +6,10 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { liveErrorBodyWithout } from '../../transport/answer';
 import { apiRoute } from '../../transport/apiRoute';
-import { checkTxid, checkUuid, isRecord } from '../../validation/checks';
-import { requireText } from '../../validation/parameters';
+import { checkTxid } from '../../validation/checks';
+import { requireIssuedId, requireText } from '../../validation/parameters';
 import { contractIdOf, sendToContract } from './shared';
 
 const showOnlyForReportBtcInvoicePaid = { show: { resource: ['contract'], operation: ['reportBtcInvoicePaid'] } };
@@ -73,10 +74,7 @@ export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 				},
 			],
 			// Lendasat answers nothing; an error message sent with a 200 is not a confirmation.
-			answer: (body) =>
-				isRecord(body) && typeof body.message === 'string' && body.invoice_id === undefined
-					? 'it is an error message, although the status says success'
-					: undefined,
+			answer: (body) => liveErrorBodyWithout(body, 'invoice_id'),
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'PUT', url: '/api/contracts/{id}/btc-invoice-paid' },
@@ -110,7 +108,7 @@ export const contractReportBtcInvoicePaidFields: INodeProperties[] = [
 async function addPaymentBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 	request.body = {
 		txid: requireText(this, 'Transaction ID', this.getNodeParameter('txid'), checkTxid).toLowerCase(),
-		invoice_id: requireText(this, 'Invoice ID', this.getNodeParameter('invoiceId'), checkUuid).toLowerCase(),
+		invoice_id: requireIssuedId(this, 'Invoice ID', this.getNodeParameter('invoiceId')),
 	};
 	return request;
 }

@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 import { pickFields, simplifyField } from '../../descriptions/fields';
-import { readBoolean, requireText } from '../../validation/parameters';
-import { checkUuid, isRecord } from '../../validation/checks';
+import { readBoolean, requireIssuedId } from '../../validation/parameters';
+import { isRecord } from '../../validation/checks';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = [
@@ -132,7 +132,7 @@ export const contractIdField: INodeProperties = {
  * Lendasat stores contract IDs as lower-case text and compares them exactly.
  */
 export function contractIdOf(context: IExecuteSingleFunctions): string {
-	return requireText(context, 'Contract', context.getNodeParameter('contractId', '', { extractValue: true }), checkUuid).toLowerCase();
+	return requireIssuedId(context, 'Contract', context.getNodeParameter('contractId', '', { extractValue: true }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sleep, type IDataObject, type IExecutePaginationFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { mayHaveBeenProcessed, withNote } from '../../transport/exchange';
+import { CLOCK_ALLOWANCE_MS, LOOKUP_SETTLE_MS, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { isRecord } from '../../validation/checks';
 import { applicationAnswer, applicationListAnswer, LOAN_APPLICATIONS_PATH } from './shared';
 
@@ -12,12 +12,6 @@ import { applicationAnswer, applicationListAnswer, LOAN_APPLICATIONS_PATH } from
  * account's applications: the one posted just now with exactly these fields is the answer; none means
  * it was not posted. The node never sends it again itself, but says which is the case.
  */
-
-/** Time for a request Lendasat may still be processing to be stored before the list is read. */
-const SETTLE_MS = 2_000;
-
-/** How far the clocks of n8n and Lendasat may disagree when "posted just now" is judged. */
-const CLOCK_ALLOWANCE_MS = 10 * 60_000;
 
 /**
  * The fields a posted application repeats as they were sent. Keys and derivation paths are left out:
@@ -47,7 +41,7 @@ export async function postApplicationOnce(
 	if ('value' in sent) return toItems(sent.value);
 	if (!mayHaveBeenProcessed(sent.error)) throw sent.error;
 
-	await sleep(SETTLE_MS);
+	await sleep(LOOKUP_SETTLE_MS);
 	const listed = await settle(api.send({ method: 'GET', url: LOAN_APPLICATIONS_PATH }, 'list', { check: applicationListAnswer }));
 	if ('error' in listed) {
 		throw withNote(

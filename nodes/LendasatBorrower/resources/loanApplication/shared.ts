@@ -7,13 +7,12 @@ import type {
 
 import { pickFields, simplifyField } from '../../descriptions/fields';
 import type { ErrorGuidance } from '../../transport/errors';
-import { invalidParameter, readBoolean, requireText, type Check } from '../../validation/parameters';
+import { invalidParameter, readBoolean, requireIssuedId, type Check } from '../../validation/parameters';
 import {
 	checkInterestRate,
 	checkLoanToValue,
 	checkPositiveAmount,
 	checkRange,
-	checkUuid,
 	checkWholeDays,
 	isRecord,
 	toNumber,
@@ -41,7 +40,7 @@ export const loanApplicationIdField: INodeProperties = {
 
 /** The loan application ID of the current item, checked, without surrounding white space, in lower case as Lendasat issues them. */
 export function loanApplicationIdOf(context: IExecuteSingleFunctions): string {
-	return requireText(context, 'Loan Application ID', context.getNodeParameter('loanApplicationId', ''), checkUuid).toLowerCase();
+	return requireIssuedId(context, 'Loan Application ID', context.getNodeParameter('loanApplicationId', ''));
 }
 
 const hasId = (record: unknown): boolean => isRecord(record) && typeof record.loan_deal_id === 'string' && record.loan_deal_id !== '';

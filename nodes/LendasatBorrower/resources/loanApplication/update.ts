@@ -8,7 +8,7 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute, oncePerRun, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { apiRoute, takingTurnsPerRun, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { describeValue, isRecord } from '../../validation/checks';
 import { invalidParameter } from '../../validation/parameters';
 import {
@@ -115,19 +115,12 @@ async function readMergeWrite(
 	const id = loanApplicationIdOf(this);
 	const changes = readChanges(this);
 	// Items of one run updating the same application take turns: the second then finds it Deleted.
-	const updates = updatesOf(this);
-	const turn = `${api.keyIdentity} ${id}`;
-	const before = updates.get(turn);
-	const update = (async () => {
-		if (before) await before.catch(() => undefined);
-		return await readAndReplace(this, api, request, id, changes);
-	})();
-	updates.set(turn, update);
-	return [{ json: (await update) as IDataObject }];
+	const updated = await inTurn(this, `${api.keyIdentity} ${id}`, () => readAndReplace(this, api, request, id, changes));
+	return [{ json: updated as IDataObject }];
 }
 
 /** Per key and application, the update of the item before in this run. */
-const updatesOf = oncePerRun((): Map<string, Promise<unknown>> => new Map());
+const inTurn = takingTurnsPerRun();
 
 async function readAndReplace(
 	context: IExecutePaginationFunctions,

@@ -10,7 +10,7 @@ import {
 
 import { invalidParameter } from '../../validation/parameters';
 import { describeValue } from '../../validation/checks';
-import { apiRoute, oncePerRun, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { apiRoute, takingTurnsPerRun, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
@@ -79,7 +79,7 @@ async function readChanges(this: IExecuteSingleFunctions, request: OperationRequ
 }
 
 /** Per key, the read-change-write of the item before: items of one run must not overwrite each other's changes. */
-const writesOf = oncePerRun((): Map<string, Promise<unknown>> => new Map());
+const inTurn = takingTurnsPerRun();
 
 /**
  * GET the current settings, apply the changes, PUT all of them. Items of one run that act with the
@@ -90,17 +90,13 @@ async function mergeAndWrite(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const writes = writesOf(this);
-	const before = writes.get(api.keyIdentity);
-	const write = (async () => {
-		if (before) await before.catch(() => undefined);
+	const written = await inTurn(this, api.keyIdentity, async () => {
 		const current = await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object');
 		const body = mergedSettings(this, current as IDataObject, request.body as IDataObject);
 		// The whole state is written each time: sending it again after a dropped connection changes nothing more.
 		return await api.send({ ...request, body }, 'object', { repeatable: true, check: settingsAnswer });
-	})();
-	writes.set(api.keyIdentity, write);
-	return toItems(await write);
+	});
+	return toItems(written);
 }
 
 /**
