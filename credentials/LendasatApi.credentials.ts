@@ -9,7 +9,6 @@ export class LendasatApi implements ICredentialType {
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-lendasat#credentials';
 
-
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Environment',

@@ -1,6 +1,12 @@
 import http from 'node:http';
 import net from 'node:net';
-import { SEED_IDS, startRedirectTarget, startSandbox, type RedirectTarget, type Sandbox } from '../dev/sandbox/server';
+import {
+	SEED_IDS,
+	startRedirectTarget,
+	startSandbox,
+	type RedirectTarget,
+	type Sandbox,
+} from '../dev/sandbox/server';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -33,7 +39,12 @@ async function call(method: string, path: string, options: CallOptions = {}): Pr
 		body = JSON.stringify(options.body);
 		headers['content-type'] ??= 'application/json';
 	}
-	const response = await fetch(`${sandbox.url}${path}`, { method, headers, body, signal: options.signal });
+	const response = await fetch(`${sandbox.url}${path}`, {
+		method,
+		headers,
+		body,
+		signal: options.signal,
+	});
 	const text = await response.text();
 	let json: unknown;
 	try {
@@ -64,7 +75,12 @@ const liveContract = {
 	loan_type: 'StableCoin',
 };
 /** What the node sends: both dialects' fields in one body. */
-const bothDialects = { ...liveContract, loan_id: OFFER, collateral_address: LIVE_BTC_ADDRESS, repayment_address: LOAN_ADDRESS };
+const bothDialects = {
+	...liveContract,
+	loan_id: OFFER,
+	collateral_address: LIVE_BTC_ADDRESS,
+	repayment_address: LOAN_ADDRESS,
+};
 const validAccount = { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' };
 
 function expectSpecError(answer: Answer, status: number, code: string): void {
@@ -88,22 +104,44 @@ beforeEach(() => sandbox.reset());
 describe('authentication', () => {
 	it('answers 401 without a key, with an unknown key and with the wrong kind of key', async () => {
 		expectSpecError(await call('GET', '/api/contracts', { key: null }), 401, 'UNAUTHORIZED');
-		expectSpecError(await call('GET', '/api/contracts', { key: 'lndst_sk_000000000000_nope' }), 401, 'UNAUTHORIZED');
-		expectSpecError(await createContract(validContract, { key: sandbox.keys.master }), 401, 'UNAUTHORIZED');
-		expectSpecError(await call('POST', '/api/create-api-account', { body: validAccount }), 401, 'UNAUTHORIZED');
-		expectSpecError(await call('POST', '/api/create-api-account', { key: null, body: validAccount }), 401, 'UNAUTHORIZED');
+		expectSpecError(
+			await call('GET', '/api/contracts', { key: 'lndst_sk_000000000000_nope' }),
+			401,
+			'UNAUTHORIZED',
+		);
+		expectSpecError(
+			await createContract(validContract, { key: sandbox.keys.master }),
+			401,
+			'UNAUTHORIZED',
+		);
+		expectSpecError(
+			await call('POST', '/api/create-api-account', { body: validAccount }),
+			401,
+			'UNAUTHORIZED',
+		);
+		expectSpecError(
+			await call('POST', '/api/create-api-account', { key: null, body: validAccount }),
+			401,
+			'UNAUTHORIZED',
+		);
 	});
 
 	it('never echoes the key and speaks the live dialect when asked', async () => {
 		const secret = 'lndst_sk_abcdefabcdef_secretsecretsecret';
 		expect((await call('GET', '/api/offers', { key: secret })).text).not.toContain('secret');
 		sandbox.configure({ dialect: 'live' });
-		expect((await call('GET', '/api/offers', { key: secret })).json).toEqual({ message: 'Invalid API key' });
-		expect((await call('GET', '/api/offers', { key: null })).json).toEqual({ message: 'Missing JWT or API key.' });
+		expect((await call('GET', '/api/offers', { key: secret })).json).toEqual({
+			message: 'Invalid API key',
+		});
+		expect((await call('GET', '/api/offers', { key: null })).json).toEqual({
+			message: 'Missing JWT or API key.',
+		});
 	});
 
 	it('serves health and version without a key', async () => {
-		expect((await call('GET', '/api/health', { key: null })).json).toEqual({ message: 'Up and running' });
+		expect((await call('GET', '/api/health', { key: null })).json).toEqual({
+			message: 'Up and running',
+		});
 		const version = await call('GET', '/api/version', { key: null });
 		expect(Object.keys(version.json).sort()).toEqual(['commit_hash', 'tag']);
 	});
@@ -116,14 +154,21 @@ describe('authentication', () => {
 
 describe('POST /api/create-api-account', () => {
 	it('creates an account whose key works at once', async () => {
-		const answer = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body: validAccount });
+		const answer = await call('POST', '/api/create-api-account', {
+			key: sandbox.keys.master,
+			body: validAccount,
+		});
 		expect(answer.status).toBe(200);
 		expect(Object.keys(answer.json).sort()).toEqual(['api_key', 'email', 'id', 'name', 'timezone']);
 		expect(answer.json).toMatchObject(validAccount);
 		expect(answer.json.id).toMatch(UUID);
 		expect(answer.json.api_key).toMatch(BORROWER_KEY);
 		const me = await call('GET', '/api/users/me', { key: answer.json.api_key });
-		expect(me.json.user).toMatchObject({ id: answer.json.id, name: 'Ada Lovelace', email: 'ada@example.com' });
+		expect(me.json.user).toMatchObject({
+			id: answer.json.id,
+			name: 'Ada Lovelace',
+			email: 'ada@example.com',
+		});
 		expect((await createContract(validContract, { key: answer.json.api_key })).status).toBe(200);
 		expect(sandbox.state.accounts).toHaveLength(1);
 	});
@@ -141,20 +186,29 @@ describe('POST /api/create-api-account', () => {
 		[{ ...validAccount, timezone: 'UTC' }, 'INVALID_TIMEZONE', 'timezone'],
 		[{ ...validAccount, timezone: 'europe/berlin' }, 'INVALID_TIMEZONE', 'timezone'],
 	])('rejects %j with %s', async (body, code, field) => {
-		const answer = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body });
+		const answer = await call('POST', '/api/create-api-account', {
+			key: sandbox.keys.master,
+			body,
+		});
 		expectSpecError(answer, 400, code);
 		expect(answer.json.details).toContain(field);
 	});
 
 	it('accepts multi-level zones', async () => {
 		const body = { ...validAccount, timezone: 'America/Argentina/Buenos_Aires' };
-		expect((await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body })).status).toBe(200);
+		expect(
+			(await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body })).status,
+		).toBe(200);
 	});
 });
 
 describe('POST /api/contracts', () => {
 	it('creates a contract with the spec shape', async () => {
-		const body = { ...validContract, collateral_address: 'tb1qcollateral', repayment_address: '0xrepay' };
+		const body = {
+			...validContract,
+			collateral_address: 'tb1qcollateral',
+			repayment_address: '0xrepay',
+		};
 		const answer = await createContract(body);
 		expect(answer.status).toBe(200);
 		expect(answer.json).toMatchObject({ ...body, status: 'pending' });
@@ -170,11 +224,14 @@ describe('POST /api/contracts', () => {
 	it('answers 201 when configured, for both create endpoints', async () => {
 		sandbox.configure({ createStatus: 201 });
 		expect((await createContract(validContract)).status).toBe(201);
-		const account = await call('POST', '/api/create-api-account', { key: sandbox.keys.master, body: validAccount });
+		const account = await call('POST', '/api/create-api-account', {
+			key: sandbox.keys.master,
+			body: validAccount,
+		});
 		expect(account.status).toBe(201);
 	});
 
-	it('accepts both dialects\' fields in one body, stores client_contract_id and stays strict on loan_id', async () => {
+	it("accepts both dialects' fields in one body, stores client_contract_id and stays strict on loan_id", async () => {
 		const clientId = 'cccccccc-0000-4000-8000-000000000001';
 		const body = { ...bothDialects, client_contract_id: clientId, some_future_field: { a: 1 } };
 		const answer = await createContract(body);
@@ -189,7 +246,11 @@ describe('POST /api/contracts', () => {
 		});
 		expect(sandbox.state.contracts.get(answer.json.id)?.request).toEqual(body);
 		const listed = (await call('GET', '/api/contracts?limit=100')).json.data;
-		expect(listed.filter((contract: { client_contract_id: string }) => contract.client_contract_id === clientId)).toHaveLength(1);
+		expect(
+			listed.filter(
+				(contract: { client_contract_id: string }) => contract.client_contract_id === clientId,
+			),
+		).toHaveLength(1);
 		const { loan_id: _loanId, ...liveOnly } = bothDialects;
 		void _loanId;
 		const noLoanId = await createContract(liveOnly);
@@ -204,12 +265,27 @@ describe('POST /api/contracts', () => {
 		[{ ...validContract, loan_id: 'offer-1' }, 400, 'INVALID_LOAN_ID', 'loan_id'],
 		[{ ...validContract, loan_amount: -5 }, 400, 'INVALID_AMOUNT', 'loan_amount'],
 		[{ ...validContract, loan_amount: '500' }, 400, 'INVALID_AMOUNT', 'loan_amount'],
-		[{ ...validContract, loan_amount: 50 }, 400, 'INVALID_AMOUNT', 'Invalid loan amount: $50 not in range $100-$10000'],
+		[
+			{ ...validContract, loan_amount: 50 },
+			400,
+			'INVALID_AMOUNT',
+			'Invalid loan amount: $50 not in range $100-$10000',
+		],
 		[{ ...validContract, loan_amount: 10000.01 }, 400, 'INVALID_AMOUNT', '$10000.01'],
 		[{ ...validContract, duration_days: 1.5 }, 400, 'INVALID_DURATION', 'duration_days'],
 		[{ ...validContract, duration_days: 0 }, 400, 'INVALID_DURATION', 'duration_days'],
-		[{ ...validContract, duration_days: 400 }, 400, 'INVALID_DURATION', '400 days not in range 7-365'],
-		[{ ...validContract, loan_id: '11111111-1111-4111-8111-111111111111' }, 404, 'OFFER_NOT_FOUND', '11111111'],
+		[
+			{ ...validContract, duration_days: 400 },
+			400,
+			'INVALID_DURATION',
+			'400 days not in range 7-365',
+		],
+		[
+			{ ...validContract, loan_id: '11111111-1111-4111-8111-111111111111' },
+			404,
+			'OFFER_NOT_FOUND',
+			'11111111',
+		],
 	])('rejects %j: %i %s', async (body, status, code, detail) => {
 		const answer = await createContract(body);
 		expectSpecError(answer, status, code);
@@ -218,7 +294,10 @@ describe('POST /api/contracts', () => {
 	});
 
 	it('checks Content-Type and JSON syntax', async () => {
-		const wrongType = await call('POST', '/api/contracts', { raw: JSON.stringify(validContract), headers: { 'content-type': 'text/plain' } });
+		const wrongType = await call('POST', '/api/contracts', {
+			raw: JSON.stringify(validContract),
+			headers: { 'content-type': 'text/plain' },
+		});
 		expectSpecError(wrongType, 400, 'INVALID_CONTENT_TYPE');
 		const noType = await call('POST', '/api/contracts', { raw: JSON.stringify(validContract) });
 		expectSpecError(noType, 400, 'INVALID_CONTENT_TYPE');
@@ -227,10 +306,16 @@ describe('POST /api/contracts', () => {
 			headers: { 'content-type': 'application/json; charset=utf-8' },
 		});
 		expect(charset.status).toBe(200);
-		const broken = await call('POST', '/api/contracts', { raw: '{"loan_id":', headers: { 'content-type': 'application/json' } });
+		const broken = await call('POST', '/api/contracts', {
+			raw: '{"loan_id":',
+			headers: { 'content-type': 'application/json' },
+		});
 		expectSpecError(broken, 400, 'INVALID_JSON');
 		sandbox.configure({ dialect: 'live' });
-		const live = await call('POST', '/api/contracts', { raw: '{}', headers: { 'content-type': 'text/plain' } });
+		const live = await call('POST', '/api/contracts', {
+			raw: '{}',
+			headers: { 'content-type': 'text/plain' },
+		});
 		expect(live.status).toBe(415);
 		expect(Object.keys(live.json)).toEqual(['message']);
 	});
@@ -246,7 +331,8 @@ describe('POST /api/contracts', () => {
 	it('counts duplicates by client_contract_id when sent, else by body and Idempotency-Key', async () => {
 		const clientId = (n: number) => `cccccccc-0000-4000-8000-${String(n).padStart(12, '0')}`;
 		// 30 identical bodies, each with its own client id: no duplicates.
-		for (let index = 0; index < 30; index += 1) await createContract({ ...validContract, client_contract_id: clientId(index) });
+		for (let index = 0; index < 30; index += 1)
+			await createContract({ ...validContract, client_contract_id: clientId(index) });
 		expect(sandbox.stats()).toMatchObject({ contractsCreated: 30, duplicateContracts: 0 });
 		// The same client id again (even with another amount): a duplicate.
 		await createContract({ ...validContract, loan_amount: 700, client_contract_id: clientId(3) });
@@ -274,7 +360,9 @@ describe('rate limiting', () => {
 		expectSpecError(limited[0], 429, 'RATE_LIMITED');
 		expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 		expect(sandbox.stats().rateLimited).toBe(limited.length);
-		expect((await call('GET', '/api/offers', { key: sandbox.keys.otherBorrower })).status).toBe(200);
+		expect((await call('GET', '/api/offers', { key: sandbox.keys.otherBorrower })).status).toBe(
+			200,
+		);
 	});
 
 	it('answers with an HTTP date or without Retry-After when configured', async () => {
@@ -294,29 +382,45 @@ describe('idempotency', () => {
 		sandbox.configure({ idempotency: true });
 		const headers = { 'idempotency-key': 'order-42' };
 		const first = await createContract(validContract, { headers });
-		const second = await createContract({ duration_days: 30, loan_amount: 500, loan_id: OFFER }, { headers });
+		const second = await createContract(
+			{ duration_days: 30, loan_amount: 500, loan_id: OFFER },
+			{ headers },
+		);
 		expect(second.status).toBe(first.status);
 		expect(second.json).toEqual(first.json);
 		expect(second.headers.get('idempotent-replayed')).toBe('true');
 		expect(first.headers.get('idempotent-replayed')).toBeNull();
 		expect(sandbox.stats().contractsCreated).toBe(1);
-		const otherKey = await createContract(validContract, { headers, key: sandbox.keys.otherBorrower });
+		const otherKey = await createContract(validContract, {
+			headers,
+			key: sandbox.keys.otherBorrower,
+		});
 		expect(otherKey.json.id).not.toBe(first.json.id);
 	});
 
 	it('refuses a reused key with another body and does not store errors', async () => {
 		sandbox.configure({ idempotency: true });
 		const headers = { 'idempotency-key': 'order-43' };
-		expectSpecError(await createContract({ ...validContract, loan_amount: 5 }, { headers }), 400, 'INVALID_AMOUNT');
+		expectSpecError(
+			await createContract({ ...validContract, loan_amount: 5 }, { headers }),
+			400,
+			'INVALID_AMOUNT',
+		);
 		expect((await createContract(validContract, { headers })).status).toBe(200);
-		expectSpecError(await createContract({ ...validContract, loan_amount: 600 }, { headers }), 422, 'IDEMPOTENCY_KEY_REUSED');
+		expectSpecError(
+			await createContract({ ...validContract, loan_amount: 600 }, { headers }),
+			422,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 		expect(sandbox.stats().contractsCreated).toBe(1);
 	});
 
 	it('creates one contract for concurrent requests with the same key', async () => {
 		sandbox.configure({ idempotency: true });
 		const headers = { 'idempotency-key': 'burst-1' };
-		const answers = await Promise.all(Array.from({ length: 25 }, () => createContract(validContract, { headers })));
+		const answers = await Promise.all(
+			Array.from({ length: 25 }, () => createContract(validContract, { headers })),
+		);
 		expect(new Set(answers.map((answer) => answer.json.id)).size).toBe(1);
 		expect(sandbox.stats().contractsCreated).toBe(1);
 	});
@@ -331,7 +435,10 @@ describe('idempotency', () => {
 
 describe('faults', () => {
 	it('after:true really creates the contract and loses the answer; the idempotent retry recovers it', async () => {
-		sandbox.configure({ idempotency: true, faults: [{ kind: '500', method: 'POST', path: '/api/contracts', after: true }] });
+		sandbox.configure({
+			idempotency: true,
+			faults: [{ kind: '500', method: 'POST', path: '/api/contracts', after: true }],
+		});
 		const headers = { 'idempotency-key': 'lost-1' };
 		const lost = await createContract(validContract, { headers });
 		expectSpecError(lost, 500, 'INTERNAL_ERROR');
@@ -379,13 +486,17 @@ describe('faults', () => {
 
 	it('slow: a client that gives up first leaves no contract unless the rule is after:true', async () => {
 		const abandon = async (): Promise<void> => {
-			await expect(createContract(validContract, { signal: AbortSignal.timeout(50) })).rejects.toThrow();
+			await expect(
+				createContract(validContract, { signal: AbortSignal.timeout(50) }),
+			).rejects.toThrow();
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		};
 		sandbox.configure({ faults: [{ kind: 'slow', path: '/api/contracts', delayMs: 200 }] });
 		await abandon();
 		expect(sandbox.stats()).toMatchObject({ contractsCreated: 0, faultsInjected: 1 });
-		sandbox.configure({ faults: [{ kind: 'slow', path: '/api/contracts', delayMs: 200, after: true }] });
+		sandbox.configure({
+			faults: [{ kind: 'slow', path: '/api/contracts', delayMs: 200, after: true }],
+		});
 		await abandon();
 		expect(sandbox.stats()).toMatchObject({ contractsCreated: 1, faultsInjected: 2 });
 	});
@@ -398,7 +509,8 @@ describe('faults', () => {
 		const pattern = async (): Promise<number[]> => {
 			sandbox.configure({ faults: [{ kind: '500', path: '/api/health', probability: 0.5 }] });
 			const statuses: number[] = [];
-			for (let index = 0; index < 20; index += 1) statuses.push((await call('GET', '/api/health')).status);
+			for (let index = 0; index < 20; index += 1)
+				statuses.push((await call('GET', '/api/health')).status);
 			return statuses;
 		};
 		const first = await pattern();
@@ -412,7 +524,13 @@ describe('contract listing', () => {
 	it('pages through 250+ contracts without gaps or repeats', async () => {
 		sandbox.admin.createContracts(sandbox.keys.borrower, 250);
 		const first = await call('GET', '/api/contracts?limit=100');
-		expect(Object.keys(first.json).sort()).toEqual(['data', 'limit', 'page', 'total', 'total_pages']);
+		expect(Object.keys(first.json).sort()).toEqual([
+			'data',
+			'limit',
+			'page',
+			'total',
+			'total_pages',
+		]);
 		expect(first.json).toMatchObject({ page: 1, limit: 100, total: 255, total_pages: 3 });
 		const ids = new Set<string>();
 		for (let page = 1; page <= 3; page += 1) {
@@ -428,21 +546,27 @@ describe('contract listing', () => {
 		expect(answer.json).toMatchObject({ page: 1, limit: 10, total: 5, total_pages: 1 });
 		const created = answer.json.data.map((contract: { created_at: string }) => contract.created_at);
 		expect([...created].sort().reverse()).toEqual(created);
-		expect((await call('GET', '/api/contracts?page=0')).json.details).toBe('Page must be greater than 0');
-		expect((await call('GET', '/api/contracts?limit=101')).json.details).toBe('Limit must be between 1 and 100');
+		expect((await call('GET', '/api/contracts?page=0')).json.details).toBe(
+			'Page must be greater than 0',
+		);
+		expect((await call('GET', '/api/contracts?limit=101')).json.details).toBe(
+			'Limit must be between 1 and 100',
+		);
 		sandbox.configure({ dialect: 'live' });
-		expect((await call('GET', '/api/contracts?limit=0')).json).toEqual({ message: 'Limit must be between 1 and 100' });
+		expect((await call('GET', '/api/contracts?limit=0')).json).toEqual({
+			message: 'Limit must be between 1 and 100',
+		});
 	});
 
 	it('filters by status case-insensitively and sorts by a field', async () => {
 		const filtered = await call('GET', '/api/contracts?status=principal_given,REQUESTED');
-		expect(filtered.json.data.map((contract: { status: string }) => contract.status).sort()).toEqual([
-			'PrincipalGiven',
-			'PrincipalGiven',
-			'Requested',
-		]);
+		expect(
+			filtered.json.data.map((contract: { status: string }) => contract.status).sort(),
+		).toEqual(['PrincipalGiven', 'PrincipalGiven', 'Requested']);
 		const sorted = await call('GET', '/api/contracts?sort_by=loan_amount&sort_order=asc');
-		const amounts = sorted.json.data.map((contract: { loan_amount: number }) => contract.loan_amount);
+		const amounts = sorted.json.data.map(
+			(contract: { loan_amount: number }) => contract.loan_amount,
+		);
 		expect(amounts).toEqual([...amounts].sort((a, b) => a - b));
 		expectSpecError(await call('GET', '/api/contracts?sort_by=colour'), 400, 'INVALID_QUERY');
 	});
@@ -453,7 +577,9 @@ describe('contract listing', () => {
 		sandbox.configure({ dialect: 'live' });
 		const live = await call('GET', `/api/contracts/${foreign}`);
 		expect([live.status, live.json]).toEqual([500, { message: 'Something went wrong' }]);
-		expect((await call('GET', `/api/contracts/${foreign}`, { key: sandbox.keys.otherBorrower })).status).toBe(200);
+		expect(
+			(await call('GET', `/api/contracts/${foreign}`, { key: sandbox.keys.otherBorrower })).status,
+		).toBe(200);
 	});
 });
 
@@ -471,24 +597,37 @@ describe('contract life cycle', () => {
 	});
 
 	it('extends a PrincipalGiven contract into a new one', async () => {
-		const answer = await call('POST', `/api/contracts/${principalGiven}/extend`, { body: { new_duration: 30 } });
+		const answer = await call('POST', `/api/contracts/${principalGiven}/extend`, {
+			body: { new_duration: 30 },
+		});
 		expect(answer.status).toBe(200);
-		expect(answer.json).toMatchObject({ status: 'PrincipalGiven', extends_contract: principalGiven, duration_days: 210 });
+		expect(answer.json).toMatchObject({
+			status: 'PrincipalGiven',
+			extends_contract: principalGiven,
+			duration_days: 210,
+		});
 		const old = await call('GET', `/api/contracts/${principalGiven}`);
 		expect(old.json).toMatchObject({ status: 'Extended', extended_by_contract: answer.json.id });
 	});
 
 	it('refuses extensions that break the rules', async () => {
 		sandbox.configure({ dialect: 'live' });
-		const extend = (id: string, days: unknown) => call('POST', `/api/contracts/${id}/extend`, { body: { new_duration: days } });
-		expect((await extend(requested, 30)).json).toEqual({ message: 'The contract cannnot be extended' });
-		expect((await extend(principalGiven, 0)).json).toEqual({ message: 'Loan extension duration cannot be zero' });
+		const extend = (id: string, days: unknown) =>
+			call('POST', `/api/contracts/${id}/extend`, { body: { new_duration: days } });
+		expect((await extend(requested, 30)).json).toEqual({
+			message: 'The contract cannnot be extended',
+		});
+		expect((await extend(principalGiven, 0)).json).toEqual({
+			message: 'Loan extension duration cannot be zero',
+		});
 		const tooLong = await extend(principalGiven, 181);
 		expect(tooLong.status).toBe(400);
 		expect(tooLong.json.message).toContain('Maximum extension is 180 days');
 		sandbox.admin.setContractStatus(SEED_IDS.contracts.marginCall, 'PrincipalGiven');
 		sandbox.state.contracts.get(SEED_IDS.contracts.marginCall)!.contract.can_extend = false;
-		expect((await extend(SEED_IDS.contracts.marginCall, 10)).json).toEqual({ message: 'The contract cannnot be extended' });
+		expect((await extend(SEED_IDS.contracts.marginCall, 10)).json).toEqual({
+			message: 'The contract cannnot be extended',
+		});
 	});
 
 	it('marks installments paid and reaches RepaymentProvided', async () => {
@@ -505,7 +644,9 @@ describe('contract life cycle', () => {
 		const refused = await call('PUT', `/api/contracts/${closed}/installment-paid`, {
 			body: { installment_id: pending[0].id, payment_id: 'x' },
 		});
-		expect(refused.json.details).toBe('Cannot mark an installment as paid for a contract with status Closed');
+		expect(refused.json.details).toBe(
+			'Cannot mark an installment as paid for a contract with status Closed',
+		);
 	});
 });
 
@@ -519,16 +660,35 @@ describe('offers', () => {
 		expect(await ids('?loan_type=Indirect')).toEqual([offers.usdtPolygonIndirect]);
 		expect(await ids('?asset_type=fiat')).toEqual([offers.eurBankKyc]);
 		expect(await ids('?kyc=with_kyc')).toEqual([offers.eurBankKyc]);
-		expect(await ids('?loan_assets=UsdcPol,UsdcSol')).toEqual([offers.usdcPolygon, offers.usdcSolanaShort]);
-		expect(await ids('?min_loan_amount=20000')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc, offers.autoAccept]);
-		expect(await ids('?max_interest_rate=0.1')).toEqual([offers.usdtEthereumMonthly, offers.eurBankKyc]);
+		expect(await ids('?loan_assets=UsdcPol,UsdcSol')).toEqual([
+			offers.usdcPolygon,
+			offers.usdcSolanaShort,
+		]);
+		expect(await ids('?min_loan_amount=20000')).toEqual([
+			offers.usdtEthereumMonthly,
+			offers.eurBankKyc,
+			offers.autoAccept,
+		]);
+		expect(await ids('?max_interest_rate=0.1')).toEqual([
+			offers.usdtEthereumMonthly,
+			offers.eurBankKyc,
+		]);
 		expect(await ids('?duration_min=400')).toEqual([offers.eurBankKyc]);
 	});
 
 	it('gets one offer, or 404 (spec) / 400 (live)', async () => {
 		const offer = await call('GET', `/api/offers/${OFFER}`);
-		expect(offer.json).toMatchObject({ id: OFFER, loan_amount_min: 100, loan_amount_max: 10000, status: 'Available' });
-		expectSpecError(await call('GET', '/api/offers/11111111-1111-4111-8111-111111111111'), 404, 'OFFER_NOT_FOUND');
+		expect(offer.json).toMatchObject({
+			id: OFFER,
+			loan_amount_min: 100,
+			loan_amount_max: 10000,
+			status: 'Available',
+		});
+		expectSpecError(
+			await call('GET', '/api/offers/11111111-1111-4111-8111-111111111111'),
+			404,
+			'OFFER_NOT_FOUND',
+		);
 		sandbox.configure({ dialect: 'live' });
 		const live = await call('GET', '/api/offers/11111111-1111-4111-8111-111111111111');
 		expect([live.status, live.json]).toEqual([400, { message: 'Loan offer not found' }]);
@@ -538,7 +698,13 @@ describe('offers', () => {
 describe('keys', () => {
 	it('lists, creates and deletes keys', async () => {
 		const listed = await call('GET', '/api/keys');
-		expect(listed.json).toEqual([{ id: expect.any(Number), description: expect.any(String), created_at: expect.stringMatching(ISO_UTC) }]);
+		expect(listed.json).toEqual([
+			{
+				id: expect.any(Number),
+				description: expect.any(String),
+				created_at: expect.stringMatching(ISO_UTC),
+			},
+		]);
 		const created = await call('POST', '/api/keys', { body: { description: 'n8n' } });
 		expect(created.json.api_key).toMatch(BORROWER_KEY);
 		expect((await call('GET', '/api/contracts', { key: created.json.api_key })).json.total).toBe(5);
@@ -554,7 +720,9 @@ describe('notifications', () => {
 	it('lists unread notifications newest first and marks them read', async () => {
 		const unread = await call('GET', '/api/notifications');
 		expect(unread.json).toMatchObject({ page: 1, limit: 20, total: 4, total_pages: 1 });
-		const timestamps = unread.json.data.map((message: { data: { timestamp: string } }) => message.data.timestamp);
+		const timestamps = unread.json.data.map(
+			(message: { data: { timestamp: string } }) => message.data.timestamp,
+		);
 		expect([...timestamps].sort().reverse()).toEqual(timestamps);
 		expect((await call('GET', '/api/notifications?unread_only=false')).json.total).toBe(5);
 		const one = unread.json.data[0].data.id;
@@ -570,11 +738,18 @@ describe('notifications', () => {
 		sandbox.admin.setLiquidationStatus(SEED_IDS.contracts.marginCall, 'SecondMarginCall');
 		await call('DELETE', `/api/contracts/${SEED_IDS.contracts.approved}`);
 		const feed = (await call('GET', '/api/notifications')).json.data;
-		expect(feed.map((message: { type: string; data: { contract_id: string } }) => [message.type, message.data.contract_id])).toEqual([
+		expect(
+			feed.map((message: { type: string; data: { contract_id: string } }) => [
+				message.type,
+				message.data.contract_id,
+			]),
+		).toEqual([
 			['ContractUpdate', SEED_IDS.contracts.approved],
 			['ContractUpdate', SEED_IDS.contracts.marginCall],
 		]);
-		expect(sandbox.state.contracts.get(SEED_IDS.contracts.approved)?.contract.updated_at).not.toBe(before);
+		expect(sandbox.state.contracts.get(SEED_IDS.contracts.approved)?.contract.updated_at).not.toBe(
+			before,
+		);
 	});
 });
 
@@ -589,83 +764,160 @@ const SETTING_FIELDS = [
 	'new_chat_message_email',
 	'new_chat_message_telegram',
 ];
-const allSettings = (value: boolean) => Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
+const allSettings = (value: boolean) =>
+	Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
 
 describe('notification settings (both dialects)', () => {
-	it.each(['spec', 'live'] as const)('%s: all true without a stored row; a PUT stores and answers the eight fields', async (dialect) => {
-		sandbox.configure({ dialect });
-		const fresh = await call('GET', '/api/notification-settings');
-		expect([fresh.status, fresh.json]).toEqual([200, allSettings(true)]);
-		expect(Object.keys(fresh.json)).toEqual(SETTING_FIELDS);
-		expect(sandbox.state.notificationSettings.size).toBe(0);
+	it.each(['spec', 'live'] as const)(
+		'%s: all true without a stored row; a PUT stores and answers the eight fields',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const fresh = await call('GET', '/api/notification-settings');
+			expect([fresh.status, fresh.json]).toEqual([200, allSettings(true)]);
+			expect(Object.keys(fresh.json)).toEqual(SETTING_FIELDS);
+			expect(sandbox.state.notificationSettings.size).toBe(0);
 
-		const wanted = { ...allSettings(true), new_chat_message_email: false, on_login_telegram: false };
-		const put = await call('PUT', '/api/notification-settings', { body: { ...wanted, unknown_switch: 'ignored' } });
-		expect([put.status, put.json]).toEqual([200, wanted]);
-		expect(Object.keys(put.json)).toEqual(SETTING_FIELDS);
-		expect((await call('GET', '/api/notification-settings')).json).toEqual(wanted);
-		// Per borrower: the other one still has the defaults.
-		expect((await call('GET', '/api/notification-settings', { key: sandbox.keys.otherBorrower })).json).toEqual(allSettings(true));
-	});
+			const wanted = {
+				...allSettings(true),
+				new_chat_message_email: false,
+				on_login_telegram: false,
+			};
+			const put = await call('PUT', '/api/notification-settings', {
+				body: { ...wanted, unknown_switch: 'ignored' },
+			});
+			expect([put.status, put.json]).toEqual([200, wanted]);
+			expect(Object.keys(put.json)).toEqual(SETTING_FIELDS);
+			expect((await call('GET', '/api/notification-settings')).json).toEqual(wanted);
+			// Per borrower: the other one still has the defaults.
+			expect(
+				(await call('GET', '/api/notification-settings', { key: sandbox.keys.otherBorrower })).json,
+			).toEqual(allSettings(true));
+		},
+	);
 
-	it('live: a missing field is serde\'s 422 and stores nothing', async () => {
+	it("live: a missing field is serde's 422 and stores nothing", async () => {
 		sandbox.configure({ dialect: 'live' });
-		const answer = await call('PUT', '/api/notification-settings', { raw: '{"on_login_email":true}', headers: { 'content-type': 'application/json' } });
+		const answer = await call('PUT', '/api/notification-settings', {
+			raw: '{"on_login_email":true}',
+			headers: { 'content-type': 'application/json' },
+		});
 		expect(answer.status).toBe(422);
 		expect(answer.json).toEqual({
-			message: 'Failed to deserialize the JSON body into the target type: missing field `on_login_telegram` at line 1 column 23',
+			message:
+				'Failed to deserialize the JSON body into the target type: missing field `on_login_telegram` at line 1 column 23',
 		});
-		const mistyped = await call('PUT', '/api/notification-settings', { body: { ...allSettings(true), on_login_email: 'no' } });
+		const mistyped = await call('PUT', '/api/notification-settings', {
+			body: { ...allSettings(true), on_login_email: 'no' },
+		});
 		expect(mistyped.status).toBe(422);
-		expect(mistyped.json.message).toMatch(/^Failed to deserialize the JSON body into the target type: on_login_email: invalid type: string "no", expected a boolean at line 1 column \d+$/);
+		expect(mistyped.json.message).toMatch(
+			/^Failed to deserialize the JSON body into the target type: on_login_email: invalid type: string "no", expected a boolean at line 1 column \d+$/,
+		);
 		expect(sandbox.state.notificationSettings.size).toBe(0);
 	});
 
 	it('spec: a missing or mistyped field is a 400 in the spec envelope', async () => {
-		const missing = await call('PUT', '/api/notification-settings', { body: { on_login_email: true } });
+		const missing = await call('PUT', '/api/notification-settings', {
+			body: { on_login_email: true },
+		});
 		expectSpecError(missing, 400, 'MISSING_FIELD');
 		expect(missing.json.details).toContain('on_login_telegram');
-		expectSpecError(await call('PUT', '/api/notification-settings', { body: { ...allSettings(false), new_chat_message_telegram: 1 } }), 400, 'INVALID_FIELD');
+		expectSpecError(
+			await call('PUT', '/api/notification-settings', {
+				body: { ...allSettings(false), new_chat_message_telegram: 1 },
+			}),
+			400,
+			'INVALID_FIELD',
+		);
 		expect(sandbox.state.notificationSettings.size).toBe(0);
 	});
 
 	it('needs a borrower key', async () => {
-		expect((await call('GET', '/api/notification-settings', { key: sandbox.keys.master })).status).toBe(401);
-		expect((await call('PUT', '/api/notification-settings', { key: null, body: allSettings(true) })).status).toBe(401);
+		expect(
+			(await call('GET', '/api/notification-settings', { key: sandbox.keys.master })).status,
+		).toBe(401);
+		expect(
+			(await call('PUT', '/api/notification-settings', { key: null, body: allSettings(true) }))
+				.status,
+		).toBe(401);
 	});
 });
 
 describe('fault echo-key-error', () => {
-	it.each(['spec', 'live'] as const)('%s: answers an error whose text carries the key raw and URL-encoded', async (dialect) => {
-		sandbox.configure({ dialect, faults: [{ kind: 'echo-key-error', path: '/api/users/me' }, { kind: 'echo-key-error', errorStatus: 503 }] });
-		const first = await call('GET', '/api/users/me');
-		expect(first.status).toBe(400);
-		const text = `Request refused for key ${sandbox.keys.borrower} (key=${encodeURIComponent(sandbox.keys.borrower)})`;
-		expect(first.json).toEqual(dialect === 'live' ? { message: text } : { error: 'ECHO_KEY', code: 'ECHO_KEY', details: text });
-		expect((await call('GET', '/api/offers')).status).toBe(503);
-		expect((await call('GET', '/api/offers')).status).toBe(200);
-	});
+	it.each(['spec', 'live'] as const)(
+		'%s: answers an error whose text carries the key raw and URL-encoded',
+		async (dialect) => {
+			sandbox.configure({
+				dialect,
+				faults: [
+					{ kind: 'echo-key-error', path: '/api/users/me' },
+					{ kind: 'echo-key-error', errorStatus: 503 },
+				],
+			});
+			const first = await call('GET', '/api/users/me');
+			expect(first.status).toBe(400);
+			const text = `Request refused for key ${sandbox.keys.borrower} (key=${encodeURIComponent(sandbox.keys.borrower)})`;
+			expect(first.json).toEqual(
+				dialect === 'live'
+					? { message: text }
+					: { error: 'ECHO_KEY', code: 'ECHO_KEY', details: text },
+			);
+			expect((await call('GET', '/api/offers')).status).toBe(503);
+			expect((await call('GET', '/api/offers')).status).toBe(200);
+		},
+	);
 
 	it('refuses errorStatus outside 400–599 or on another kind', () => {
-		expect(() => sandbox.configure({ faults: [{ kind: 'echo-key-error', errorStatus: 302 }] })).toThrow('errorStatus');
-		expect(() => sandbox.configure({ faults: [{ kind: '500', errorStatus: 500 }] })).toThrow('errorStatus');
+		expect(() =>
+			sandbox.configure({ faults: [{ kind: 'echo-key-error', errorStatus: 302 }] }),
+		).toThrow('errorStatus');
+		expect(() => sandbox.configure({ faults: [{ kind: '500', errorStatus: 500 }] })).toThrow(
+			'errorStatus',
+		);
 	});
 });
 
 describe('admin over HTTP', () => {
-	const admin = (method: string, path: string, body?: unknown) => call(method, `/__admin${path}`, { key: null, body });
+	const admin = (method: string, path: string, body?: unknown) =>
+		call(method, `/__admin${path}`, { key: null, body });
 
 	it('changes contracts, offers and notifications', async () => {
-		const status = await admin('POST', `/contracts/${SEED_IDS.contracts.approved}/status`, { status: 'CollateralConfirmed' });
-		expect(status.json).toMatchObject({ status: 'CollateralConfirmed', deposited_sats: expect.any(Number) });
-		const offer = await admin('POST', '/offers', { name: 'Flash offer', loan_amount_min: 10, loan_amount_max: 20 });
+		const status = await admin('POST', `/contracts/${SEED_IDS.contracts.approved}/status`, {
+			status: 'CollateralConfirmed',
+		});
+		expect(status.json).toMatchObject({
+			status: 'CollateralConfirmed',
+			deposited_sats: expect.any(Number),
+		});
+		const offer = await admin('POST', '/offers', {
+			name: 'Flash offer',
+			loan_amount_min: 10,
+			loan_amount_max: 20,
+		});
 		expect(offer.json).toMatchObject({ name: 'Flash offer', status: 'Available' });
-		expect((await createContract({ ...validContract, loan_id: offer.json.id })).json.details).toContain('$10-$20');
+		expect(
+			(await createContract({ ...validContract, loan_id: offer.json.id })).json.details,
+		).toContain('$10-$20');
 		await admin('POST', `/offers/${offer.json.id}/withdraw`);
-		expectSpecError(await createContract({ ...validContract, loan_id: offer.json.id, loan_amount: 15 }), 404, 'OFFER_NOT_FOUND');
-		const posted = await admin('POST', '/notifications', { api_key: sandbox.keys.borrower, type: 'ChatMessage', data: { counterparty_name: 'Bob' } });
-		expect(posted.json).toMatchObject({ type: 'ChatMessage', data: { counterparty_name: 'Bob', read: false } });
-		const bulk = await admin('POST', '/contracts', { api_key: sandbox.keys.borrower, count: 20, status: 'Approved' });
+		expectSpecError(
+			await createContract({ ...validContract, loan_id: offer.json.id, loan_amount: 15 }),
+			404,
+			'OFFER_NOT_FOUND',
+		);
+		const posted = await admin('POST', '/notifications', {
+			api_key: sandbox.keys.borrower,
+			type: 'ChatMessage',
+			data: { counterparty_name: 'Bob' },
+		});
+		expect(posted.json).toMatchObject({
+			type: 'ChatMessage',
+			data: { counterparty_name: 'Bob', read: false },
+		});
+		const bulk = await admin('POST', '/contracts', {
+			api_key: sandbox.keys.borrower,
+			count: 20,
+			status: 'Approved',
+		});
 		expect(bulk.json.created).toBe(20);
 	});
 
@@ -673,10 +925,17 @@ describe('admin over HTTP', () => {
 		await call('GET', '/api/offers');
 		const requests = (await admin('GET', '/requests')).json;
 		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ method: 'GET', path: '/api/offers', headers: { 'x-api-key': '<redacted>' } });
+		expect(requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/api/offers',
+			headers: { 'x-api-key': '<redacted>' },
+		});
 		expect(JSON.stringify(requests)).not.toContain(sandbox.keys.borrower);
 		expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
-		expect((await admin('GET', '/stats')).json).toMatchObject({ requests: 1, byStatus: { '200': 1 } });
+		expect((await admin('GET', '/stats')).json).toMatchObject({
+			requests: 1,
+			byStatus: { '200': 1 },
+		});
 		await call('GET', `/api/contracts/${SEED_IDS.contracts.requested}`);
 		await call('GET', '/api/contracts?page=2&limit=5');
 		await call('DELETE', '/api/offers');
@@ -700,11 +959,17 @@ describe('concurrency', () => {
 	it('handles hundreds of simultaneous requests', async () => {
 		const answers = await Promise.all(
 			Array.from({ length: 300 }, (_, index) =>
-				index % 3 === 0 ? createContract({ ...validContract, loan_amount: 100 + index }) : call('GET', '/api/contracts?limit=5'),
+				index % 3 === 0
+					? createContract({ ...validContract, loan_amount: 100 + index })
+					: call('GET', '/api/contracts?limit=5'),
 			),
 		);
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
-		expect(sandbox.stats()).toMatchObject({ requests: 300, contractsCreated: 100, duplicateContracts: 0 });
+		expect(sandbox.stats()).toMatchObject({
+			requests: 300,
+			contractsCreated: 100,
+			duplicateContracts: 0,
+		});
 		expect((await call('GET', '/api/contracts?limit=1')).json.total).toBe(105);
 	});
 });
@@ -720,8 +985,12 @@ describe('live dialect: POST /api/contracts deserialises like ContractRequestSch
 		const answer = await createContract(onlyLoanId);
 		expect(answer.status).toBe(422);
 		expect(answer.headers.get('content-type')).toContain('application/json');
-		expect(answer.json).toEqual({ message: `${rejection}missing field \`id\` at line 1 column ${columnAtEnd(onlyLoanId)}` });
-		expect((await createContract({})).json).toEqual({ message: `${rejection}missing field \`id\` at line 1 column 2` });
+		expect(answer.json).toEqual({
+			message: `${rejection}missing field \`id\` at line 1 column ${columnAtEnd(onlyLoanId)}`,
+		});
+		expect((await createContract({})).json).toEqual({
+			message: `${rejection}missing field \`id\` at line 1 column 2`,
+		});
 		const noLoanType = { ...liveContract, loan_type: undefined };
 		expect((await createContract(noLoanType)).json.message).toBe(
 			`${rejection}missing field \`loan_type\` at line 1 column ${columnAtEnd(noLoanType)}`,
@@ -731,21 +1000,44 @@ describe('live dialect: POST /api/contracts deserialises like ContractRequestSch
 		expect(extra.json).not.toHaveProperty('collateral_address');
 		expect(extra.json).not.toHaveProperty('repayment_address');
 		expect(sandbox.stats().contractsCreated).toBe(1);
-		const simple = await createContract({ ...liveContract, client_contract_id: 'DDDDDDDD00004000800000000000000A' });
+		const simple = await createContract({
+			...liveContract,
+			client_contract_id: 'DDDDDDDD00004000800000000000000A',
+		});
 		expect(simple.json.client_contract_id).toBe('dddddddd-0000-4000-8000-00000000000a');
 	});
 
 	it.each([
-		['loan_amount', '500', 'loan_amount: invalid type: string "500", expected a Decimal type representing a fixed-point number'],
+		[
+			'loan_amount',
+			'500',
+			'loan_amount: invalid type: string "500", expected a Decimal type representing a fixed-point number',
+		],
 		['duration_days', 1.5, 'duration_days: invalid type: floating point `1.5`, expected i32'],
-		['duration_days', 3000000000, 'duration_days: invalid value: integer `3000000000`, expected i32'],
+		[
+			'duration_days',
+			3000000000,
+			'duration_days: invalid value: integer `3000000000`, expected i32',
+		],
 		['id', 5, 'id: invalid type: integer `5`, expected a string'],
-		['loan_type', 'Loan', 'loan_type: unknown variant `Loan`, expected one of `PayWithMoon`, `MoonCardInstant`, `StableCoin`, `Fiat`, `Bringin`'],
+		[
+			'loan_type',
+			'Loan',
+			'loan_type: unknown variant `Loan`, expected one of `PayWithMoon`, `MoonCardInstant`, `StableCoin`, `Fiat`, `Bringin`',
+		],
 		['borrower_pk', '02ab', 'borrower_pk: pubkey string should be 66 or 130 digits long, got: 4'],
 		['borrower_btc_address', 'tb1qrefund', 'borrower_btc_address: bech32 segwit decoding error'],
-		['borrower_derivation_path', '84/0', 'borrower_derivation_path: invalid derivation path format'],
+		[
+			'borrower_derivation_path',
+			'84/0',
+			'borrower_derivation_path: invalid derivation path format',
+		],
 		['client_contract_id', 'order-1', 'client_contract_id: UUID parsing failed: invalid character'],
-		['borrower_btc_address', null, 'borrower_btc_address: invalid type: null, expected a Bitcoin address'],
+		[
+			'borrower_btc_address',
+			null,
+			'borrower_btc_address: invalid type: null, expected a Bitcoin address',
+		],
 	])('rejects %s = %j with 422', async (field, value, text) => {
 		const answer = await createContract({ ...liveContract, [field]: value });
 		expect(answer.status).toBe(422);
@@ -756,13 +1048,18 @@ describe('live dialect: POST /api/contracts deserialises like ContractRequestSch
 
 	it('reports the first bad value in document order, with its serde_json position', async () => {
 		const raw = `{"loan_amount":"x","id":7}`;
-		const answer = await call('POST', '/api/contracts', { raw, headers: { 'content-type': 'application/json' } });
+		const answer = await call('POST', '/api/contracts', {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
 		expect(answer.json.message).toBe(
 			`${rejection}loan_amount: invalid type: string "x", expected a Decimal type representing a fixed-point number at line 1 column 18`,
 		);
 		const enumAsNumber = await createContract({ ...liveContract, loan_type: 5 });
 		expect(enumAsNumber.status).toBe(400);
-		expect(enumAsNumber.json.message).toMatch(/^Failed to parse the request body as JSON: loan_type: expected value at line 1 column \d+$/);
+		expect(enumAsNumber.json.message).toMatch(
+			/^Failed to parse the request body as JSON: loan_type: expected value at line 1 column \d+$/,
+		);
 	});
 });
 
@@ -774,14 +1071,38 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 	it('checks in the handler order with the real messages and creates nothing', async () => {
 		const cases: [Record<string, unknown>, number, string][] = [
 			[{ id: '11111111-1111-4111-8111-111111111111' }, 500, 'Something went wrong'],
-			[{ duration_days: 400, loan_amount: 5 }, 400, 'Invalid loan duration: 400 days not in range 7-365'],
+			[
+				{ duration_days: 400, loan_amount: 5 },
+				400,
+				'Invalid loan duration: 400 days not in range 7-365',
+			],
 			[{ loan_amount: 5 }, 400, 'Invalid loan amount: $5 not in range $100-$10000'],
-			[{ borrower_loan_address: undefined }, 400, 'Failed to provide borrower loan address for stablecoin loan'],
+			[
+				{ borrower_loan_address: undefined },
+				400,
+				'Failed to provide borrower loan address for stablecoin loan',
+			],
 			[{ loan_type: 'Fiat' }, 400, 'Cannot create fiat contract with asset: UsdcPol'],
-			[{ id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 }, 400, 'Failed to provide bank details for fiat loan'],
-			[{ id: offers.usdtEthereumMonthly, loan_type: 'PayWithMoon' }, 400, 'Cannot create loan request for Moon card with asset UsdtEth. Moon only supports USDC on Polygon'],
-			[{ loan_type: 'MoonCardInstant' }, 400, 'MoonCardInstant loan type requires MoonCardInstant loan payout, but got Direct'],
-			[{ loan_type: 'PayWithMoon', moon_card_id: 'aaaaaaaa-0000-4000-8000-000000000001' }, 404, 'Card not found'],
+			[
+				{ id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 },
+				400,
+				'Failed to provide bank details for fiat loan',
+			],
+			[
+				{ id: offers.usdtEthereumMonthly, loan_type: 'PayWithMoon' },
+				400,
+				'Cannot create loan request for Moon card with asset UsdtEth. Moon only supports USDC on Polygon',
+			],
+			[
+				{ loan_type: 'MoonCardInstant' },
+				400,
+				'MoonCardInstant loan type requires MoonCardInstant loan payout, but got Direct',
+			],
+			[
+				{ loan_type: 'PayWithMoon', moon_card_id: 'aaaaaaaa-0000-4000-8000-000000000001' },
+				404,
+				'Card not found',
+			],
 			[{ loan_type: 'Bringin' }, 400, 'Cannot use Bringin without a Bringin API key'],
 			// Last: it takes the offer's whole capacity (10000 → 0, Unavailable).
 			[{ loan_amount: 10000.004 }, 200, ''],
@@ -792,23 +1113,56 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 			if (status !== 200) expect(answer.json).toEqual({ message });
 		}
 		expect(sandbox.stats().contractsCreated).toBe(1);
-		expect(sandbox.state.offers.get(OFFER)).toMatchObject({ loan_amount_max: 0, status: 'Unavailable' });
+		expect(sandbox.state.offers.get(OFFER)).toMatchObject({
+			loan_amount_max: 0,
+			status: 'Unavailable',
+		});
 	});
 
 	it('keeps a fiat contract whose bank details lack IBAN and SWIFT, although it answers 400', async () => {
 		const details = {
-			bank_name: 'B', bank_address: 'A', bank_country: 'DE', purpose_of_remittance: 'P', full_name: 'F',
-			address: 'A', city: 'C', post_code: '1', country: 'DE',
+			bank_name: 'B',
+			bank_address: 'A',
+			bank_country: 'DE',
+			purpose_of_remittance: 'P',
+			full_name: 'F',
+			address: 'A',
+			city: 'C',
+			post_code: '1',
+			country: 'DE',
 		};
-		const fiat = { ...liveContract, id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90 };
-		const wrapper = { details, encrypted_encryption_key_borrower: 'kb', encrypted_encryption_key_lender: 'kl' };
+		const fiat = {
+			...liveContract,
+			id: offers.eurBankKyc,
+			loan_type: 'Fiat',
+			loan_amount: 1000,
+			duration_days: 90,
+		};
+		const wrapper = {
+			details,
+			encrypted_encryption_key_borrower: 'kb',
+			encrypted_encryption_key_lender: 'kl',
+		};
 		const refused = await createContract({ ...fiat, fiat_loan_details: wrapper });
-		expect([refused.status, refused.json]).toEqual([400, { message: 'Failed to provide bank details for fiat loan' }]);
+		expect([refused.status, refused.json]).toEqual([
+			400,
+			{ message: 'Failed to provide bank details for fiat loan' },
+		]);
 		expect(sandbox.stats().contractsCreated).toBe(1);
-		const withIban = { ...wrapper, details: { ...details, iban_transfer_details: { iban: 'DE89370400440532013000' } } };
+		const withIban = {
+			...wrapper,
+			details: { ...details, iban_transfer_details: { iban: 'DE89370400440532013000' } },
+		};
 		const accepted = await createContract({ ...fiat, fiat_loan_details: withIban });
-		expect(accepted.json).toMatchObject({ status: 'Requested', loan_type: 'Fiat', borrower_loan_address: null });
-		expect(accepted.json.fiat_loan_details_borrower).toEqual({ details: withIban.details, encrypted_encryption_key: 'kb' });
+		expect(accepted.json).toMatchObject({
+			status: 'Requested',
+			loan_type: 'Fiat',
+			borrower_loan_address: null,
+		});
+		expect(accepted.json.fiat_loan_details_borrower).toEqual({
+			details: withIban.details,
+			encrypted_encryption_key: 'kb',
+		});
 	});
 
 	it('returns the Contract record of the backend', async () => {
@@ -834,7 +1188,15 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 		// interest 500 × 12 % × 30/365 = 4.93; collateral (500 + 4.93) / 0.5 at 100,000 USD/BTC; fee 1 % of 500.
 		expect(contract.origination_fee_sats).toBe(5000);
 		expect(contract.initial_collateral_sats).toBe(1_009_860 + 5000);
-		expect(Object.keys(contract.installments[0]).sort()).toEqual(['due_date', 'id', 'interest', 'paid_date', 'payment_id', 'principal', 'status']);
+		expect(Object.keys(contract.installments[0]).sort()).toEqual([
+			'due_date',
+			'id',
+			'interest',
+			'paid_date',
+			'payment_id',
+			'principal',
+			'status',
+		]);
 		expect(contract).not.toHaveProperty('collateral_address');
 		const listed = (await call('GET', '/api/contracts')).json.data[0];
 		expect(listed).toMatchObject({ id: contract.id, client_contract_id: clientId });
@@ -844,20 +1206,32 @@ describe('live dialect: POST /api/contracts handler checks and record', () => {
 		const approved = await createContract({ ...liveContract, id: offers.autoAccept });
 		expect(approved.json.status).toBe('Approved');
 		expect(approved.json.contract_address).toMatch(/^tb1p/);
-		expect(approved.json.timeline.map((event: { event: { status: string } }) => event.event.status)).toEqual(['Requested', 'Approved']);
-		const kycOffer = sandbox.admin.addOffer({ kyc_link: 'https://kyc.example/x', auto_accept: true, loan_asset: 'UsdtPol' });
+		expect(
+			approved.json.timeline.map((event: { event: { status: string } }) => event.event.status),
+		).toEqual(['Requested', 'Approved']);
+		const kycOffer = sandbox.admin.addOffer({
+			kyc_link: 'https://kyc.example/x',
+			auto_accept: true,
+			loan_asset: 'UsdtPol',
+		});
 		expect(kycOffer).not.toHaveProperty('auto_accept');
-		expect((await createContract({ ...liveContract, id: kycOffer.id })).json.status).toBe('Requested');
+		expect((await createContract({ ...liveContract, id: kycOffer.id })).json.status).toBe(
+			'Requested',
+		);
 		expect((await createContract(liveContract)).json.status).toBe('Requested');
 		sandbox.configure({ dialect: 'spec' });
-		expect((await createContract({ ...validContract, loan_id: offers.autoAccept })).json.status).toBe('pending');
+		expect(
+			(await createContract({ ...validContract, loan_id: offers.autoAccept })).json.status,
+		).toBe('pending');
 	});
 
 	it('takes and serves withdrawn offers (loan_by_id ignores the status)', async () => {
 		sandbox.admin.withdrawOffer(OFFER);
 		expect((await createContract(liveContract)).status).toBe(200);
 		expect((await call('GET', `/api/offers/${OFFER}`)).json.status).toBe('Unavailable');
-		expect((await call('GET', '/api/offers')).json.map((offer: { id: string }) => offer.id)).not.toContain(OFFER);
+		expect(
+			(await call('GET', '/api/offers')).json.map((offer: { id: string }) => offer.id),
+		).not.toContain(OFFER);
 	});
 });
 
@@ -887,9 +1261,14 @@ describe('live dialect: idempotency, duplicates and faults', () => {
 		await expect(createContract(body)).rejects.toThrow();
 		expect((await createContract(body)).status).toBe(503);
 		expect((await createContract(body)).status).toBe(200);
-		expect(sandbox.stats()).toMatchObject({ contractsCreated: 4, duplicateContracts: 3, faultsInjected: 3 });
+		expect(sandbox.stats()).toMatchObject({
+			contractsCreated: 4,
+			duplicateContracts: 3,
+			faultsInjected: 3,
+		});
 		const mine = (await call('GET', '/api/contracts?limit=100')).json.data.filter(
-			(contract: { client_contract_id: string | null }) => contract.client_contract_id === body.client_contract_id,
+			(contract: { client_contract_id: string | null }) =>
+				contract.client_contract_id === body.client_contract_id,
 		);
 		expect(mine).toHaveLength(4);
 	});
@@ -908,7 +1287,10 @@ describe('live dialect: other endpoints', () => {
 		expect([answer.status, answer.text]).toEqual([200, '']);
 		expect(contract.installments.map((installment) => installment.status)).toEqual(before);
 		expect(contract.status).toBe('PrincipalGiven');
-		expect(contract.transactions.at(-1)).toMatchObject({ txid: '0xabc', transaction_type: 'InstallmentPaid' });
+		expect(contract.transactions.at(-1)).toMatchObject({
+			txid: '0xabc',
+			transaction_type: 'InstallmentPaid',
+		});
 		const notUuid = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
 			body: { installment_id: 'first', payment_id: 'x' },
 		});
@@ -923,44 +1305,88 @@ describe('live dialect: other endpoints', () => {
 	});
 
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
-		const unknown = await call('POST', '/api/contracts/11111111-1111-4111-8111-111111111111/extend', { body: { new_duration: 30 } });
+		const unknown = await call(
+			'POST',
+			'/api/contracts/11111111-1111-4111-8111-111111111111/extend',
+			{ body: { new_duration: 30 } },
+		);
 		expect([unknown.status, unknown.json]).toEqual([
 			400,
-			{ message: 'Missing contract: no rows returned by a query that expected to return at least one row' },
+			{
+				message:
+					'Missing contract: no rows returned by a query that expected to return at least one row',
+			},
 		]);
-		const foreign = await call('POST', `/api/contracts/${SEED_IDS.contracts.otherBorrowers}/extend`, { body: { new_duration: 30 } });
+		const foreign = await call(
+			'POST',
+			`/api/contracts/${SEED_IDS.contracts.otherBorrowers}/extend`,
+			{ body: { new_duration: 30 } },
+		);
 		expect([foreign.status, foreign.json]).toEqual([500, { message: 'Something went wrong' }]);
-		const noBody = await call('POST', `/api/contracts/${SEED_IDS.contracts.principalGiven}/extend`, { body: {} });
-		expect(noBody.json).toEqual({ message: 'Failed to deserialize the JSON body into the target type: missing field `new_duration` at line 1 column 2' });
+		const noBody = await call(
+			'POST',
+			`/api/contracts/${SEED_IDS.contracts.principalGiven}/extend`,
+			{ body: {} },
+		);
+		expect(noBody.json).toEqual({
+			message:
+				'Failed to deserialize the JSON body into the target type: missing field `new_duration` at line 1 column 2',
+		});
 		sandbox.configure({ dialect: 'spec' });
-		expectSpecError(await call('POST', '/api/contracts/11111111-1111-4111-8111-111111111111/extend', { body: { new_duration: 30 } }), 404, 'CONTRACT_NOT_FOUND');
+		expectSpecError(
+			await call('POST', '/api/contracts/11111111-1111-4111-8111-111111111111/extend', {
+				body: { new_duration: 30 },
+			}),
+			404,
+			'CONTRACT_NOT_FOUND',
+		);
 	});
 
-	it('create-api-account only checks the e-mail; a missing name is axum\'s 422', async () => {
-		const create = (body: unknown) => call('POST', '/api/create-api-account', { key: sandbox.keys.master, body });
-		const loose = await create({ name: '', timezone: 'Mars/Olympus_Mons', email: 'Ada@Example.COM' });
+	it("create-api-account only checks the e-mail; a missing name is axum's 422", async () => {
+		const create = (body: unknown) =>
+			call('POST', '/api/create-api-account', { key: sandbox.keys.master, body });
+		const loose = await create({
+			name: '',
+			timezone: 'Mars/Olympus_Mons',
+			email: 'Ada@Example.COM',
+		});
 		expect(loose.status).toBe(200);
-		expect(loose.json).toMatchObject({ name: '', email: 'ada@example.com', timezone: 'Mars/Olympus_Mons' });
+		expect(loose.json).toMatchObject({
+			name: '',
+			email: 'ada@example.com',
+			timezone: 'Mars/Olympus_Mons',
+		});
 		const bare = await create({ name: 'Bob' });
 		expect(bare.json).toMatchObject({ name: 'Bob', email: null, timezone: null });
-		expect((await call('GET', '/api/keys', { key: bare.json.api_key })).json[0].description).toBe('account key');
+		expect((await call('GET', '/api/keys', { key: bare.json.api_key })).json[0].description).toBe(
+			'account key',
+		);
 		const badEmail = await create({ name: 'Bob', email: 'bob@localhost' });
 		expect([badEmail.status, badEmail.json]).toEqual([400, { message: 'Invalid email address' }]);
 		const noName = { email: 'a@b.co' };
 		const missing = await create(noName);
 		expect([missing.status, missing.json]).toEqual([
 			422,
-			{ message: `Failed to deserialize the JSON body into the target type: missing field \`name\` at line 1 column ${JSON.stringify(noName).length}` },
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`name\` at line 1 column ${JSON.stringify(noName).length}`,
+			},
 		]);
 	});
 
 	it('caps API keys at 5 per user (500) and deletes unknown ids with 200', async () => {
-		for (let index = 0; index < 4; index += 1) expect((await call('POST', '/api/keys', { body: { description: `k${index}` } })).status).toBe(200);
+		for (let index = 0; index < 4; index += 1)
+			expect((await call('POST', '/api/keys', { body: { description: `k${index}` } })).status).toBe(
+				200,
+			);
 		expect((await call('GET', '/api/keys')).json).toHaveLength(5);
 		const sixth = await call('POST', '/api/keys', { body: { description: 'one too many' } });
 		expect([sixth.status, sixth.json]).toEqual([500, { message: 'Something went wrong' }]);
 		sandbox.configure({ dialect: 'spec' });
-		expectSpecError(await call('POST', '/api/keys', { body: { description: 'one too many' } }), 409, 'KEY_LIMIT_REACHED');
+		expectSpecError(
+			await call('POST', '/api/keys', { body: { description: 'one too many' } }),
+			409,
+			'KEY_LIMIT_REACHED',
+		);
 		expectSpecError(await call('DELETE', '/api/keys/999'), 404, 'KEY_NOT_FOUND');
 		sandbox.configure({ dialect: 'live' });
 		const unknown = await call('DELETE', '/api/keys/999');
@@ -991,16 +1417,34 @@ describe('live dialect: other endpoints', () => {
 			'unknown variant `colour`, expected one of `created_at`, `loan_amount`, `expiry_date`, `interest_rate`, `status`, `collateral_sats`, `updated_at`',
 		);
 		await plain('/api/contracts?status=Requested,Foo', 'Invalid contract status: Foo');
-		await plain('/api/offers?loan_type=Everything', 'unknown variant `Everything`, expected one of `Direct`, `Indirect`, `MoonCardInstant`, `All`');
-		await plain('/api/offers?collateral_asset_type=Ark', 'unknown variant `Ark`, expected one of `Any`, `Bitcoin`, `Arkade`');
+		await plain(
+			'/api/offers?loan_type=Everything',
+			'unknown variant `Everything`, expected one of `Direct`, `Indirect`, `MoonCardInstant`, `All`',
+		);
+		await plain(
+			'/api/offers?collateral_asset_type=Ark',
+			'unknown variant `Ark`, expected one of `Any`, `Bitcoin`, `Arkade`',
+		);
 		await plain('/api/offers?min_loan_amount=lots', 'invalid float literal');
-		await plain(`/api/offers/${OFFER}?kyc=maybe`, 'unknown variant `maybe`, expected one of `no_kyc`, `with_kyc`, `all`');
-		await plain('/api/notifications?unread_only=maybe', 'provided string was not `true` or `false`');
+		await plain(
+			`/api/offers/${OFFER}?kyc=maybe`,
+			'unknown variant `maybe`, expected one of `no_kyc`, `with_kyc`, `all`',
+		);
+		await plain(
+			'/api/notifications?unread_only=maybe',
+			'provided string was not `true` or `false`',
+		);
 		await plain('/api/notifications?page=x', 'invalid digit found in string');
-		expect((await call('GET', '/api/contracts?status=principal_given,REQUESTED')).json.total).toBe(3);
+		expect((await call('GET', '/api/contracts?status=principal_given,REQUESTED')).json.total).toBe(
+			3,
+		);
 		const json = async (path: string, message: string): Promise<void> => {
 			const answer = await call('GET', path);
-			expect([answer.status, answer.headers.get('content-type'), answer.json]).toEqual([400, 'application/json', { message }]);
+			expect([answer.status, answer.headers.get('content-type'), answer.json]).toEqual([
+				400,
+				'application/json',
+				{ message },
+			]);
 		};
 		await json('/api/contracts?page=0', 'Page must be greater than 0');
 		await json('/api/contracts?limit=101', 'Limit must be between 1 and 100');
@@ -1031,8 +1475,12 @@ describe('offers: collateral asset and the by-id filters', () => {
 		for (const dialect of ['spec', 'live'] as const) {
 			sandbox.configure({ dialect });
 			expect((await call('GET', `/api/offers/${offers.indirect}`)).status).toBe(200);
-			expect((await call('GET', `/api/offers/${offers.indirect}?loan_type=Direct`)).status).toBe(200);
-			expect((await call('GET', `/api/offers/${offers.kyc}?kyc=no_kyc`)).status).toBe(dialect === 'spec' ? 404 : 400);
+			expect((await call('GET', `/api/offers/${offers.indirect}?loan_type=Direct`)).status).toBe(
+				200,
+			);
+			expect((await call('GET', `/api/offers/${offers.kyc}?kyc=no_kyc`)).status).toBe(
+				dialect === 'spec' ? 404 : 400,
+			);
 		}
 		expect(offers.kyc).toBe(offers.eurBankKyc);
 		expect(offers.indirect).toBe(offers.usdtPolygonIndirect);
@@ -1044,21 +1492,28 @@ describe('notifications: the live handler pages each kind separately', () => {
 		const first = (await call('GET', `/api/notifications?limit=${limit}`)).json;
 		const ids = new Set<string>();
 		for (let page = 1; page <= first.total_pages; page += 1) {
-			for (const message of (await call('GET', `/api/notifications?limit=${limit}&page=${page}`)).json.data) ids.add(message.data.id);
+			for (const message of (await call('GET', `/api/notifications?limit=${limit}&page=${page}`))
+				.json.data)
+				ids.add(message.data.id);
 		}
 		return { ids, total: first.total, pages: first.total_pages };
 	}
 
 	it('misses items on a Return All walk over 160 unread notifications of mixed types', async () => {
 		const posted = sandbox.admin.postNotifications(sandbox.keys.borrower, 160);
-		expect(new Set(posted.map((message) => message.type))).toEqual(new Set(['ContractUpdate', 'InstallmentUpdate', 'ChatMessage']));
+		expect(new Set(posted.map((message) => message.type))).toEqual(
+			new Set(['ContractUpdate', 'InstallmentUpdate', 'ChatMessage']),
+		);
 		expect(await walk(50)).toMatchObject({ total: 164, pages: 4 });
 		expect((await walk(50)).ids.size).toBe(164);
 		sandbox.configure({ dialect: 'live' });
 		const page1 = (await call('GET', '/api/notifications?limit=50')).json;
 		expect(page1).toMatchObject({ page: 1, limit: 50, total: 164, total_pages: 4 });
 		expect(page1.data.map((message: { data: { id: string } }) => message.data.id)).toEqual(
-			posted.slice(-50).reverse().map((message) => message.data.id),
+			posted
+				.slice(-50)
+				.reverse()
+				.map((message) => message.data.id),
 		);
 		// Page 2 holds each kind's items 51+ (6 + 4 + 4), pages 3 and 4 are empty.
 		expect((await call('GET', '/api/notifications?limit=50&page=2')).json.data).toHaveLength(14);
@@ -1078,7 +1533,10 @@ describe('notifications: the live handler pages each kind separately', () => {
 	});
 
 	it('admin posts such a batch over HTTP too', async () => {
-		const answer = await call('POST', '/__admin/notifications', { key: null, body: { api_key: sandbox.keys.borrower, count: 160 } });
+		const answer = await call('POST', '/__admin/notifications', {
+			key: null,
+			body: { api_key: sandbox.keys.borrower, count: 160 },
+		});
 		expect(answer.json.created).toBe(160);
 		expect((await call('GET', '/api/notifications')).json.total).toBe(164);
 	});
@@ -1087,7 +1545,9 @@ describe('notifications: the live handler pages each kind separately', () => {
 describe('admin: contracts with a client_contract_id', () => {
 	it('creates them programmatically and over HTTP, and the listing shows the id', async () => {
 		const clientId = 'ffffffff-0000-4000-8000-000000000001';
-		const made = sandbox.admin.createContract(sandbox.keys.borrower, { client_contract_id: clientId });
+		const made = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+		});
 		expect(made.client_contract_id).toBe(clientId);
 		const overHttp = await call('POST', '/__admin/contracts', {
 			key: null,
@@ -1097,7 +1557,11 @@ describe('admin: contracts with a client_contract_id', () => {
 		for (const dialect of ['spec', 'live'] as const) {
 			sandbox.configure({ dialect });
 			const listed = (await call('GET', '/api/contracts?limit=100')).json.data;
-			expect(listed.filter((contract: { client_contract_id: string }) => contract.client_contract_id === clientId)).toHaveLength(2);
+			expect(
+				listed.filter(
+					(contract: { client_contract_id: string }) => contract.client_contract_id === clientId,
+				),
+			).toHaveLength(2);
 		}
 	});
 });
@@ -1110,14 +1574,25 @@ describe('live dialect: offer capacity (loan_amount_max)', () => {
 
 	it('takes each request off loan_amount_max, goes Unavailable below the min and gives it back on cancel', async () => {
 		const small = await createContract({ ...liveContract, loan_amount: 500 });
-		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({ loan_amount_max: 9500, status: 'Available' });
+		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({
+			loan_amount_max: 9500,
+			status: 'Available',
+		});
 		const big = await createContract({ ...liveContract, loan_amount: 9450 });
 		expect(big.status).toBe(200);
 		// GREATEST(0, 9500 - 9450) = 50 < loan_amount_min 100: Unavailable, out of the listing, still served by id.
-		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({ loan_amount_max: 50, status: 'Unavailable' });
-		expect((await call('GET', '/api/offers')).json.map((item: { id: string }) => item.id)).not.toContain(OFFER);
+		expect((await call('GET', `/api/offers/${OFFER}`)).json).toMatchObject({
+			loan_amount_max: 50,
+			status: 'Unavailable',
+		});
+		expect(
+			(await call('GET', '/api/offers')).json.map((item: { id: string }) => item.id),
+		).not.toContain(OFFER);
 		const refused = await createContract({ ...liveContract, loan_amount: 100 });
-		expect([refused.status, refused.json]).toEqual([400, { message: 'Invalid loan amount: $100 not in range $100-$50' }]);
+		expect([refused.status, refused.json]).toEqual([
+			400,
+			{ message: 'Invalid loan amount: $100 not in range $100-$50' },
+		]);
 		expect((await call('DELETE', `/api/contracts/${big.json.id}`)).status).toBe(200);
 		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 9500, status: 'Available' });
 		// A second cancel is refused (Cancelled) and gives nothing back.
@@ -1134,18 +1609,37 @@ describe('live dialect: offer capacity (loan_amount_max)', () => {
 	});
 
 	it('counts auto-approved requests, not a fiat request refused after it was stored, and not the spec dialect', async () => {
-		const approved = await createContract({ ...liveContract, id: offers.autoAccept, loan_amount: 1000 });
+		const approved = await createContract({
+			...liveContract,
+			id: offers.autoAccept,
+			loan_amount: 1000,
+		});
 		expect(approved.json.status).toBe('Approved');
 		expect(offer(offers.autoAccept)?.loan_amount_max).toBe(19000);
 		await call('DELETE', `/api/contracts/${approved.json.id}`);
 		expect(offer(offers.autoAccept)?.loan_amount_max).toBe(20000);
 		const details = {
-			bank_name: 'B', bank_address: 'A', bank_country: 'DE', purpose_of_remittance: 'P', full_name: 'F',
-			address: 'A', city: 'C', post_code: '1', country: 'DE',
+			bank_name: 'B',
+			bank_address: 'A',
+			bank_country: 'DE',
+			purpose_of_remittance: 'P',
+			full_name: 'F',
+			address: 'A',
+			city: 'C',
+			post_code: '1',
+			country: 'DE',
 		};
 		const fiat = {
-			...liveContract, id: offers.eurBankKyc, loan_type: 'Fiat', loan_amount: 1000, duration_days: 90,
-			fiat_loan_details: { details, encrypted_encryption_key_borrower: 'kb', encrypted_encryption_key_lender: 'kl' },
+			...liveContract,
+			id: offers.eurBankKyc,
+			loan_type: 'Fiat',
+			loan_amount: 1000,
+			duration_days: 90,
+			fiat_loan_details: {
+				details,
+				encrypted_encryption_key_borrower: 'kb',
+				encrypted_encryption_key_lender: 'kl',
+			},
 		};
 		expect((await createContract(fiat)).status).toBe(400);
 		expect(sandbox.stats().contractsCreated).toBe(2);
@@ -1167,7 +1661,8 @@ describe('live dialect: offer capacity (loan_amount_max)', () => {
 
 	it('admin Rejected / ApprovalExpired give it back, RequestExpired too but leaves the offer Unavailable', async () => {
 		const ids: string[] = [];
-		for (let index = 0; index < 3; index += 1) ids.push((await createContract({ ...liveContract, loan_amount: 1000 })).json.id);
+		for (let index = 0; index < 3; index += 1)
+			ids.push((await createContract({ ...liveContract, loan_amount: 1000 })).json.id);
 		expect(offer(OFFER)?.loan_amount_max).toBe(7000);
 		sandbox.admin.setContractStatus(ids[0], 'Rejected');
 		sandbox.admin.setContractStatus(ids[1], 'ApprovalExpired');
@@ -1175,17 +1670,30 @@ describe('live dialect: offer capacity (loan_amount_max)', () => {
 		sandbox.admin.setContractStatus(ids[2], 'RequestExpired');
 		expect(offer(OFFER)).toMatchObject({ loan_amount_max: 10000, status: 'Unavailable' });
 		// Admin-made contracts never held capacity: cancelling them changes nothing.
-		const adminMade = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: offers.usdtLiquidWeekly, loan_amount: 500 });
+		const adminMade = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: offers.usdtLiquidWeekly,
+			loan_amount: 500,
+		});
 		await call('DELETE', `/api/contracts/${adminMade.id}`);
 		expect(offer(offers.usdtLiquidWeekly)?.loan_amount_max).toBe(15000);
 	});
 
 	it('a 1e12 offer from admin.addOffer takes 1,000 requests (and resets with the sandbox)', async () => {
-		const big = sandbox.admin.addOffer({ loan_amount_min: 1, loan_amount_max: 1e12, auto_accept: false });
+		const big = sandbox.admin.addOffer({
+			loan_amount_min: 1,
+			loan_amount_max: 1e12,
+			auto_accept: false,
+		});
 		expect((await call('GET', `/api/offers/${big.id}`)).json.loan_amount_max).toBe(1e12);
 		for (let batch = 0; batch < 10; batch += 1) {
 			const answers = await Promise.all(
-				Array.from({ length: 100 }, (_, index) => createContract({ ...liveContract, id: big.id, loan_amount: 1000 + batch * 100 + index + 0.25 })),
+				Array.from({ length: 100 }, (_, index) =>
+					createContract({
+						...liveContract,
+						id: big.id,
+						loan_amount: 1000 + batch * 100 + index + 0.25,
+					}),
+				),
 			);
 			expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		}
@@ -1207,30 +1715,38 @@ interface RawAnswer {
 	completed: boolean;
 }
 
-function rawGet(url: string, options: { key?: string; timeoutMs?: number; agent?: http.Agent; method?: string } = {}): Promise<RawAnswer> {
+function rawGet(
+	url: string,
+	options: { key?: string; timeoutMs?: number; agent?: http.Agent; method?: string } = {},
+): Promise<RawAnswer> {
 	return new Promise((resolve) => {
 		const started = Date.now();
 		const answer: RawAnswer = { chunks: [], body: '', completed: false };
 		const headers = { 'x-api-key': options.key ?? sandbox.keys.borrower };
-		const req = http.request(url, { method: options.method ?? 'GET', headers, agent: options.agent }, (res) => {
-			answer.status = res.statusCode;
-			answer.headers = res.headers;
-			answer.headersAt = Date.now() - started;
-			res.setEncoding('utf8');
-			res.on('data', (chunk: string) => {
-				answer.chunks.push({ at: Date.now() - started, bytes: Buffer.byteLength(chunk) });
-				answer.body += chunk;
-			});
-			res.on('end', () => {
-				answer.completed = res.complete;
-				resolve(answer);
-			});
-			res.on('error', (error) => {
-				answer.error = error;
-				resolve(answer);
-			});
-		});
-		if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error('client timeout')));
+		const req = http.request(
+			url,
+			{ method: options.method ?? 'GET', headers, agent: options.agent },
+			(res) => {
+				answer.status = res.statusCode;
+				answer.headers = res.headers;
+				answer.headersAt = Date.now() - started;
+				res.setEncoding('utf8');
+				res.on('data', (chunk: string) => {
+					answer.chunks.push({ at: Date.now() - started, bytes: Buffer.byteLength(chunk) });
+					answer.body += chunk;
+				});
+				res.on('end', () => {
+					answer.completed = res.complete;
+					resolve(answer);
+				});
+				res.on('error', (error) => {
+					answer.error = error;
+					resolve(answer);
+				});
+			},
+		);
+		if (options.timeoutMs !== undefined)
+			req.setTimeout(options.timeoutMs, () => req.destroy(new Error('client timeout')));
 		req.on('error', (error) => {
 			answer.error = error;
 			resolve(answer);
@@ -1261,16 +1777,25 @@ describe('hostile-server faults', () => {
 	beforeEach(() => target.reset());
 
 	it('redirect: 307 by default to the origin + the same path and query; the target records what arrives', async () => {
-		sandbox.configure({ faults: [{ kind: 'redirect', path: '/api/offers', location: target.url, times: 2 }] });
-		const manual = await fetch(`${sandbox.url}/api/offers?loan_type=All`, { headers: { 'x-api-key': sandbox.keys.borrower }, redirect: 'manual' });
+		sandbox.configure({
+			faults: [{ kind: 'redirect', path: '/api/offers', location: target.url, times: 2 }],
+		});
+		const manual = await fetch(`${sandbox.url}/api/offers?loan_type=All`, {
+			headers: { 'x-api-key': sandbox.keys.borrower },
+			redirect: 'manual',
+		});
 		expect(manual.status).toBe(307);
 		expect(manual.headers.get('location')).toBe(`${target.url}/api/offers?loan_type=All`);
 		expect(await manual.text()).toBe('');
 		expect(target.requests).toHaveLength(0);
 		// A client that follows blindly hands the key to the other origin (fetch keeps custom headers).
-		const followed = await fetch(`${sandbox.url}/api/offers`, { headers: { 'x-api-key': sandbox.keys.borrower } });
+		const followed = await fetch(`${sandbox.url}/api/offers`, {
+			headers: { 'x-api-key': sandbox.keys.borrower },
+		});
 		expect([followed.status, await followed.json()]).toEqual([200, { target: true }]);
-		expect(target.requests).toEqual([expect.objectContaining({ method: 'GET', path: '/api/offers', url: '/api/offers' })]);
+		expect(target.requests).toEqual([
+			expect.objectContaining({ method: 'GET', path: '/api/offers', url: '/api/offers' }),
+		]);
 		expect(target.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(target.sawText(sandbox.keys.borrower)).toBe(true);
 		expect(target.sawText(sandbox.keys.otherBorrower)).toBe(false);
@@ -1279,17 +1804,42 @@ describe('hostile-server faults', () => {
 
 	it('redirect: 301/302/308 and a Location with a path, sent verbatim; a rule needs a location', async () => {
 		for (const status of [301, 302, 308] as const) {
-			sandbox.configure({ faults: [{ kind: 'redirect', status, location: `${target.url}/elsewhere?x=1` }] });
-			const answer = await fetch(`${sandbox.url}/api/contracts`, { headers: { 'x-api-key': sandbox.keys.borrower }, redirect: 'manual' });
-			expect([answer.status, answer.headers.get('location')]).toEqual([status, `${target.url}/elsewhere?x=1`]);
+			sandbox.configure({
+				faults: [{ kind: 'redirect', status, location: `${target.url}/elsewhere?x=1` }],
+			});
+			const answer = await fetch(`${sandbox.url}/api/contracts`, {
+				headers: { 'x-api-key': sandbox.keys.borrower },
+				redirect: 'manual',
+			});
+			expect([answer.status, answer.headers.get('location')]).toEqual([
+				status,
+				`${target.url}/elsewhere?x=1`,
+			]);
 		}
-		expect(() => sandbox.configure({ faults: [{ kind: 'redirect' }] })).toThrow('a redirect rule needs a location');
-		expect(() => sandbox.configure({ faults: [{ kind: 'redirect', location: '/x', status: 303 as never }] })).toThrow('status');
-		expect(() => sandbox.configure({ faults: [{ kind: '500', location: '/x' }] })).toThrow('location is only for redirect');
+		expect(() => sandbox.configure({ faults: [{ kind: 'redirect' }] })).toThrow(
+			'a redirect rule needs a location',
+		);
+		expect(() =>
+			sandbox.configure({ faults: [{ kind: 'redirect', location: '/x', status: 303 as never }] }),
+		).toThrow('status');
+		expect(() => sandbox.configure({ faults: [{ kind: '500', location: '/x' }] })).toThrow(
+			'location is only for redirect',
+		);
 	});
 
 	it('redirect after:true processes the request first (a POST is created, then redirected)', async () => {
-		sandbox.configure({ faults: [{ kind: 'redirect', method: 'POST', path: '/api/contracts', location: target.url, after: true, status: 302 }] });
+		sandbox.configure({
+			faults: [
+				{
+					kind: 'redirect',
+					method: 'POST',
+					path: '/api/contracts',
+					location: target.url,
+					after: true,
+					status: 302,
+				},
+			],
+		});
 		const answer = await fetch(`${sandbox.url}/api/contracts`, {
 			method: 'POST',
 			headers: { 'x-api-key': sandbox.keys.borrower, 'content-type': 'application/json' },
@@ -1308,22 +1858,34 @@ describe('hostile-server faults', () => {
 			['error-body', '{"error":"Internal","code":"INTERNAL","details":"x"}', 'application/json'],
 		];
 		for (const [body200, text, type] of cases) {
-			sandbox.configure({ faults: [{ kind: 'bad-200', path: '/api/contracts', body200: body200 as never }] });
+			sandbox.configure({
+				faults: [{ kind: 'bad-200', path: '/api/contracts', body200: body200 as never }],
+			});
 			const answer = await call('GET', '/api/contracts');
-			expect([body200, answer.status, answer.text, answer.headers.get('content-type')]).toEqual([body200, 200, text, type]);
+			expect([body200, answer.status, answer.text, answer.headers.get('content-type')]).toEqual([
+				body200,
+				200,
+				text,
+				type,
+			]);
 		}
 		sandbox.configure({ faults: [{ kind: 'bad-200', path: '/api/offers' }] });
 		expect((await call('GET', '/api/offers')).text).toBe('{"id": "abc');
 		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'html' }] });
 		const html = await call('GET', '/api/offers');
-		expect([html.status, html.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+		expect([html.status, html.headers.get('content-type')]).toEqual([
+			200,
+			'text/html; charset=utf-8',
+		]);
 		expect(html.text).toMatch(/^<!DOCTYPE html>/);
 		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'echo-key' }] });
 		const echo = await call('GET', '/api/contracts/whatever');
 		expect(echo.status).toBe(200);
 		expect(echo.json.api_key).toBe(sandbox.keys.borrower);
 		expect(echo.json.message).toContain(sandbox.keys.borrower);
-		expect(() => sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'xml' as never }] })).toThrow('body200');
+		expect(() =>
+			sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'xml' as never }] }),
+		).toThrow('body200');
 	});
 
 	it('429 with Retry-After from the rule: "0", a past HTTP date, "1" by default, or none', async () => {
@@ -1351,7 +1913,9 @@ describe('hostile-server faults', () => {
 	});
 
 	it('trickle: headers at once, then one byte every delayMs (a fixed body or the real answer)', async () => {
-		sandbox.configure({ faults: [{ kind: 'trickle', path: '/api/health', delayMs: 40, body: '{"ok":1}' }] });
+		sandbox.configure({
+			faults: [{ kind: 'trickle', path: '/api/health', delayMs: 40, body: '{"ok":1}' }],
+		});
 		const answer = await rawGet(`${sandbox.url}/api/health`);
 		expect([answer.status, answer.body, answer.completed]).toEqual([200, '{"ok":1}', true]);
 		expect(answer.headers?.['content-length']).toBe('8');
@@ -1381,17 +1945,25 @@ describe('hostile-server faults', () => {
 		expect(Buffer.byteLength(raw.body)).toBe(Math.floor(length / 2));
 		expect(raw.completed === false || raw.error !== undefined).toBe(true);
 		sandbox.configure({ faults: [{ kind: 'cut-body', path: '/api/contracts' }] });
-		const response = await fetch(`${sandbox.url}/api/contracts`, { headers: { 'x-api-key': sandbox.keys.borrower } });
+		const response = await fetch(`${sandbox.url}/api/contracts`, {
+			headers: { 'x-api-key': sandbox.keys.borrower },
+		});
 		expect(response.status).toBe(200);
 		await expect(response.text()).rejects.toThrow();
 		// A fixed body; an empty real answer is replaced by a JSON stand-in so there is something to cut.
 		sandbox.configure({ faults: [{ kind: 'cut-body', method: 'DELETE', path: '/api/contracts' }] });
 		const requested = SEED_IDS.contracts.requested;
 		const empty = await rawGet(`${sandbox.url}/api/contracts/${requested}`, { method: 'DELETE' });
-		expect([empty.status, empty.headers?.['content-type'], empty.completed]).toEqual([200, 'application/json', false]);
+		expect([empty.status, empty.headers?.['content-type'], empty.completed]).toEqual([
+			200,
+			'application/json',
+			false,
+		]);
 		expect(empty.body).toBe('{"message":"cut-body stand-in for an empty answer"}'.slice(0, 25));
 		expect(sandbox.state.contracts.get(requested)?.contract.status).toBe('Cancelled');
-		sandbox.configure({ faults: [{ kind: 'cut-body', path: '/api/health', body: '{"0123456789":true}' }] });
+		sandbox.configure({
+			faults: [{ kind: 'cut-body', path: '/api/health', body: '{"0123456789":true}' }],
+		});
 		const fixed = await rawGet(`${sandbox.url}/api/health`);
 		expect([fixed.headers?.['content-length'], fixed.body]).toEqual(['19', '{"0123456']);
 	});
@@ -1399,12 +1971,20 @@ describe('hostile-server faults', () => {
 	it('hang: never answers until the client leaves; after:true still processes the request', async () => {
 		sandbox.configure({ faults: [{ kind: 'hang', path: '/api/contracts', times: 2 }] });
 		const started = Date.now();
-		await expect(call('GET', '/api/contracts', { signal: AbortSignal.timeout(200) })).rejects.toThrow();
+		await expect(
+			call('GET', '/api/contracts', { signal: AbortSignal.timeout(200) }),
+		).rejects.toThrow();
 		expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-		await expect(createContract(validContract, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+		await expect(
+			createContract(validContract, { signal: AbortSignal.timeout(100) }),
+		).rejects.toThrow();
 		expect(sandbox.stats()).toMatchObject({ contractsCreated: 0, byStatus: { hang: 2 } });
-		sandbox.configure({ faults: [{ kind: 'hang', method: 'POST', path: '/api/contracts', after: true }] });
-		await expect(createContract(validContract, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+		sandbox.configure({
+			faults: [{ kind: 'hang', method: 'POST', path: '/api/contracts', after: true }],
+		});
+		await expect(
+			createContract(validContract, { signal: AbortSignal.timeout(100) }),
+		).rejects.toThrow();
 		expect(sandbox.stats().contractsCreated).toBe(1);
 	});
 
@@ -1430,7 +2010,8 @@ describe('hostile-server faults', () => {
 });
 
 describe('paging lies (config `paging`)', () => {
-	const ids = (page: { data: { id?: string; data?: { id?: string } }[] }) => page.data.map((item) => item.id ?? item.data?.id);
+	const ids = (page: { data: { id?: string; data?: { id?: string } }[] }) =>
+		page.data.map((item) => item.id ?? item.data?.id);
 
 	beforeEach(() => {
 		sandbox.admin.createContracts(sandbox.keys.borrower, 20);
@@ -1457,7 +2038,12 @@ describe('paging lies (config `paging`)', () => {
 		const seen = new Set<string>();
 		for (const page of [1, 2, 50, 999_999]) {
 			const contracts = (await call('GET', `/api/contracts?limit=100&page=${page}`)).json;
-			expect(contracts).toMatchObject({ page, limit: 100, total_pages: 1_000_000, total: 100_000_000 });
+			expect(contracts).toMatchObject({
+				page,
+				limit: 100,
+				total_pages: 1_000_000,
+				total: 100_000_000,
+			});
 			expect(contracts.data).toHaveLength(100);
 			for (const id of ids(contracts)) seen.add(id as string);
 			const notes = (await call('GET', `/api/notifications?limit=100&page=${page}`)).json;
@@ -1465,9 +2051,14 @@ describe('paging lies (config `paging`)', () => {
 			for (const id of ids(notes)) seen.add(id as string);
 		}
 		expect(seen.size).toBe(800);
-		expect((await call('GET', '/api/contracts?limit=3&page=2')).json.data[0]).toMatchObject({ id: expect.stringMatching(UUID), status: expect.any(String) });
+		expect((await call('GET', '/api/contracts?limit=3&page=2')).json.data[0]).toMatchObject({
+			id: expect.stringMatching(UUID),
+			status: expect.any(String),
+		});
 		// Deterministic: the same page has the same ids.
-		expect(ids((await call('GET', '/api/contracts?limit=3&page=2')).json)).toEqual(ids((await call('GET', '/api/contracts?limit=3&page=2')).json));
+		expect(ids((await call('GET', '/api/contracts?limit=3&page=2')).json)).toEqual(
+			ids((await call('GET', '/api/contracts?limit=3&page=2')).json),
+		);
 	});
 
 	it('lying-total-pages says 1 while there are more; no-ids drops the ids', async () => {
@@ -1475,19 +2066,32 @@ describe('paging lies (config `paging`)', () => {
 		const contracts = (await call('GET', '/api/contracts?limit=10')).json;
 		expect(contracts).toMatchObject({ page: 1, total: 25, total_pages: 1 });
 		expect((await call('GET', '/api/contracts?limit=10&page=2')).json.data).toHaveLength(10);
-		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({ total: 24, total_pages: 1 });
+		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({
+			total: 24,
+			total_pages: 1,
+		});
 		sandbox.configure({ paging: 'no-ids', dialect: 'live' });
 		const bare = (await call('GET', '/api/contracts?limit=10')).json;
 		expect(bare.data).toHaveLength(10);
-		expect(bare.data.every((contract: object) => !('id' in contract) && 'status' in contract)).toBe(true);
+		expect(bare.data.every((contract: object) => !('id' in contract) && 'status' in contract)).toBe(
+			true,
+		);
 		const notes = (await call('GET', '/api/notifications?limit=10')).json;
-		expect(notes.data.every((message: { data: object }) => !('id' in message.data) && 'timestamp' in message.data)).toBe(true);
+		expect(
+			notes.data.every(
+				(message: { data: object }) => !('id' in message.data) && 'timestamp' in message.data,
+			),
+		).toBe(true);
 		// Listing only: the records themselves keep their ids.
-		expect([...sandbox.state.contracts.values()].every((entry) => typeof entry.contract.id === 'string')).toBe(true);
+		expect(
+			[...sandbox.state.contracts.values()].every((entry) => typeof entry.contract.id === 'string'),
+		).toBe(true);
 	});
 
 	it('is validated, switchable over /__admin/config and reset to honest paging', async () => {
-		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow('paging must be null or one of');
+		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow(
+			'paging must be null or one of',
+		);
 		await call('PUT', '/__admin/config', { key: null, body: { paging: 'lying-total-pages' } });
 		expect(sandbox.config.paging).toBe('lying-total-pages');
 		sandbox.reset();
@@ -1509,9 +2113,13 @@ describe('connection counting', () => {
 	it('reports open and peak connections; reset starts the peak at the open ones', async () => {
 		const port = Number(new URL(own.url).port);
 		const sockets = await Promise.all(
-			Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
-				const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-			})),
+			Array.from(
+				{ length: 5 },
+				() =>
+					new Promise<net.Socket>((resolve) => {
+						const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+					}),
+			),
 		);
 		await waitFor(() => own.stats().openConnections === 5);
 		expect(own.stats()).toMatchObject({ openConnections: 5, peakConnections: 5, connections: 5 });
@@ -1527,7 +2135,11 @@ describe('connection counting', () => {
 	it("shows a client's connection cap (an agent with maxSockets 3, 30 requests)", async () => {
 		own.configure({ latencyMs: 20 });
 		const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
-		const answers = await Promise.all(Array.from({ length: 30 }, () => rawGet(`${own.url}/api/offers`, { key: own.keys.borrower, agent })));
+		const answers = await Promise.all(
+			Array.from({ length: 30 }, () =>
+				rawGet(`${own.url}/api/offers`, { key: own.keys.borrower, agent }),
+			),
+		);
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		expect(own.stats()).toMatchObject({ requests: 30, peakConnections: 3, connections: 3 });
 		agent.destroy();

@@ -15,18 +15,30 @@ function send(message: FromContender): void {
 async function run(job: Job): Promise<RunResult> {
 	const { value, memory } = await measureMemory(async () => {
 		const started = performance.now();
-		const outcome = await (job.profileFile ? profiled(job.profileFile, () => runJob(job)) : runJob(job));
+		const outcome = await (job.profileFile
+			? profiled(job.profileFile, () => runJob(job))
+			: runJob(job));
 		return { outcome, wallMs: performance.now() - started };
 	});
 	const { outcome, wallMs } = value;
-	return { wallMs, succeeded: outcome.succeeded, error: outcome.error, bytesReceived: outcome.bytesReceived, memory };
+	return {
+		wallMs,
+		succeeded: outcome.succeeded,
+		error: outcome.error,
+		bytesReceived: outcome.bytesReceived,
+		memory,
+	};
 }
 
 process.on('message', (message: ToContender) => {
 	if (message.type === 'exit') process.exit(0);
 	run(message.job).then(
 		(result) => send({ type: 'result', result }),
-		(error: unknown) => send({ type: 'failed', message: error instanceof Error ? error.stack ?? error.message : String(error) }),
+		(error: unknown) =>
+			send({
+				type: 'failed',
+				message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+			}),
 	);
 });
 

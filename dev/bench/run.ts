@@ -23,7 +23,15 @@ import {
 	type Row,
 	type Verdict,
 } from './lib/report';
-import { faults, latency, liveFaults, overhead, rateLimited, returnAll, type Settings } from './lib/scenarios';
+import {
+	faults,
+	latency,
+	liveFaults,
+	overhead,
+	rateLimited,
+	returnAll,
+	type Settings,
+} from './lib/scenarios';
 
 const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6] [--profile] [--no-write]
   Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
@@ -36,7 +44,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--o
   --no-write     do not update bench/RESULTS.md`;
 
 const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
-const ANALYSIS_MARKER = '<!-- Everything below this line is kept when bench/run.ts rewrites the file. -->';
+const ANALYSIS_MARKER =
+	'<!-- Everything below this line is kept when bench/run.ts rewrites the file. -->';
 
 type Dialect = 'spec' | 'live';
 
@@ -77,7 +86,13 @@ function parseArgs(argv: string[]): Options {
 		const flag = argv[index];
 		switch (flag) {
 			case '--quick':
-				Object.assign(options, { reps: 1, slowReps: 1, rateLimitedItems: 300, tunedBatching: false, latencyItems: 500 });
+				Object.assign(options, {
+					reps: 1,
+					slowReps: 1,
+					rateLimitedItems: 300,
+					tunedBatching: false,
+					latencyItems: 500,
+				});
 				break;
 			case '--reps':
 				options.reps = positiveInteger(flag, argv[++index]);
@@ -87,13 +102,17 @@ function parseArgs(argv: string[]): Options {
 				break;
 			case '--only': {
 				const list = (argv[++index] ?? '').split(',').map((part) => part.trim());
-				const dialects = list.flatMap((part) => /^3-(spec|live)$/.exec(part)?.[1] ?? []) as Dialect[];
+				const dialects = list.flatMap(
+					(part) => /^3-(spec|live)$/.exec(part)?.[1] ?? [],
+				) as Dialect[];
 				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
 				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5, 6].includes(scenario))) {
 					fail('--only takes scenario numbers 1–6, 3-spec and 3-live');
 				}
 				options.only = new Set(numbers);
-				options.faultDialects = new Set(list.includes('3') || !dialects.length ? ['spec', 'live'] : dialects);
+				options.faultDialects = new Set(
+					list.includes('3') || !dialects.length ? ['spec', 'live'] : dialects,
+				);
 				break;
 			}
 			case '--profile':
@@ -123,7 +142,8 @@ function machine(): string {
 	} catch {
 		cpu = `${os.cpus().length} × ${cpu}`;
 	}
-	const n8nCore = JSON.parse(readFileSync(require.resolve('n8n-core/package.json'), 'utf8')).version as string;
+	const n8nCore = JSON.parse(readFileSync(require.resolve('n8n-core/package.json'), 'utf8'))
+		.version as string;
 	return `${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}, n8n-core ${n8nCore}`;
 }
 
@@ -159,8 +179,16 @@ forced full GC (the output). Peak RSS is the whole contender process, code inclu
 n8n-core alone takes about 100 MB). Scenario 2's floor is items / 10 s. Scenario 6's per-item ratio
 compares a size with the smallest one, for the same contender.`;
 
-function writeResults(command: string, header: string, table: string, verdicts: Verdict[], profile: string): void {
-	const kept = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8').split(ANALYSIS_MARKER)[1] : undefined;
+function writeResults(
+	command: string,
+	header: string,
+	table: string,
+	verdicts: Verdict[],
+	profile: string,
+): void {
+	const kept = existsSync(RESULTS_FILE)
+		? readFileSync(RESULTS_FILE, 'utf8').split(ANALYSIS_MARKER)[1]
+		: undefined;
 	const content = [
 		'# Benchmarks',
 		'',
@@ -208,7 +236,9 @@ async function main(): Promise<void> {
 			rows.push(...faultRows(await faults(sandbox, options)));
 		}
 		if (options.only.has(3) && options.faultDialects.has('live')) {
-			console.error('Scenario 3: faults, live dialect (no Idempotency-Key; both faults after the contract was stored)');
+			console.error(
+				'Scenario 3: faults, live dialect (no Idempotency-Key; both faults after the contract was stored)',
+			);
 			rows.push(...liveFaultRows(await liveFaults(sandbox, options)));
 		}
 		if (options.only.has(4)) {
@@ -216,7 +246,9 @@ async function main(): Promise<void> {
 			rows.push(...returnAllRows(await returnAll(sandbox, options), verdicts));
 		}
 		if (options.only.has(5)) {
-			console.error(`Scenario 5: latency 1 s, ${options.latencyItems} items (≥ ${options.latencyItems / 16} s for our node at 16 parallel)`);
+			console.error(
+				`Scenario 5: latency 1 s, ${options.latencyItems} items (≥ ${options.latencyItems / 16} s for our node at 16 parallel)`,
+			);
 			rows.push(...latencyRows(await latency(sandbox, options)));
 		}
 		if (options.profile) {
@@ -231,7 +263,8 @@ async function main(): Promise<void> {
 	const header = `${startedAt} · ${machine()} · total ${minutes(Date.now() - started)}`;
 	const table = renderTable(rows);
 	console.log(`\n${header}\n\n${table}\n`);
-	for (const verdict of verdicts) console.log(`${verdict.met ? 'met    ' : 'MISSED '} ${verdict.target}`);
+	for (const verdict of verdicts)
+		console.log(`${verdict.met ? 'met    ' : 'MISSED '} ${verdict.target}`);
 	if (profile) console.log(`\n${profile}`);
 	if (options.write) writeResults(command, header, table, verdicts, profile);
 }

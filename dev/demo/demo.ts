@@ -26,7 +26,10 @@ export const DEMO_WORKFLOWS = {
 export const SANDBOX_URL_IN_FILES = 'http://127.0.0.1:7337';
 export const N8N_URL_IN_FILES = 'http://127.0.0.1:5678';
 
-export function demoCredentials(sandboxUrl: string, keys: { master: string; borrower: string }): CredentialImport[] {
+export function demoCredentials(
+	sandboxUrl: string,
+	keys: { master: string; borrower: string },
+): CredentialImport[] {
 	const credential = (keyType: 'master' | 'borrower'): CredentialImport => ({
 		...DEMO_CREDENTIALS[keyType],
 		type: 'lendasatApi',

@@ -45,7 +45,10 @@ async function main(): Promise<void> {
 	const consoleErrors: string[] = [];
 	try {
 		const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		page.on('console', (message: Json) => message.type() === 'error' && consoleErrors.push(message.text()));
+		page.on(
+			'console',
+			(message: Json) => message.type() === 'error' && consoleErrors.push(message.text()),
+		);
 		page.on('pageerror', (error: Error) => consoleErrors.push(error.message));
 
 		await step('Sign in', async () => {
@@ -71,14 +74,26 @@ async function main(): Promise<void> {
 
 		await step('Screenshot: the operation panel of "Request the loan"', async () => {
 			await page.goto(`${n8n.url}/workflow/${DEMO_WORKFLOWS.takeLoan}`);
-			await page.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' }).dblclick();
+			await page
+				.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' })
+				.dblclick();
 			await page.getByTestId('ndv').waitFor();
 			// Smoke check: our icon, fields and the offer picker render.
 			await page.locator('[data-test-id="ndv"] img[src*="lendasat"]').first().waitFor();
-			for (const label of ['Resource', 'Operation', 'Loan Offer', 'Loan Amount', 'Duration (Days)', 'Idempotency Key']) {
+			for (const label of [
+				'Resource',
+				'Operation',
+				'Loan Offer',
+				'Loan Amount',
+				'Duration (Days)',
+				'Idempotency Key',
+			]) {
 				await page.getByTestId('ndv').getByText(label, { exact: true }).first().waitFor();
 			}
-			await page.locator('[data-test-id="ndv"] [data-test-id*="resource-locator"]').first().waitFor();
+			await page
+				.locator('[data-test-id="ndv"] [data-test-id*="resource-locator"]')
+				.first()
+				.waitFor();
 			await page.waitForTimeout(500);
 			await page.screenshot({ path: join(outDir, '2-operation-panel.png') });
 			await page.keyboard.press('Escape');
@@ -86,10 +101,15 @@ async function main(): Promise<void> {
 
 		await step('Screenshot: a finished run of "take a loan"', async () => {
 			await page.getByTestId('execute-workflow-button').click();
-			await page.getByText(/Workflow executed successfully/i).first().waitFor({ timeout: 60_000 });
+			await page
+				.getByText(/Workflow executed successfully/i)
+				.first()
+				.waitFor({ timeout: 60_000 });
 			await page.waitForTimeout(1000);
 			await page.screenshot({ path: join(outDir, '3-finished-run.png') });
-			await page.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' }).dblclick();
+			await page
+				.locator('[data-test-id="canvas-node"]', { hasText: 'Request the loan' })
+				.dblclick();
 			await page.getByTestId('ndv').getByText('loan_id').first().waitFor();
 			await page.waitForTimeout(500);
 			await page.screenshot({ path: join(outDir, '4-run-output.png') });

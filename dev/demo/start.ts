@@ -31,12 +31,18 @@ function portOr(preferred: number): Promise<number> {
 
 function npmRunBuild(): Promise<void> {
 	return new Promise((resolve, reject) => {
-		const child = spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: node24Env(), stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn('npm', ['run', '--silent', 'build'], {
+			cwd: ROOT,
+			env: node24Env(),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let output = '';
 		child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
 		child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed:\n${output.slice(-4000)}`))));
+		child.on('close', (code) =>
+			code === 0 ? resolve() : reject(new Error(`npm run build failed:\n${output.slice(-4000)}`)),
+		);
 	});
 }
 
@@ -114,10 +120,13 @@ async function main(): Promise<void> {
 	await step('Install n8n if needed', () => ensureN8n());
 	const n8nPort = await portOr(Number(process.env.N8N_PORT ?? 5678));
 	const n8nUrl = `http://127.0.0.1:${n8nPort}`;
-	const home = await step('Prepare the n8n user folder with this package as a community package', () => {
-		rmSync(DEMO_DIR, { recursive: true, force: true });
-		return createN8nHome({ dir: DEMO_DIR });
-	});
+	const home = await step(
+		'Prepare the n8n user folder with this package as a community package',
+		() => {
+			rmSync(DEMO_DIR, { recursive: true, force: true });
+			return createN8nHome({ dir: DEMO_DIR });
+		},
+	);
 	await step('Import the credentials (master key, borrower key) and the demo workflows', () =>
 		importDemo(home, { sandboxUrl: sandbox.url, n8nUrl, keys: sandbox.keys }),
 	);
@@ -132,7 +141,9 @@ async function main(): Promise<void> {
 		try {
 			await n8n.activate(DEMO_WORKFLOWS.marginCall);
 		} catch (error) {
-			process.stdout.write(`  (margin-call alert not activated: ${(error as Error).message.slice(0, 300)})\n`);
+			process.stdout.write(
+				`  (margin-call alert not activated: ${(error as Error).message.slice(0, 300)})\n`,
+			);
 		}
 	});
 	process.stdout.write(banner(n8n, sandbox));
@@ -141,7 +152,9 @@ async function main(): Promise<void> {
 	// Keep running until Ctrl-C; notice if n8n dies on its own.
 	const watch = setInterval(() => {
 		if (!n8n.running && !stoppingSince) {
-			process.stdout.write(`\nn8n stopped unexpectedly; last output:\n${n8n.output().slice(-2000)}\n`);
+			process.stdout.write(
+				`\nn8n stopped unexpectedly; last output:\n${n8n.output().slice(-2000)}\n`,
+			);
 			void stopAll(1);
 		}
 	}, 1000);

@@ -89,7 +89,9 @@ class PackageNodeTypes implements INodeTypes {
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		if (nodeType in this.extraNodeTypes) return this.extraNodeTypes[nodeType];
 		if (nodeType === 'n8n-nodes-base.manualTrigger') return new ManualTrigger();
-		const loaded = this.loader.nodeTypes[nodeType.replace(`${PACKAGE_NAME}.`, '')] ?? this.loader.nodeTypes[nodeType];
+		const loaded =
+			this.loader.nodeTypes[nodeType.replace(`${PACKAGE_NAME}.`, '')] ??
+			this.loader.nodeTypes[nodeType];
 		if (!loaded) throw new Error(`Unknown node type ${nodeType}`);
 		return loaded.type;
 	}
@@ -148,16 +150,9 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		for (const [name, value] of Object.entries(headers)) {
 			resolved[name] =
 				workflow && node
-					? workflow.expression.getParameterValue(
-							value,
-							null,
-							0,
-							0,
-							node.name,
-							[],
-							'internal',
-							{ $credentials: credentials },
-						)
+					? workflow.expression.getParameterValue(value, null, 0, 0, node.name, [], 'internal', {
+							$credentials: credentials,
+						})
 					: value;
 		}
 		return { ...requestOptions, headers: { ...requestOptions.headers, ...resolved } };
@@ -176,7 +171,11 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 
 	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { environment: 'custom', keyType: 'borrower', ...this.credential } as ICredentialDataDecryptedObject;
+		return {
+			environment: 'custom',
+			keyType: 'borrower',
+			...this.credential,
+		} as ICredentialDataDecryptedObject;
 	}
 
 	async updateCredentials(): Promise<void> {}
@@ -214,14 +213,27 @@ export interface RunResult {
 export interface WorkflowFixture {
 	id?: string;
 	name?: string;
-	nodes: Array<Omit<INode, 'position' | 'id' | 'parameters'> & { id?: string; position: number[]; parameters: object }>;
+	nodes: Array<
+		Omit<INode, 'position' | 'id' | 'parameters'> & {
+			id?: string;
+			position: number[];
+			parameters: object;
+		}
+	>;
 	/** As exported: connection types are plain strings there. */
-	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }> | null>>>;
+	connections: Record<
+		string,
+		Record<string, Array<Array<{ node: string; type: string; index: number }> | null>>
+	>;
 	settings?: object;
 }
 
-export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions): Promise<RunResult> {
-	const workflowJson = fixture as unknown as Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>;
+export async function runWorkflow(
+	fixture: WorkflowFixture,
+	options: RunOptions,
+): Promise<RunResult> {
+	const workflowJson = fixture as unknown as Pick<IWorkflowBase, 'nodes' | 'connections'> &
+		Partial<IWorkflowBase>;
 	const loader = await loadPackage();
 	const nodeTypes = new PackageNodeTypes(loader, options.extraNodeTypes);
 	const credentialTypes = Object.fromEntries(
@@ -229,7 +241,10 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions)
 	);
 	const nodes = workflowJson.nodes.map((node) => ({
 		...node,
-		credentials: node.type === NODE_TYPE ? { [CREDENTIAL_TYPE]: { id: '1', name: 'Lendasat test' } } : node.credentials,
+		credentials:
+			node.type === NODE_TYPE
+				? { [CREDENTIAL_TYPE]: { id: '1', name: 'Lendasat test' } }
+				: node.credentials,
 	}));
 	const workflow = new Workflow({
 		id: workflowJson.id ?? 'test-workflow',
@@ -297,7 +312,11 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions)
 			],
 		},
 	});
-	const execution = new WorkflowExecute(additionalData, 'manual' as WorkflowExecuteMode, runExecutionData);
+	const execution = new WorkflowExecute(
+		additionalData,
+		'manual' as WorkflowExecuteMode,
+		runExecutionData,
+	);
 	let run: IRun;
 	try {
 		await execution.processRunExecutionData(workflow);
@@ -320,7 +339,10 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions)
 }
 
 /** A one-node workflow around the Lendasat Borrower node, as a user would build it. */
-export function singleNodeWorkflow(parameters: object, settings: Partial<INode> = {}): WorkflowFixture {
+export function singleNodeWorkflow(
+	parameters: object,
+	settings: Partial<INode> = {},
+): WorkflowFixture {
 	return {
 		nodes: [
 			{
@@ -338,18 +360,27 @@ export function singleNodeWorkflow(parameters: object, settings: Partial<INode> 
 }
 
 /** Runs the node's credential test function exactly as n8n's credentials tester calls it. */
-export async function testCredential(credential: TestCredential): Promise<INodeCredentialTestResult> {
+export async function testCredential(
+	credential: TestCredential,
+): Promise<INodeCredentialTestResult> {
 	const loader = await loadPackage();
 	const nodeType = loader.nodeTypes.lendasatBorrower.type as INodeType;
-	const testedBy = nodeType.description.credentials?.find((c) => c.name === CREDENTIAL_TYPE)?.testedBy;
-	if (typeof testedBy !== 'string') throw new Error('the node does not name a credential test function');
+	const testedBy = nodeType.description.credentials?.find(
+		(c) => c.name === CREDENTIAL_TYPE,
+	)?.testedBy;
+	if (typeof testedBy !== 'string')
+		throw new Error('the node does not name a credential test function');
 	const test = nodeType.methods?.credentialTest?.[testedBy];
 	if (!test) throw new Error(`credential test ${testedBy} is missing`);
 	const decrypted: ICredentialsDecrypted = {
 		id: '1',
 		name: 'Lendasat test',
 		type: CREDENTIAL_TYPE,
-		data: { environment: 'custom', keyType: 'borrower', ...credential } as ICredentialDataDecryptedObject,
+		data: {
+			environment: 'custom',
+			keyType: 'borrower',
+			...credential,
+		} as ICredentialDataDecryptedObject,
 	};
 	const context = new CredentialTestContext() as unknown as ICredentialTestFunctions;
 	return await test.call(context, decrypted);
@@ -381,7 +412,14 @@ export async function searchList(
 		parameters,
 		credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'Lendasat test' } },
 	} as INode;
-	const workflow = new Workflow({ id: 'test-workflow', name: 'Test', nodes: [node], connections: {}, active: false, nodeTypes });
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+	});
 	const additionalData = {
 		credentialsHelper: new TestCredentialsHelper(credentialTypes, credential),
 		currentNodeParameters: parameters,
@@ -390,7 +428,12 @@ export async function searchList(
 		variables: {},
 		userId: 'test-user',
 	} as unknown as IWorkflowExecuteAdditionalData;
-	const context = new LoadOptionsContext(workflow, workflow.getNode(node.name) ?? node, additionalData, 'parameters.offerId');
+	const context = new LoadOptionsContext(
+		workflow,
+		workflow.getNode(node.name) ?? node,
+		additionalData,
+		'parameters.offerId',
+	);
 	return await method.call(context as unknown as ILoadOptionsFunctions, filter);
 }
 
@@ -416,7 +459,10 @@ export interface PollResult {
  * scheduler (mode 'trigger') and the editor's "Fetch Test Event" (mode 'manual') do. The node's
  * static data is the object passed in, so a test sees exactly what a poll leaves behind.
  */
-export async function pollTrigger(parameters: IDataObject, options: PollOptions): Promise<PollResult> {
+export async function pollTrigger(
+	parameters: IDataObject,
+	options: PollOptions,
+): Promise<PollResult> {
 	const loader = await loadPackage();
 	const nodeTypes = new PackageNodeTypes(loader);
 	const nodeType = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE);

@@ -13,7 +13,14 @@
 // reachable prebuild, so it is compiled from source.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	statfsSync,
+	writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runLogged, seconds, step } from './steps';
 
@@ -77,8 +84,13 @@ function node24Headers(): string {
 		join(ROOT, 'node_modules', 'node', 'node_modules', platformPackage),
 		join(ROOT, 'node_modules', platformPackage),
 	];
-	const found = candidates.find((dir) => existsSync(join(dir, 'include', 'node', 'node_version.h')));
-	if (!found) throw new Error('Node 24 headers are missing (needed to compile sqlite3): run `npm rebuild node`.');
+	const found = candidates.find((dir) =>
+		existsSync(join(dir, 'include', 'node', 'node_version.h')),
+	);
+	if (!found)
+		throw new Error(
+			'Node 24 headers are missing (needed to compile sqlite3): run `npm rebuild node`.',
+		);
 	return found;
 }
 
@@ -90,7 +102,8 @@ export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv
 
 function installHash(): string {
 	const hash = createHash('sha256');
-	for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(MANIFEST_DIR, file)));
+	for (const file of ['package.json', 'package-lock.json'])
+		hash.update(readFileSync(join(MANIFEST_DIR, file)));
 	hash.update(String(major(node24().version)));
 	return hash.digest('hex');
 }
@@ -109,12 +122,15 @@ function freeBytes(): number {
 export async function ensureN8n({ force = false } = {}): Promise<void> {
 	const version = wantedVersion();
 	if (!force && isInstalled()) {
-		process.stdout.write(`✔ n8n ${version} is installed in node_modules/.cache/lendasat-n8n (cached; reinstalled only when its lockfile changes)\n`);
+		process.stdout.write(
+			`✔ n8n ${version} is installed in node_modules/.cache/lendasat-n8n (cached; reinstalled only when its lockfile changes)\n`,
+		);
 		return;
 	}
 	const env = node24Env();
 	mkdirSync(N8N_DIR, { recursive: true });
-	for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(MANIFEST_DIR, file), join(N8N_DIR, file));
+	for (const file of ['package.json', 'package-lock.json'])
+		copyFileSync(join(MANIFEST_DIR, file), join(N8N_DIR, file));
 	writeFileSync(LOG, `install of n8n ${version}, ${new Date().toISOString()}\n`);
 	process.stdout.write(
 		`  Installing n8n ${version} into node_modules/.cache/lendasat-n8n (first run, or its lockfile changed).\n` +
@@ -122,15 +138,20 @@ export async function ensureN8n({ force = false } = {}): Promise<void> {
 	);
 	// Shrinking free disk space is a cheap, honest sign that npm is unpacking.
 	const freeAtStart = freeBytes();
-	const unpacked = (): string => `~${Math.max(0, (freeAtStart - freeBytes()) / 1e9).toFixed(1)} GB unpacked`;
+	const unpacked = (): string =>
+		`~${Math.max(0, (freeAtStart - freeBytes()) / 1e9).toFixed(1)} GB unpacked`;
 	await step(`npm install n8n@${version} (node_modules/.cache/lendasat-n8n)`, () =>
-		runLogged('npm', ['install', '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund'], {
-			cwd: N8N_DIR,
-			env,
-			logFile: LOG,
-			label: 'npm install',
-			progress: unpacked,
-		}),
+		runLogged(
+			'npm',
+			['install', '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund'],
+			{
+				cwd: N8N_DIR,
+				env,
+				logFile: LOG,
+				label: 'npm install',
+				progress: unpacked,
+			},
+		),
 	);
 	await step('compile sqlite3 for Node 24 (about a minute)', () =>
 		runLogged('npm', ['rebuild', 'sqlite3', '--foreground-scripts'], {
@@ -141,7 +162,10 @@ export async function ensureN8n({ force = false } = {}): Promise<void> {
 		}),
 	);
 	await step('check n8n --version and sqlite3', () => {
-		const got = execFileSync(node24().bin, [n8nCli(), '--version'], { env, encoding: 'utf8' }).trim();
+		const got = execFileSync(node24().bin, [n8nCli(), '--version'], {
+			env,
+			encoding: 'utf8',
+		}).trim();
 		if (got !== version) throw new Error(`expected n8n ${version}, got ${got}`);
 		// Loading sqlite3 proves the native build matches this Node.
 		execFileSync(node24().bin, ['-e', 'require("sqlite3")'], { cwd: N8N_DIR, env });

@@ -11,7 +11,15 @@
 // Everything runs offline: the environment below switches off every call n8n makes to its servers.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	closeSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -88,7 +96,10 @@ export function installPackage(userFolder: string, packageDir: string = ROOT): s
 	mkdirSync(target, { recursive: true });
 	const packDir = mkdtempSync(join(tmpdir(), 'lendasat-pack-'));
 	try {
-		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: packageDir, encoding: 'utf8' })
+		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
+			cwd: packageDir,
+			encoding: 'utf8',
+		})
 			.trim()
 			.split('\n')
 			.pop() as string;
@@ -97,16 +108,25 @@ export function installPackage(userFolder: string, packageDir: string = ROOT): s
 		rmSync(packDir, { recursive: true, force: true });
 	}
 	const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
-	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
+		delete manifest[field];
 	writeFileSync(join(target, 'package.json'), JSON.stringify(manifest, null, 2));
 	// What n8n's installer leaves behind in ~/.n8n/nodes.
-	const nodesManifest = { name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } };
+	const nodesManifest = {
+		name: 'installed-nodes',
+		private: true,
+		dependencies: { [PACKAGE_NAME]: manifest.version },
+	};
 	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify(nodesManifest, null, 2));
 	return target;
 }
 
 /** The environment of every n8n process of one user folder. */
-function n8nEnv(userFolder: string, encryptionKey: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+function n8nEnv(
+	userFolder: string,
+	encryptionKey: string,
+	extra: Record<string, string>,
+): NodeJS.ProcessEnv {
 	const env = node24Env({
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: encryptionKey,
@@ -136,7 +156,10 @@ function n8nEnv(userFolder: string, encryptionKey: string, extra: Record<string,
 
 function runCli(env: NodeJS.ProcessEnv, args: string[], timeoutMs = 120_000): Promise<CliResult> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(node24().bin, [n8nCli(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(node24().bin, [n8nCli(), ...args], {
+			env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -169,7 +192,9 @@ export function parseRawOutput(stdout: string): Json {
 
 /** n8n's REST API returns an execution's data as a `flatted` string; n8n ships the parser. */
 export function parseFlatted(text: string): Json {
-	const flatted = createRequire(join(N8N_DIR, 'package.json'))('flatted') as { parse(text: string): Json };
+	const flatted = createRequire(join(N8N_DIR, 'package.json'))('flatted') as {
+		parse(text: string): Json;
+	};
 	return flatted.parse(text);
 }
 
@@ -191,7 +216,9 @@ export interface N8nHome {
 }
 
 /** A throwaway n8n user folder (or `dir`) with this package installed. */
-export function createN8nHome(options: { dir?: string; packageDir?: string; extraEnv?: Record<string, string> } = {}): N8nHome {
+export function createN8nHome(
+	options: { dir?: string; packageDir?: string; extraEnv?: Record<string, string> } = {},
+): N8nHome {
 	const { packageDir = ROOT, extraEnv = {} } = options;
 	const userFolder = options.dir ?? mkdtempSync(join(tmpdir(), 'lendasat-n8n-'));
 	mkdirSync(userFolder, { recursive: true });
@@ -325,7 +352,12 @@ async function startServer(
 	process.on('exit', killOnExit);
 
 	let cookie = '';
-	const call = async (method: string, path: string, body?: unknown, withCookie = true): Promise<Response> =>
+	const call = async (
+		method: string,
+		path: string,
+		body?: unknown,
+		withCookie = true,
+	): Promise<Response> =>
 		fetch(`${url}/rest${path}`, {
 			method,
 			headers: {
@@ -336,7 +368,8 @@ async function startServer(
 		});
 	const loginWith = async (path: string, body: unknown): Promise<Json> => {
 		const response = await call('POST', path, body, false);
-		if (!response.ok) throw new Error(`POST /rest${path}: HTTP ${response.status} ${await response.text()}`);
+		if (!response.ok)
+			throw new Error(`POST /rest${path}: HTTP ${response.status} ${await response.text()}`);
 		cookie = authCookie(response);
 		return ((await response.json()) as Json).data;
 	};
@@ -360,11 +393,13 @@ async function startServer(
 			clearTimeout(timer);
 		},
 		setupOwner: (owner = DEMO_OWNER) => loginWith('/owner/setup', owner),
-		login: (owner = DEMO_OWNER) => loginWith('/login', { emailOrLdapLoginId: owner.email, password: owner.password }),
+		login: (owner = DEMO_OWNER) =>
+			loginWith('/login', { emailOrLdapLoginId: owner.email, password: owner.password }),
 		async rest(method, path, body) {
 			const response = await call(method, path, body);
 			const text = await response.text();
-			if (!response.ok) throw new Error(`${method} /rest${path}: HTTP ${response.status} ${text.slice(0, 500)}`);
+			if (!response.ok)
+				throw new Error(`${method} /rest${path}: HTTP ${response.status} ${text.slice(0, 500)}`);
 			return text ? (JSON.parse(text) as Json).data : undefined;
 		},
 		async activate(workflowId) {
@@ -378,7 +413,10 @@ async function startServer(
 		},
 		async execution(id) {
 			const execution = await server.rest('GET', `/executions/${id}`);
-			return { ...execution, data: typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data };
+			return {
+				...execution,
+				data: typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data,
+			};
 		},
 	};
 
@@ -387,7 +425,9 @@ async function startServer(
 		if (!running) throw new Error(`n8n exited during start-up:\n${output().slice(-3000)}`);
 		if (Date.now() - started > readyTimeoutMs) {
 			await server.stop();
-			throw new Error(`n8n was not ready after ${readyTimeoutMs / 1000} s:\n${output().slice(-3000)}`);
+			throw new Error(
+				`n8n was not ready after ${readyTimeoutMs / 1000} s:\n${output().slice(-3000)}`,
+			);
 		}
 		try {
 			if ((await fetch(`${url}/healthz/readiness`)).ok) return server;

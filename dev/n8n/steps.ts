@@ -4,7 +4,8 @@ import { createWriteStream } from 'node:fs';
 
 export const seconds = (since: number): string => ((Date.now() - since) / 1000).toFixed(1);
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+	new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Prints "▶ title …", runs fn, then "✔ title (12.3 s)" — or "✖ title failed after …" and rethrows. */
 export async function step<T>(title: string, fn: () => Promise<T> | T): Promise<T> {
@@ -41,7 +42,11 @@ export interface RunLoggedOptions {
  * Runs a command with its output going to logFile (not the terminal) and a heartbeat line every 10 s.
  * Rejects with the last lines of the log when the command fails.
  */
-export function runLogged(command: string, args: string[], options: RunLoggedOptions): Promise<void> {
+export function runLogged(
+	command: string,
+	args: string[],
+	options: RunLoggedOptions,
+): Promise<void> {
 	const { cwd, env, logFile, label, progress } = options;
 	return new Promise((resolve, reject) => {
 		const log = createWriteStream(logFile, { flags: 'a' });
@@ -68,7 +73,11 @@ export function runLogged(command: string, args: string[], options: RunLoggedOpt
 			log.end();
 			if (code === 0) return resolve();
 			const lastLines = tail.split('\n').slice(-25).join('\n');
-			reject(new Error(`${command} ${args.join(' ')} exited with ${code}; full log: ${logFile}\n${lastLines}`));
+			reject(
+				new Error(
+					`${command} ${args.join(' ')} exited with ${code}; full log: ${logFile}\n${lastLines}`,
+				),
+			);
 		});
 	});
 }

@@ -82,7 +82,11 @@ export interface SandboxAdmin extends LifecycleAdmin {
 	withdrawOffer(id: string): LoanOffer;
 	postNotification(ownerKey: string, notification?: NotificationInput): NotificationMessage;
 	/** Many notifications at once, e.g. 160 unread ones of mixed types. */
-	postNotifications(ownerKey: string, count: number, options?: NotificationBatchInput): NotificationMessage[];
+	postNotifications(
+		ownerKey: string,
+		count: number,
+		options?: NotificationBatchInput,
+	): NotificationMessage[];
 	createContract(ownerKey: string, partial?: AdminContractInput): Contract;
 	createContracts(ownerKey: string, count: number, partial?: AdminContractInput): Contract[];
 	/** Moves an installment's due date and/or sets its status (e.g. due tomorrow, or `late`). */
@@ -169,10 +173,15 @@ function offerForContract(state: SandboxState, offerId: string | undefined): Loa
 	return first;
 }
 
-function adminContract(state: SandboxState, ownerKey: string, partial: AdminContractInput): Contract {
+function adminContract(
+	state: SandboxState,
+	ownerKey: string,
+	partial: AdminContractInput,
+): Contract {
 	const owner = ownerOfKey(state, ownerKey);
 	const offer = offerForContract(state, partial.loan_id);
-	if (partial.id !== undefined && state.contracts.has(partial.id)) throw invalid(`Contract ${partial.id} already exists`);
+	if (partial.id !== undefined && state.contracts.has(partial.id))
+		throw invalid(`Contract ${partial.id} already exists`);
 	const createdAt = partial.created_at ?? nowIso(state);
 	const entry = createContractEntry(state, {
 		id: partial.id,
@@ -211,7 +220,12 @@ function setContractStatus(state: SandboxState, id: string, status: string): Con
  * Installments live in their own table in the backend, so changing one leaves the contract's
  * updated_at alone [INF]; nothing is notified either.
  */
-function setInstallment(state: SandboxState, contractId: string, installmentId: string, patch: InstallmentPatch): Installment {
+function setInstallment(
+	state: SandboxState,
+	contractId: string,
+	installmentId: string,
+	patch: InstallmentPatch,
+): Installment {
 	const { contract } = anyContract(state, contractId);
 	const installment = contract.installments.find((candidate) => candidate.id === installmentId);
 	if (!installment) throw notFound('Installment', installmentId);
@@ -242,7 +256,12 @@ function markLateInstallments(state: SandboxState): number {
 
 const MIXED_TYPES = ['ContractUpdate', 'InstallmentUpdate', 'ChatMessage'];
 
-function postNotifications(state: SandboxState, ownerKey: string, count: number, options: NotificationBatchInput): NotificationMessage[] {
+function postNotifications(
+	state: SandboxState,
+	ownerKey: string,
+	count: number,
+	options: NotificationBatchInput,
+): NotificationMessage[] {
 	const owner = ownerOfKey(state, ownerKey);
 	if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
 	const types = options.types && options.types.length > 0 ? options.types : MIXED_TYPES;
@@ -255,7 +274,12 @@ function postNotifications(state: SandboxState, ownerKey: string, count: number,
 	for (let index = 0; index < count; index += 1) {
 		const type = types[index % types.length];
 		const timestamp = new Date(newest - (count - 1 - index) * 60_000).toISOString();
-		const data: NotificationData = { id: state.ids.uuid(), timestamp, read: options.read ?? false, contract_id: contract?.id ?? state.ids.uuid() };
+		const data: NotificationData = {
+			id: state.ids.uuid(),
+			timestamp,
+			read: options.read ?? false,
+			contract_id: contract?.id ?? state.ids.uuid(),
+		};
 		if (type === 'ContractUpdate') data.status = contract?.status ?? 'Requested';
 		if (type === 'InstallmentUpdate') {
 			data.installment_id = contract?.installments[0]?.id ?? state.ids.uuid();
@@ -273,7 +297,11 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		...lifecycleAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
-			changeLiquidationStatus(state(), anyContract(state(), id), requireText(liquidationStatus, 'liquidation_status')),
+			changeLiquidationStatus(
+				state(),
+				anyContract(state(), id),
+				requireText(liquidationStatus, 'liquidation_status'),
+			),
 		addOffer: (partial = {}) => {
 			const offer = offerFromPartial(state(), partial);
 			state().offers.set(offer.id, offer);
@@ -293,20 +321,33 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		},
 		postNotification: (ownerKey, notification = {}) => {
 			const owner = ownerOfKey(state(), ownerKey);
-			const data: NotificationData = { id: state().ids.uuid(), timestamp: nowIso(state()), read: false, ...notification.data };
-			return pushNotification(state(), owner.id, { type: notification.type ?? 'ContractUpdate', data });
+			const data: NotificationData = {
+				id: state().ids.uuid(),
+				timestamp: nowIso(state()),
+				read: false,
+				...notification.data,
+			};
+			return pushNotification(state(), owner.id, {
+				type: notification.type ?? 'ContractUpdate',
+				data,
+			});
 		},
-		postNotifications: (ownerKey, count, options = {}) => postNotifications(state(), ownerKey, count, options),
+		postNotifications: (ownerKey, count, options = {}) =>
+			postNotifications(state(), ownerKey, count, options),
 		createContract: (ownerKey, partial = {}) => adminContract(state(), ownerKey, partial),
 		createContracts: (ownerKey, count, partial = {}) => {
 			if (!isPositiveInteger(count)) throw invalid('count must be a positive integer');
 			return Array.from({ length: count }, () => adminContract(state(), ownerKey, partial));
 		},
-		setInstallment: (contractId, installmentId, patch) => setInstallment(state(), contractId, installmentId, patch),
+		setInstallment: (contractId, installmentId, patch) =>
+			setInstallment(state(), contractId, installmentId, patch),
 		markLateInstallments: () => markLateInstallments(state()),
 		addLoanApplication: (ownerKey, partial = {}) => {
 			const owner = ownerOfKey(state(), ownerKey);
-			if (partial.loan_deal_id !== undefined && state().loanApplications.has(partial.loan_deal_id)) {
+			if (
+				partial.loan_deal_id !== undefined &&
+				state().loanApplications.has(partial.loan_deal_id)
+			) {
 				throw invalid(`Loan application ${partial.loan_deal_id} already exists`);
 			}
 			return addLoanApplication(state(), owner.id, partial);
@@ -323,11 +364,13 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		reset: () => host.reset(),
 		stats: () => host.stats(),
 		requests: () =>
-			host.requests().map((request) =>
-				request.headers['x-api-key'] === undefined
-					? { ...request }
-					: { ...request, headers: { ...request.headers, 'x-api-key': '<redacted>' } },
-			),
+			host
+				.requests()
+				.map((request) =>
+					request.headers['x-api-key'] === undefined
+						? { ...request }
+						: { ...request, headers: { ...request.headers, 'x-api-key': '<redacted>' } },
+				),
 	};
 }
 
@@ -341,9 +384,14 @@ function bodyObject(ctx: RequestContext): JsonObject {
 function createContractsOverHttp(admin: SandboxAdmin, ctx: RequestContext): Reply {
 	const { api_key: apiKey, count, ...partial } = bodyObject(ctx);
 	const key = requireText(apiKey, 'api_key');
-	if (count === undefined) return jsonReply(admin.createContract(key, partial as AdminContractInput));
+	if (count === undefined)
+		return jsonReply(admin.createContract(key, partial as AdminContractInput));
 	const created = admin.createContracts(key, count as number, partial as AdminContractInput);
-	return jsonReply({ created: created.length, first_id: created[0].id, last_id: created[created.length - 1].id });
+	return jsonReply({
+		created: created.length,
+		first_id: created[0].id,
+		last_id: created[created.length - 1].id,
+	});
 }
 
 /** The /__admin routes (served without API key, faults, rate limit, latency or recording). */
@@ -362,8 +410,12 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 	return [
 		route('GET', '/keys', () => jsonReply(host.keys)),
 		route('GET', '/config', () => jsonReply(host.currentConfig())),
-		route('PUT', '/config', (ctx) => jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>))),
-		route('POST', '/config', (ctx) => jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>))),
+		route('PUT', '/config', (ctx) =>
+			jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>)),
+		),
+		route('POST', '/config', (ctx) =>
+			jsonReply(admin.configure(bodyObject(ctx) as Partial<SandboxConfig>)),
+		),
 		noBody('POST', '/reset', () => {
 			admin.reset();
 			return jsonReply({ ok: true });
@@ -375,13 +427,25 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			jsonReply(admin.setContractStatus(ctx.params.id, bodyObject(ctx).status as string)),
 		),
 		route('POST', '/contracts/:id/liquidation-status', (ctx) =>
-			jsonReply(admin.setLiquidationStatus(ctx.params.id, bodyObject(ctx).liquidation_status as string)),
+			jsonReply(
+				admin.setLiquidationStatus(ctx.params.id, bodyObject(ctx).liquidation_status as string),
+			),
 		),
 		route('POST', '/contracts/:id/installments/:installmentId', (ctx) =>
-			jsonReply(admin.setInstallment(ctx.params.id, ctx.params.installmentId, bodyObject(ctx) as InstallmentPatch)),
+			jsonReply(
+				admin.setInstallment(
+					ctx.params.id,
+					ctx.params.installmentId,
+					bodyObject(ctx) as InstallmentPatch,
+				),
+			),
 		),
-		noBody('POST', '/jobs/late-installments', () => jsonReply({ marked: admin.markLateInstallments() })),
-		route('POST', '/offers', (ctx) => jsonReply(admin.addOffer(bodyObject(ctx) as AdminOfferInput))),
+		noBody('POST', '/jobs/late-installments', () =>
+			jsonReply({ marked: admin.markLateInstallments() }),
+		),
+		route('POST', '/offers', (ctx) =>
+			jsonReply(admin.addOffer(bodyObject(ctx) as AdminOfferInput)),
+		),
 		noBody('POST', '/offers/:id/withdraw', (ctx) => jsonReply(admin.withdrawOffer(ctx.params.id))),
 		route('DELETE', '/offers/:id', (ctx) => {
 			admin.withdrawOffer(ctx.params.id);
@@ -389,7 +453,12 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		}),
 		route('POST', '/loan-applications', (ctx) => {
 			const { api_key: apiKey, ...partial } = bodyObject(ctx);
-			return jsonReply(admin.addLoanApplication(requireText(apiKey, 'api_key'), partial as Partial<LoanApplication>));
+			return jsonReply(
+				admin.addLoanApplication(
+					requireText(apiKey, 'api_key'),
+					partial as Partial<LoanApplication>,
+				),
+			);
 		}),
 		route('POST', '/jail', (ctx) => {
 			const { api_key: apiKey, jailed } = bodyObject(ctx);
@@ -399,9 +468,18 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		route('POST', '/notifications', (ctx) => {
 			const { api_key: apiKey, count, ...notification } = bodyObject(ctx);
 			const key = requireText(apiKey, 'api_key');
-			if (count === undefined) return jsonReply(admin.postNotification(key, notification as NotificationInput));
-			const posted = admin.postNotifications(key, count as number, notification as NotificationBatchInput);
-			return jsonReply({ created: posted.length, first_id: posted[0].data.id, last_id: posted[posted.length - 1].data.id });
+			if (count === undefined)
+				return jsonReply(admin.postNotification(key, notification as NotificationInput));
+			const posted = admin.postNotifications(
+				key,
+				count as number,
+				notification as NotificationBatchInput,
+			);
+			return jsonReply({
+				created: posted.length,
+				first_id: posted[0].data.id,
+				last_id: posted[posted.length - 1].data.id,
+			});
 		}),
 		...lifecycleAdminRoutes(admin),
 	];

@@ -44,7 +44,8 @@ class Reader {
 	constructor(private readonly bytes: Buffer) {}
 
 	take(length: number): Buffer {
-		if (length < 0 || this.at + length > this.bytes.length) throw new Error('unexpected end of data');
+		if (length < 0 || this.at + length > this.bytes.length)
+			throw new Error('unexpected end of data');
 		const slice = this.bytes.subarray(this.at, this.at + length);
 		this.at += length;
 		return slice;
@@ -66,7 +67,12 @@ class Reader {
 	varint(): number {
 		const first = this.u8();
 		if (first < 0xfd) return first;
-		const value = first === 0xfd ? BigInt(this.take(2).readUInt16LE(0)) : first === 0xfe ? BigInt(this.u32()) : this.u64();
+		const value =
+			first === 0xfd
+				? BigInt(this.take(2).readUInt16LE(0))
+				: first === 0xfe
+					? BigInt(this.u32())
+					: this.u64();
 		const smallest = first === 0xfd ? 0xfdn : first === 0xfe ? 0x10000n : 0x100000000n;
 		if (value < smallest) throw new Error('non-minimal varint');
 		if (value > 4_000_000n) throw new Error('oversized vector allocation');
@@ -97,7 +103,8 @@ function readInputs(reader: Reader): TxInput[] {
 function readOutputs(reader: Reader): TxOutput[] {
 	const count = reader.varint();
 	const outputs: TxOutput[] = [];
-	for (let index = 0; index < count; index += 1) outputs.push({ value: reader.u64(), script: reader.bytesWithLength() });
+	for (let index = 0; index < count; index += 1)
+		outputs.push({ value: reader.u64(), script: reader.bytesWithLength() });
 	return outputs;
 }
 
@@ -169,7 +176,12 @@ export function serializeWithoutWitness(tx: Transaction): Buffer {
 		u32(tx.version),
 		varint(tx.inputs.length),
 		...tx.inputs.map((input) =>
-			Buffer.concat([Buffer.from(input.txid, 'hex').reverse(), u32(input.vout), withLength(input.scriptSig), u32(input.sequence)]),
+			Buffer.concat([
+				Buffer.from(input.txid, 'hex').reverse(),
+				u32(input.vout),
+				withLength(input.scriptSig),
+				u32(input.sequence),
+			]),
 		),
 		varint(tx.outputs.length),
 		...tx.outputs.map((output) => Buffer.concat([u64(output.value), withLength(output.script)])),
@@ -178,7 +190,9 @@ export function serializeWithoutWitness(tx: Transaction): Buffer {
 }
 
 export function txidOf(tx: Transaction): string {
-	return Buffer.from(sha256d(serializeWithoutWitness(tx))).reverse().toString('hex');
+	return Buffer.from(sha256d(serializeWithoutWitness(tx)))
+		.reverse()
+		.toString('hex');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +218,11 @@ export function bech32Checksum(hrp: string, words: number[]): number {
 }
 
 function expandHrp(hrp: string): number[] {
-	return [...[...hrp].map((char) => char.charCodeAt(0) >> 5), 0, ...[...hrp].map((char) => char.charCodeAt(0) & 31)];
+	return [
+		...[...hrp].map((char) => char.charCodeAt(0) >> 5),
+		0,
+		...[...hrp].map((char) => char.charCodeAt(0) & 31),
+	];
 }
 
 function toWords(bytes: Buffer): number[] {
@@ -263,7 +281,10 @@ function segwitScript(address: string): Buffer | null {
 	const version = words[0];
 	const program = fromWords(words.slice(1, -6));
 	if (!program || version > 16) return null;
-	return Buffer.concat([Buffer.from([version === 0 ? 0 : 0x50 + version, program.length]), program]);
+	return Buffer.concat([
+		Buffer.from([version === 0 ? 0 : 0x50 + version, program.length]),
+		program,
+	]);
 }
 
 function base58Script(address: string): Buffer | null {
@@ -277,8 +298,10 @@ function base58Script(address: string): Buffer | null {
 	if (hex.length !== 50) return null;
 	const version = parseInt(hex.slice(0, 2), 16);
 	const hash = Buffer.from(hex.slice(2, 42), 'hex');
-	if (version === 0x00 || version === 0x6f) return Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), hash, Buffer.from([0x88, 0xac])]);
-	if (version === 0x05 || version === 0xc4) return Buffer.concat([Buffer.from([0xa9, 0x14]), hash, Buffer.from([0x87])]);
+	if (version === 0x00 || version === 0x6f)
+		return Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), hash, Buffer.from([0x88, 0xac])]);
+	if (version === 0x05 || version === 0xc4)
+		return Buffer.concat([Buffer.from([0xa9, 0x14]), hash, Buffer.from([0x87])]);
 	return null;
 }
 
@@ -289,7 +312,10 @@ function base58Script(address: string): Buffer | null {
 export function scriptForAddress(address: string): Buffer {
 	const lower = address.toLowerCase();
 	const decoded = /^(bc|tb|bcrt)1/.test(lower) ? segwitScript(address) : base58Script(address);
-	return decoded ?? Buffer.concat([Buffer.from([0x00, 0x14]), sha256(Buffer.from(address)).subarray(0, 20)]);
+	return (
+		decoded ??
+		Buffer.concat([Buffer.from([0x00, 0x14]), sha256(Buffer.from(address)).subarray(0, 20)])
+	);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,14 +323,21 @@ export function scriptForAddress(address: string): Buffer {
 
 const DESCRIPTOR_INPUT_CHARSET =
 	'0123456789()[],\'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#"\\ ';
-const DESCRIPTOR_GENERATOR = [0xf5dee51989n, 0xa9fdca3312n, 0x1bab10e32dn, 0x3706b1677an, 0x644d626ffdn];
+const DESCRIPTOR_GENERATOR = [
+	0xf5dee51989n,
+	0xa9fdca3312n,
+	0x1bab10e32dn,
+	0x3706b1677an,
+	0x644d626ffdn,
+];
 
 function descriptorPolymod(symbols: number[]): bigint {
 	let checksum = 1n;
 	for (const value of symbols) {
 		const top = checksum >> 35n;
 		checksum = ((checksum & 0x7ffffffffn) << 5n) ^ BigInt(value);
-		for (let bit = 0; bit < 5; bit += 1) if ((top >> BigInt(bit)) & 1n) checksum ^= DESCRIPTOR_GENERATOR[bit];
+		for (let bit = 0; bit < 5; bit += 1)
+			if ((top >> BigInt(bit)) & 1n) checksum ^= DESCRIPTOR_GENERATOR[bit];
 	}
 	return checksum;
 }
@@ -325,7 +358,10 @@ export function withDescriptorChecksum(descriptor: string): string {
 	if (groups.length === 1) symbols.push(groups[0]);
 	if (groups.length === 2) symbols.push(groups[0] * 3 + groups[1]);
 	const checksum = descriptorPolymod([...symbols, 0, 0, 0, 0, 0, 0, 0, 0]) ^ 1n;
-	const text = Array.from({ length: 8 }, (_, index) => BECH32_CHARSET[Number((checksum >> BigInt(5 * (7 - index))) & 31n)]).join('');
+	const text = Array.from(
+		{ length: 8 },
+		(_, index) => BECH32_CHARSET[Number((checksum >> BigInt(5 * (7 - index))) & 31n)],
+	).join('');
 	return `${descriptor}#${text}`;
 }
 
@@ -354,7 +390,13 @@ function standInSignature(label: string): Buffer {
 	};
 	const r = part('r');
 	const s = part('s');
-	return Buffer.concat([Buffer.from([0x30, 0x44, 0x02, 0x20]), r, Buffer.from([0x02, 0x20]), s, Buffer.from([0x01])]);
+	return Buffer.concat([
+		Buffer.from([0x30, 0x44, 0x02, 0x20]),
+		r,
+		Buffer.from([0x02, 0x20]),
+		s,
+		Buffer.from([0x01]),
+	]);
 }
 
 function psbtPair(key: Buffer, value: Buffer): Buffer {
@@ -381,17 +423,31 @@ export function buildPsbt(plan: SpendPlan): { psbt: string; unsignedTx: Transact
 	const witnessScript = multisigScript(plan.publicKeys);
 	const unsignedTx: Transaction = {
 		version: 2,
-		inputs: [{ txid: plan.collateralTxid, vout: plan.collateralVout, scriptSig: Buffer.alloc(0), sequence: 0xfffffffd, witness: [] }],
+		inputs: [
+			{
+				txid: plan.collateralTxid,
+				vout: plan.collateralVout,
+				scriptSig: Buffer.alloc(0),
+				sequence: 0xfffffffd,
+				witness: [],
+			},
+		],
 		outputs: plan.outputs.map((output) => ({ value: BigInt(output.sats), script: output.script })),
 		lockTime: 0,
 	};
-	const witnessUtxo = Buffer.concat([u64(BigInt(plan.collateralSats)), withLength(p2wshScript(witnessScript))]);
+	const witnessUtxo = Buffer.concat([
+		u64(BigInt(plan.collateralSats)),
+		withLength(p2wshScript(witnessScript)),
+	]);
 	const psbt = Buffer.concat([
 		Buffer.from('70736274ff', 'hex'),
 		psbtPair(Buffer.from([0x00]), serializeWithoutWitness(unsignedTx)),
 		Buffer.from([0x00]),
 		psbtPair(Buffer.from([0x01]), witnessUtxo),
-		psbtPair(Buffer.concat([Buffer.from([0x02]), Buffer.from(plan.hubPk, 'hex')]), standInSignature(plan.label)),
+		psbtPair(
+			Buffer.concat([Buffer.from([0x02]), Buffer.from(plan.hubPk, 'hex')]),
+			standInSignature(plan.label),
+		),
 		psbtPair(Buffer.from([0x05]), witnessScript),
 		Buffer.from([0x00]),
 		...plan.outputs.map(() => Buffer.from([0x00])),

@@ -17,12 +17,15 @@ function fail(message: string): never {
 
 function numberArg(flag: string, value: string | undefined): number {
 	const parsed = Number(value);
-	if (value === undefined || !Number.isFinite(parsed) || parsed < 0) fail(`${flag} needs a non-negative number`);
+	if (value === undefined || !Number.isFinite(parsed) || parsed < 0)
+		fail(`${flag} needs a non-negative number`);
 	return parsed;
 }
 
 function parseArgs(argv: string[]): StartOptions {
-	const options: StartOptions = { port: process.env.SANDBOX_PORT ? numberArg('SANDBOX_PORT', process.env.SANDBOX_PORT) : 0 };
+	const options: StartOptions = {
+		port: process.env.SANDBOX_PORT ? numberArg('SANDBOX_PORT', process.env.SANDBOX_PORT) : 0,
+	};
 	for (let index = 0; index < argv.length; index += 1) {
 		const flag = argv[index];
 		const next = (): string | undefined => argv[++index];
@@ -53,7 +56,8 @@ function parseArgs(argv: string[]): StartOptions {
 				break;
 			case '--paging': {
 				const mode = next();
-				if (!PAGING_MODES.includes(mode as PagingMode)) fail(`--paging must be one of ${PAGING_MODES.join(', ')}`);
+				if (!PAGING_MODES.includes(mode as PagingMode))
+					fail(`--paging must be one of ${PAGING_MODES.join(', ')}`);
 				options.paging = mode as PagingMode;
 				break;
 			}

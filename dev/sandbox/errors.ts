@@ -62,7 +62,11 @@ export class ApiError extends Error {
 		live?: Partial<LiveError>,
 	) {
 		super(details);
-		this.live = { status: live?.status ?? status, message: live?.message ?? details, plain: live?.plain ?? false };
+		this.live = {
+			status: live?.status ?? status,
+			message: live?.message ?? details,
+			plain: live?.plain ?? false,
+		};
 	}
 
 	get title(): string {
@@ -80,7 +84,10 @@ export function renderError(dialect: Dialect, error: ApiError): ErrorResponse {
 		const { status, message, plain } = error.live;
 		return { status, body: plain ? message : { message } };
 	}
-	return { status: error.status, body: { error: error.title, code: error.code, details: error.details } };
+	return {
+		status: error.status,
+		body: { error: error.title, code: error.code, details: error.details },
+	};
 }
 
 export function badRequest(code: string, details: string, live?: Partial<LiveError>): ApiError {
@@ -97,7 +104,10 @@ export function unauthorized(details: string, liveMessage: string): ApiError {
  * serde_path_to_error's text, e.g. "missing field `id` at line 1 column 2".
  */
 export function liveJsonRejection(reason: string): Partial<LiveError> {
-	return { status: 422, message: `Failed to deserialize the JSON body into the target type: ${reason}` };
+	return {
+		status: 422,
+		message: `Failed to deserialize the JSON body into the target type: ${reason}`,
+	};
 }
 
 /** axum 0.7's JsonSyntaxError (400), also wrapped in `{"message": …}` by the backend's AppJson. */
@@ -116,7 +126,11 @@ export function liveQueryRejection(reason: string): Partial<LiveError> {
 
 /** axum 0.7's `Path` rejection for a segment that does not parse (plain text, 400). */
 export function livePathRejection(value: string, type: string): Partial<LiveError> {
-	return { status: 400, message: `Invalid URL: Cannot parse \`${value}\` to a \`${type}\``, plain: true };
+	return {
+		status: 400,
+		message: `Invalid URL: Cannot parse \`${value}\` to a \`${type}\``,
+		plain: true,
+	};
 }
 
 /** The same error, answered by the live dialect as plain text (axum's own rejection, unwrapped). */
@@ -125,11 +139,16 @@ export function asPlainText(error: ApiError): ApiError {
 }
 
 export function contractNotFound(id: string): ApiError {
-	return new ApiError(404, 'CONTRACT_NOT_FOUND', `Contract ${shorten(id)} not found`, SOMETHING_WENT_WRONG);
+	return new ApiError(
+		404,
+		'CONTRACT_NOT_FOUND',
+		`Contract ${shorten(id)} not found`,
+		SOMETHING_WENT_WRONG,
+	);
 }
 
 /** Renders a client-supplied value for an error message, cut short so that bodies stay small. */
 export function shorten(value: unknown): string {
-	const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+	const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

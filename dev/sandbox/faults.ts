@@ -23,7 +23,14 @@ export const FAULT_KINDS: FaultKind[] = [
 	'429',
 	'echo-key-error',
 ];
-export const BAD_200_BODIES: Bad200Body[] = ['malformed-json', 'empty', 'html', 'array', 'error-body', 'echo-key'];
+export const BAD_200_BODIES: Bad200Body[] = [
+	'malformed-json',
+	'empty',
+	'html',
+	'array',
+	'error-body',
+	'echo-key',
+];
 const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
 export const DEFAULT_SLOW_MS = 5000;
 export const DEFAULT_TRICKLE_MS = 1000;
@@ -58,26 +65,42 @@ export function validateFaultRule(rule: FaultRule): string | null {
 }
 
 function validateKindFields(rule: FaultRule): string | null {
-	if (rule.status !== undefined && (rule.kind !== 'redirect' || !REDIRECT_STATUSES.includes(rule.status))) {
+	if (
+		rule.status !== undefined &&
+		(rule.kind !== 'redirect' || !REDIRECT_STATUSES.includes(rule.status))
+	) {
 		return `status is only for redirect rules and must be one of ${REDIRECT_STATUSES.join(', ')}`;
 	}
 	if (rule.kind === 'redirect' && (typeof rule.location !== 'string' || rule.location === '')) {
 		return 'a redirect rule needs a location';
 	}
-	if (rule.location !== undefined && rule.kind !== 'redirect') return 'location is only for redirect rules';
-	if (rule.body200 !== undefined && (rule.kind !== 'bad-200' || !BAD_200_BODIES.includes(rule.body200))) {
+	if (rule.location !== undefined && rule.kind !== 'redirect')
+		return 'location is only for redirect rules';
+	if (
+		rule.body200 !== undefined &&
+		(rule.kind !== 'bad-200' || !BAD_200_BODIES.includes(rule.body200))
+	) {
 		return `body200 is only for bad-200 rules and must be one of ${BAD_200_BODIES.join(', ')}`;
 	}
 	if (
 		rule.errorStatus !== undefined &&
-		(rule.kind !== 'echo-key-error' || !Number.isInteger(rule.errorStatus) || rule.errorStatus < 400 || rule.errorStatus > 599)
+		(rule.kind !== 'echo-key-error' ||
+			!Number.isInteger(rule.errorStatus) ||
+			rule.errorStatus < 400 ||
+			rule.errorStatus > 599)
 	) {
 		return 'errorStatus is only for echo-key-error rules and must be a whole number from 400 to 599';
 	}
-	if (rule.retryAfter !== undefined && (rule.kind !== '429' || (rule.retryAfter !== null && typeof rule.retryAfter !== 'string'))) {
+	if (
+		rule.retryAfter !== undefined &&
+		(rule.kind !== '429' || (rule.retryAfter !== null && typeof rule.retryAfter !== 'string'))
+	) {
 		return 'retryAfter is only for 429 rules and must be a string or null';
 	}
-	if (rule.body !== undefined && ((rule.kind !== 'trickle' && rule.kind !== 'cut-body') || typeof rule.body !== 'string')) {
+	if (
+		rule.body !== undefined &&
+		((rule.kind !== 'trickle' && rule.kind !== 'cut-body') || typeof rule.body !== 'string')
+	) {
 		return 'body is only for trickle and cut-body rules and must be a string';
 	}
 	return null;
@@ -99,7 +122,10 @@ export class FaultInjector {
 
 	/** Replaces the rules (used-up counters start again) and restarts the PRNG. */
 	load(rules: FaultRule[]): void {
-		this.armed = rules.map((rule) => ({ rule, remaining: rule.probability === undefined ? (rule.times ?? 1) : null }));
+		this.armed = rules.map((rule) => ({
+			rule,
+			remaining: rule.probability === undefined ? (rule.times ?? 1) : null,
+		}));
 		this.random = createPrng(`${this.seed}:faults`);
 	}
 
@@ -128,7 +154,12 @@ const BAD_GATEWAY_PAGE =
 function internalError(dialect: Dialect): Outcome {
 	return errorOutcome(
 		dialect,
-		new ApiError(500, 'INTERNAL_ERROR', 'The server failed to process the request (injected fault)', SOMETHING_WENT_WRONG),
+		new ApiError(
+			500,
+			'INTERNAL_ERROR',
+			'The server failed to process the request (injected fault)',
+			SOMETHING_WENT_WRONG,
+		),
 	);
 }
 
@@ -155,16 +186,28 @@ function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
 		case 'empty':
 			return { status: 200, headers: json, body: '' };
 		case 'html':
-			return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: PLACEHOLDER_PAGE };
+			return {
+				status: 200,
+				headers: { 'content-type': 'text/html; charset=utf-8' },
+				body: PLACEHOLDER_PAGE,
+			};
 		case 'array':
 			return { status: 200, headers: json, body: '[{"id":"a"},{"id":"b"}]' };
 		case 'error-body':
-			return { status: 200, headers: json, body: '{"error":"Internal","code":"INTERNAL","details":"x"}' };
+			return {
+				status: 200,
+				headers: json,
+				body: '{"error":"Internal","code":"INTERNAL","details":"x"}',
+			};
 		case 'echo-key':
 			return {
 				status: 200,
 				headers: json,
-				body: JSON.stringify({ id: 'echo', api_key: request.apiKey, message: `Request accepted for key ${request.apiKey}` }),
+				body: JSON.stringify({
+					id: 'echo',
+					api_key: request.apiKey,
+					message: `Request accepted for key ${request.apiKey}`,
+				}),
 			};
 		default:
 			return { status: 200, headers: json, body: '{"id": "abc' };
@@ -181,7 +224,12 @@ function echoKeyError(dialect: Dialect, status: number, request: FaultRequest): 
 }
 
 function tooManyRequests(dialect: Dialect, retryAfter: string | null | undefined): Outcome {
-	const error = new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded; retry later (injected fault)', { message: 'Too Many Requests' });
+	const error = new ApiError(
+		429,
+		'RATE_LIMITED',
+		'Rate limit exceeded; retry later (injected fault)',
+		{ message: 'Too Many Requests' },
+	);
 	const value = retryAfter === undefined ? '1' : retryAfter;
 	return errorOutcome(dialect, error, value === null ? {} : { 'retry-after': value });
 }
@@ -190,21 +238,39 @@ function tooManyRequests(dialect: Dialect, retryAfter: string | null | undefined
  * The answer of a fault other than 'reset', 'slow', 'hang', 'trickle' and 'cut-body'. `real` is the
  * answer the request really got (for `after` rules): 'truncated-json' then cuts that body in half.
  */
-export function faultOutcome(rule: FaultRule, dialect: Dialect, real: Outcome | null, request: FaultRequest): Outcome {
+export function faultOutcome(
+	rule: FaultRule,
+	dialect: Dialect,
+	real: Outcome | null,
+	request: FaultRequest,
+): Outcome {
 	switch (rule.kind) {
 		case '502-html':
-			return { status: 502, headers: { 'content-type': 'text/html; charset=utf-8' }, body: BAD_GATEWAY_PAGE };
+			return {
+				status: 502,
+				headers: { 'content-type': 'text/html; charset=utf-8' },
+				body: BAD_GATEWAY_PAGE,
+			};
 		case '503':
 			return errorOutcome(
 				dialect,
-				new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable, retry later', {
-					message: 'Service Unavailable',
-				}),
+				new ApiError(
+					503,
+					'SERVICE_UNAVAILABLE',
+					'The service is temporarily unavailable, retry later',
+					{
+						message: 'Service Unavailable',
+					},
+				),
 				{ 'retry-after': '1' },
 			);
 		case 'truncated-json': {
 			const whole = real && real.body !== '' ? real.body : internalError(dialect).body;
-			return { status: 500, headers: { 'content-type': 'application/json' }, body: whole.slice(0, Math.floor(whole.length / 2)) };
+			return {
+				status: 500,
+				headers: { 'content-type': 'application/json' },
+				body: whole.slice(0, Math.floor(whole.length / 2)),
+			};
 		}
 		case 'empty-body':
 			return { status: 500, headers: {}, body: '' };
@@ -228,7 +294,11 @@ export function faultOutcome(rule: FaultRule, dialect: Dialect, real: Outcome | 
 /** The answer a 'trickle' or 'cut-body' rule sends: its fixed body, else the real answer. */
 export function streamedOutcome(rule: FaultRule, real: Outcome | null): Outcome {
 	if (rule.body !== undefined || real === null) {
-		return { status: 200, headers: { 'content-type': 'application/json' }, body: rule.body ?? '{}' };
+		return {
+			status: 200,
+			headers: { 'content-type': 'application/json' },
+			body: rule.body ?? '{}',
+		};
 	}
 	return real;
 }

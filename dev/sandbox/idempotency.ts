@@ -36,7 +36,9 @@ export class IdempotencyStore {
 	lookup(apiKey: string, idempotencyKey: string, fingerprint: string): IdempotencyLookup {
 		const hit = this.stored.get(IdempotencyStore.slot(apiKey, idempotencyKey));
 		if (!hit) return { kind: 'miss' };
-		return hit.fingerprint === fingerprint ? { kind: 'replay', outcome: hit.outcome } : { kind: 'conflict' };
+		return hit.fingerprint === fingerprint
+			? { kind: 'replay', outcome: hit.outcome }
+			: { kind: 'conflict' };
 	}
 
 	save(apiKey: string, idempotencyKey: string, fingerprint: string, outcome: Outcome): void {

@@ -32,7 +32,12 @@ const DUST_SATS = 330;
 const OUTSTANDING_INSTALLMENTS = new Set(['pending', 'paid', 'late']);
 const FINISHED_INSTALLMENTS = new Set(['confirmed', 'cancelled']);
 /** Statuses in which the chain watcher has seen the collateral spent. */
-const COLLATERAL_GONE = new Set(['Closed', 'ClosedByRecovery', 'ClosedByLiquidation', 'ClosedByDefaulting']);
+const COLLATERAL_GONE = new Set([
+	'Closed',
+	'ClosedByRecovery',
+	'ClosedByLiquidation',
+	'ClosedByDefaulting',
+]);
 
 const TITLES: Record<string, string> = {
 	UNSUPPORTED_CURRENCY: 'Unsupported currency',
@@ -58,7 +63,12 @@ export class LifecycleError extends ApiError {
 }
 
 /** The backend's `{message}` error, with the same text as the spec dialect's details. */
-export function failure(status: number, code: string, message: string, live?: Partial<LiveError>): LifecycleError {
+export function failure(
+	status: number,
+	code: string,
+	message: string,
+	live?: Partial<LiveError>,
+): LifecycleError {
 	return new LifecycleError(status, code, message, live ?? { status, message });
 }
 
@@ -79,11 +89,18 @@ function installmentAmount(installment: Installment): number {
  * lender BTC address, the pending installment due first; an unexpired pending invoice of it comes back
  * unchanged. No status check.
  */
-export function invoiceFor(state: SandboxState, entry: ContractEntry): { invoice: BitcoinRepaymentInvoice; installment: Installment } {
+export function invoiceFor(
+	state: SandboxState,
+	entry: ContractEntry,
+): { invoice: BitcoinRepaymentInvoice; installment: Installment } {
 	const { contract } = entry;
 	// contracts.rs:1580-1584: only a Eur loan is refused; LoanAsset::to_currency maps Chf and Mxn to Usd (model.rs:516-532).
 	if (contract.loan_asset === 'Eur') {
-		throw failure(400, 'UNSUPPORTED_CURRENCY', 'Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported');
+		throw failure(
+			400,
+			'UNSUPPORTED_CURRENCY',
+			'Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported',
+		);
 	}
 	const address = contract.btc_loan_repayment_address;
 	// contracts.rs:1586-1588, then 1594-1598: the pending installment due first (late ones are not billed).
@@ -97,11 +114,17 @@ export function invoiceFor(state: SandboxState, entry: ContractEntry): { invoice
 	const installment = contract.installments
 		.filter((candidate) => candidate.status === 'pending')
 		.sort((a, b) => a.due_date.localeCompare(b.due_date))[0];
-	if (!installment) throw failure(400, 'NO_PENDING_INSTALLMENT', 'No pending installments found for this contract');
+	if (!installment)
+		throw failure(400, 'NO_PENDING_INSTALLMENT', 'No pending installments found for this contract');
 	const now = nowIso(state);
 	const reusable = [...state.btcInvoices.values()]
 		.map((stored) => stored.invoice)
-		.filter((invoice) => invoice.installment_id === installment.id && invoice.status === 'pending' && invoice.expires_at > now)
+		.filter(
+			(invoice) =>
+				invoice.installment_id === installment.id &&
+				invoice.status === 'pending' &&
+				invoice.expires_at > now,
+		)
 		.pop();
 	if (reusable) return { invoice: reusable, installment };
 	const amountUsd = installmentAmount(installment);
@@ -123,15 +146,22 @@ export function invoiceFor(state: SandboxState, entry: ContractEntry): { invoice
 
 /** The invoices of one installment (to confirm them with it). */
 function invoicesOf(state: SandboxState, installmentId: string): BitcoinRepaymentInvoice[] {
-	return [...state.btcInvoices.values()].map((stored) => stored.invoice).filter((invoice) => invoice.installment_id === installmentId);
+	return [...state.btcInvoices.values()]
+		.map((stored) => stored.invoice)
+		.filter((invoice) => invoice.installment_id === installmentId);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Claim and recovery
 
 /** The funding outpoint of a contract's collateral (the Funding transaction's first output). */
-function collateralOutpoint(state: SandboxState, contract: Contract): { txid: string; vout: number } {
-	const funding = contract.transactions.find((transaction) => transaction.transaction_type === 'Funding');
+function collateralOutpoint(
+	state: SandboxState,
+	contract: Contract,
+): { txid: string; vout: number } {
+	const funding = contract.transactions.find(
+		(transaction) => transaction.transaction_type === 'Funding',
+	);
 	return { txid: funding?.txid ?? txidFor(state.seed, `${contract.id}:Funding`), vout: 0 };
 }
 
@@ -140,7 +170,9 @@ function hubPublicKey(state: SandboxState): string {
 }
 
 function compressedKey(value: string | null | undefined, fallback: string): string {
-	return typeof value === 'string' && /^0[23][0-9a-f]{64}$/i.test(value) ? value.toLowerCase() : fallback;
+	return typeof value === 'string' && /^0[23][0-9a-f]{64}$/i.test(value)
+		? value.toLowerCase()
+		: fallback;
 }
 
 /** The transactions the hub signed for each contract: only those can spend its collateral. */
@@ -157,7 +189,9 @@ function signedSpendsOf(state: SandboxState, contractId: string): Set<string> {
 /** What the claim route checks first: nothing may be owed (pending, paid and late installments are). */
 export function outstandingOf(contract: Contract): number {
 	return roundMoney(
-		contract.installments.filter((item) => OUTSTANDING_INSTALLMENTS.has(item.status)).reduce((sum, item) => sum + installmentAmount(item), 0),
+		contract.installments
+			.filter((item) => OUTSTANDING_INSTALLMENTS.has(item.status))
+			.reduce((sum, item) => sum + installmentAmount(item), 0),
 	);
 }
 
@@ -178,8 +212,10 @@ export function spendPsbt(
 ): { psbt: string; collateral_descriptor: string; borrower_pk: string } {
 	const { contract } = entry;
 	// MissingContractIndex / no contract address / MissingCollateralOutputs: all 500.
-	if (contract.contract_address === null) throw internal('NO_COLLATERAL', `Contract ${contract.id} has no collateral address`);
-	if (collateralSpent(contract)) throw internal('NO_COLLATERAL', `Contract ${contract.id} has no unspent collateral outputs`);
+	if (contract.contract_address === null)
+		throw internal('NO_COLLATERAL', `Contract ${contract.id} has no collateral address`);
+	if (collateralSpent(contract))
+		throw internal('NO_COLLATERAL', `Contract ${contract.id} has no unspent collateral outputs`);
 	const hubPk = hubPublicKey(state);
 	const keys = [
 		compressedKey(contract.borrower_pk, publicKeyFor(state.seed, `${contract.id}:borrower`)),
@@ -189,11 +225,23 @@ export function spendPsbt(
 	const borrowerScript = scriptForAddress(contract.borrower_btc_address);
 	const fee = withOriginationFee ? contract.origination_fee_sats : 0;
 	const outputs = [{ script: borrowerScript, sats: 0 }];
-	if (fee >= DUST_SATS) outputs.push({ script: scriptForAddress(testnetAddressFor(`${state.seed}:hub-fee-wallet`)), sats: fee });
-	const minerFee = feeRate * estimateVsize(1, outputs.map((output) => output.script));
+	if (fee >= DUST_SATS)
+		outputs.push({
+			script: scriptForAddress(testnetAddressFor(`${state.seed}:hub-fee-wallet`)),
+			sats: fee,
+		});
+	const minerFee =
+		feeRate *
+		estimateVsize(
+			1,
+			outputs.map((output) => output.script),
+		);
 	outputs[0].sats = contract.deposited_sats - minerFee - (outputs.length > 1 ? fee : 0);
 	if (!Number.isSafeInteger(outputs[0].sats) || outputs[0].sats < DUST_SATS) {
-		throw internal('PSBT_FAILED', `A fee rate of ${feeRate} sat/vB leaves nothing of the ${contract.deposited_sats} sats of collateral`);
+		throw internal(
+			'PSBT_FAILED',
+			`A fee rate of ${feeRate} sat/vB leaves nothing of the ${contract.deposited_sats} sats of collateral`,
+		);
 	}
 	const outpoint = collateralOutpoint(state, contract);
 	const { psbt, unsignedTx } = buildPsbt({
@@ -222,12 +270,20 @@ export function broadcastSpend(state: SandboxState, entry: ContractEntry, tx: Tr
 	const { contract } = entry;
 	const outpoint = collateralOutpoint(state, contract);
 	const txid = txidOf(tx);
-	const spending = tx.inputs.find((input) => input.txid === outpoint.txid && input.vout === outpoint.vout);
-	const refuse = (reason: string) => internal('BROADCAST_FAILED', `The Bitcoin network refused ${txid}: ${reason}`);
+	const spending = tx.inputs.find(
+		(input) => input.txid === outpoint.txid && input.vout === outpoint.vout,
+	);
+	const refuse = (reason: string) =>
+		internal('BROADCAST_FAILED', `The Bitcoin network refused ${txid}: ${reason}`);
 	if (!spending) throw refuse("it does not spend the contract's collateral");
-	if (spending.witness.length === 0) throw refuse('the collateral input carries no witness (not signed)');
-	if (!signedSpendsOf(state, contract.id).has(txid)) throw refuse('the hub never signed this transaction (not from a PSBT of this contract)');
-	if (collateralSpent(contract) || contract.transactions.some((item) => item.transaction_type === 'ClaimCollateral')) {
+	if (spending.witness.length === 0)
+		throw refuse('the collateral input carries no witness (not signed)');
+	if (!signedSpendsOf(state, contract.id).has(txid))
+		throw refuse('the hub never signed this transaction (not from a PSBT of this contract)');
+	if (
+		collateralSpent(contract) ||
+		contract.transactions.some((item) => item.transaction_type === 'ClaimCollateral')
+	) {
 		throw refuse('the collateral was already spent');
 	}
 	contract.transactions.push({
@@ -258,24 +314,41 @@ function anyContract(state: SandboxState, id: string): ContractEntry {
  * confirmed with its Paid invoices; once every installment is confirmed or cancelled, the contract is
  * RepaymentConfirmed. Without ids, every paid installment is confirmed.
  */
-export function confirmInstallments(state: SandboxState, contractId: string, installmentIds?: string[]): Contract {
+export function confirmInstallments(
+	state: SandboxState,
+	contractId: string,
+	installmentIds?: string[],
+): Contract {
 	const entry = anyContract(state, contractId);
 	const { contract } = entry;
 	const targets = installmentIds
 		? installmentIds.map((id) => {
 				const installment = contract.installments.find((candidate) => candidate.id === id);
-				if (!installment) throw adminError(404, `Installment ${shorten(id)} is not part of contract ${contract.id}`);
+				if (!installment)
+					throw adminError(
+						404,
+						`Installment ${shorten(id)} is not part of contract ${contract.id}`,
+					);
 				return installment;
 			})
 		: contract.installments.filter((installment) => installment.status === 'paid');
-	if (targets.length === 0) throw adminError(400, `Contract ${contract.id} has no paid installment to confirm`);
+	if (targets.length === 0)
+		throw adminError(400, `Contract ${contract.id} has no paid installment to confirm`);
 	const notPaid = targets.find((installment) => installment.status !== 'paid');
-	if (notPaid) throw adminError(400, `Installment ${notPaid.id} is ${notPaid.status}, not paid: only paid installments can be confirmed`);
+	if (notPaid)
+		throw adminError(
+			400,
+			`Installment ${notPaid.id} is ${notPaid.status}, not paid: only paid installments can be confirmed`,
+		);
 	const at = nowIso(state);
 	for (const installment of targets) {
 		installment.status = 'confirmed';
 		for (const event of contract.timeline) {
-			if (event.event.type === 'installment_payment' && event.event.installment_id === installment.id) event.event.is_confirmed = true;
+			if (
+				event.event.type === 'installment_payment' &&
+				event.event.installment_id === installment.id
+			)
+				event.event.is_confirmed = true;
 		}
 		for (const invoice of invoicesOf(state, installment.id)) {
 			if (invoice.status !== 'paid') continue;
@@ -284,7 +357,14 @@ export function confirmInstallments(state: SandboxState, contractId: string, ins
 		}
 		pushNotification(state, entry.owner, {
 			type: 'InstallmentUpdate',
-			data: { id: state.ids.uuid(), installment_id: installment.id, contract_id: contract.id, timestamp: at, status: 'confirmed', read: false },
+			data: {
+				id: state.ids.uuid(),
+				installment_id: installment.id,
+				contract_id: contract.id,
+				timestamp: at,
+				status: 'confirmed',
+				read: false,
+			},
 		});
 	}
 	contract.updated_at = at;
@@ -298,7 +378,10 @@ export function confirmInstallments(state: SandboxState, contractId: string, ins
 export function confirmClaim(state: SandboxState, contractId: string): Contract {
 	const entry = anyContract(state, contractId);
 	if (entry.contract.status !== 'ClosingByClaim') {
-		throw adminError(400, `Contract ${contractId} is ${entry.contract.status}, not ClosingByClaim: no claim to confirm`);
+		throw adminError(
+			400,
+			`Contract ${contractId} is ${entry.contract.status}, not ClosingByClaim: no claim to confirm`,
+		);
 	}
 	entry.contract.collateral_sats = 0;
 	return changeStatus(state, entry, 'Closed');
@@ -306,7 +389,8 @@ export function confirmClaim(state: SandboxState, contractId: string): Contract 
 
 /** Moves the sandbox clock forward (e.g. past an invoice's 15 minutes); reset() puts it back. */
 export function advanceClock(state: SandboxState, milliseconds: number): string {
-	if (!Number.isFinite(milliseconds) || milliseconds < 0) throw adminError(400, 'The clock only moves forward: give a positive number of milliseconds');
+	if (!Number.isFinite(milliseconds) || milliseconds < 0)
+		throw adminError(400, 'The clock only moves forward: give a positive number of milliseconds');
 	const before = state.now;
 	state.now = () => new Date(before().getTime() + milliseconds);
 	return nowIso(state);
@@ -323,14 +407,17 @@ export interface LifecycleAdmin {
 
 export function lifecycleAdmin(state: () => SandboxState): LifecycleAdmin {
 	return {
-		confirmInstallments: (contractId, installmentIds) => confirmInstallments(state(), contractId, installmentIds),
+		confirmInstallments: (contractId, installmentIds) =>
+			confirmInstallments(state(), contractId, installmentIds),
 		confirmClaim: (contractId) => confirmClaim(state(), contractId),
 		advanceClock: (milliseconds) => advanceClock(state(), milliseconds),
 	};
 }
 
 function bodyOf(body: unknown): Record<string, unknown> {
-	return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+	return body !== null && typeof body === 'object' && !Array.isArray(body)
+		? (body as Record<string, unknown>)
+		: {};
 }
 
 /**
@@ -339,11 +426,20 @@ function bodyOf(body: unknown): Record<string, unknown> {
  * claim or recovery PSBT, for demos against the sandbox only; see standInSigner.ts).
  */
 export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
-	const route = (pattern: string, handle: Route['handle']): Route => ({ method: 'POST', pattern: `/__admin${pattern}`, auth: 'none', body: 'json', handle });
+	const route = (pattern: string, handle: Route['handle']): Route => ({
+		method: 'POST',
+		pattern: `/__admin${pattern}`,
+		auth: 'none',
+		body: 'json',
+		handle,
+	});
 	return [
 		route('/contracts/:id/confirm-installments', (ctx) => {
 			const ids = bodyOf(ctx.body).installment_ids;
-			if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))) {
+			if (
+				ids !== undefined &&
+				(!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+			) {
 				throw adminError(400, 'installment_ids must be a list of installment ids');
 			}
 			return jsonReply(admin.confirmInstallments(ctx.params.id, ids as string[] | undefined));
@@ -351,12 +447,19 @@ export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 		route('/contracts/:id/confirm-claim', (ctx) => jsonReply(admin.confirmClaim(ctx.params.id))),
 		route('/clock', (ctx) => {
 			const body = bodyOf(ctx.body);
-			const milliseconds = typeof body.advance_ms === 'number' ? body.advance_ms : Number(body.advance_minutes) * 60_000;
+			const milliseconds =
+				typeof body.advance_ms === 'number'
+					? body.advance_ms
+					: Number(body.advance_minutes) * 60_000;
 			return jsonReply({ now: admin.advanceClock(milliseconds) });
 		}),
 		route('/stand-in-signer', (ctx) => {
 			const psbt = bodyOf(ctx.body).psbt;
-			if (typeof psbt !== 'string') throw adminError(400, 'psbt must be the hex PSBT that Get Claim PSBT or Get Recovery PSBT returned');
+			if (typeof psbt !== 'string')
+				throw adminError(
+					400,
+					'psbt must be the hex PSBT that Get Claim PSBT or Get Recovery PSBT returned',
+				);
 			try {
 				return jsonReply({ tx: standInSign(psbt) });
 			} catch (error) {

@@ -13,7 +13,10 @@ import type { LoanApplication } from './types';
 export const FALLBACK_NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
 
 /** The request fields of a new application (model.rs CreateLoanApplicationSchema). */
-export type LoanApplicationDraft = Omit<LoanApplication, 'loan_deal_id' | 'borrower_id' | 'status' | 'created_at' | 'updated_at' | 'borrower_npub'> & {
+export type LoanApplicationDraft = Omit<
+	LoanApplication,
+	'loan_deal_id' | 'borrower_id' | 'status' | 'created_at' | 'updated_at' | 'borrower_npub'
+> & {
 	borrower_npub?: string | null;
 };
 
@@ -52,7 +55,11 @@ export function insertLoanApplication(
 }
 
 /** The caller's application with this id, whatever its status; undefined for unknown and foreign ids. */
-export function ownLoanApplication(state: SandboxState, owner: string, id: string): LoanApplication | undefined {
+export function ownLoanApplication(
+	state: SandboxState,
+	owner: string,
+	id: string,
+): LoanApplication | undefined {
 	const application = state.loanApplications.get(id);
 	return application && application.borrower_id === owner ? application : undefined;
 }
@@ -64,11 +71,17 @@ export function ownLoanApplication(state: SandboxState, owner: string, id: strin
 export function loanApplicationsOf(state: SandboxState, owner: string): LoanApplication[] {
 	return [...state.loanApplications.values()]
 		.filter((application) => application.borrower_id === owner)
-		.sort((a, b) => (a.loan_deal_id < b.loan_deal_id ? -1 : a.loan_deal_id > b.loan_deal_id ? 1 : 0));
+		.sort((a, b) =>
+			a.loan_deal_id < b.loan_deal_id ? -1 : a.loan_deal_id > b.loan_deal_id ? 1 : 0,
+		);
 }
 
 /** A complete draft for the admin surface and the seed: an Available UsdcPol application with the owner's look-alike keys. */
-export function sampleDraft(state: SandboxState, owner: string, partial: Partial<LoanApplication> = {}): LoanApplicationDraft {
+export function sampleDraft(
+	state: SandboxState,
+	owner: string,
+	partial: Partial<LoanApplication> = {},
+): LoanApplicationDraft {
 	return {
 		ltv: 0.5,
 		interest_rate: 0.11,
@@ -89,10 +102,20 @@ export function sampleDraft(state: SandboxState, owner: string, partial: Partial
 }
 
 /** A record as a test or demo wants it, any status (e.g. Taken or ApplicationExpired), stored for the owner. */
-export function addLoanApplication(state: SandboxState, owner: string, partial: Partial<LoanApplication> = {}): LoanApplication {
+export function addLoanApplication(
+	state: SandboxState,
+	owner: string,
+	partial: Partial<LoanApplication> = {},
+): LoanApplication {
 	if (partial.loan_deal_id !== undefined && state.loanApplications.has(partial.loan_deal_id)) {
 		throw new Error(`Loan application ${partial.loan_deal_id} already exists`);
 	}
-	const application = insertLoanApplication(state, owner, sampleDraft(state, owner, partial), partial.created_at, partial.loan_deal_id);
+	const application = insertLoanApplication(
+		state,
+		owner,
+		sampleDraft(state, owner, partial),
+		partial.created_at,
+		partial.loan_deal_id,
+	);
 	return Object.assign(application, partial);
 }

@@ -3,7 +3,14 @@
  * extensions and repayments. Prices are fixed so that every number is deterministic.
  */
 import { btcAddressFor, evmAddressFor, npubFor, publicKeyFor } from './ids';
-import { addDays, changeStatus, nowIso, pushNotification, storeContract, type SandboxState } from './state';
+import {
+	addDays,
+	changeStatus,
+	nowIso,
+	pushNotification,
+	storeContract,
+	type SandboxState,
+} from './state';
 import type { Contract, ContractEntry, Installment, LoanOffer } from './types';
 import { roundMoney } from './validate';
 
@@ -78,7 +85,9 @@ export function generateInstallments(
 	let previousDay = 0;
 	return dueDays.map((day, index) => {
 		const last = index === dueDays.length - 1;
-		const share = last ? roundMoney(interestLeft) : roundMoney((interest * (day - previousDay)) / days);
+		const share = last
+			? roundMoney(interestLeft)
+			: roundMoney((interest * (day - previousDay)) / days);
 		interestLeft -= share;
 		previousDay = day;
 		return {
@@ -131,14 +140,19 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		deposited_sats: 0,
 		initial_ltv: offer.min_ltv,
 		collateral_asset: offer.collateral_asset,
-		liquidation_price: roundMoney((amount + interest) / ((collateral / SATS_PER_BTC) * LIQUIDATION_LTV)),
+		liquidation_price: roundMoney(
+			(amount + interest) / ((collateral / SATS_PER_BTC) * LIQUIDATION_LTV),
+		),
 		liquidation_status: 'Healthy',
 		ltv_threshold_margin_call_1: 0.8,
 		ltv_threshold_margin_call_2: 0.85,
 		ltv_threshold_liquidation: LIQUIDATION_LTV,
 		contract_address: null,
 		collateral_script: null,
-		borrower_btc_address: draft.borrowerBtcAddress ?? draft.collateralAddress ?? btcAddressFor(state.seed, `${id}:refund`),
+		borrower_btc_address:
+			draft.borrowerBtcAddress ??
+			draft.collateralAddress ??
+			btcAddressFor(state.seed, `${id}:refund`),
 		borrower_loan_address:
 			draft.borrowerLoanAddress !== undefined
 				? draft.borrowerLoanAddress
@@ -157,12 +171,28 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		extension_origination_fee: extendable ? offer.origination_fee.map((fee) => ({ ...fee })) : [],
 		extends_contract: null,
 		extended_by_contract: null,
-		installments: generateInstallments(state, offer.repayment_plan, amount, interest, days, createdAt),
+		installments: generateInstallments(
+			state,
+			offer.repayment_plan,
+			amount,
+			interest,
+			days,
+			createdAt,
+		),
 		transactions: [],
-		timeline: [{ date: createdAt, txid: null, event: { type: 'contract_status_change', status: draft.status } }],
+		timeline: [
+			{
+				date: createdAt,
+				txid: null,
+				event: { type: 'contract_status_change', status: draft.status },
+			},
+		],
 		kyc_info: offer.kyc_link ? { kyc_link: offer.kyc_link, is_kyc_done: false } : null,
 		fiat_loan_details_borrower: draft.fiatLoanDetails
-			? { details: draft.fiatLoanDetails.details, encrypted_encryption_key: draft.fiatLoanDetails.encrypted_encryption_key_borrower }
+			? {
+					details: draft.fiatLoanDetails.details,
+					encrypted_encryption_key: draft.fiatLoanDetails.encrypted_encryption_key_borrower,
+				}
 			: null,
 		fiat_loan_details_lender: null,
 		requires_ark_settlement: offer.collateral_asset === 'ArkadeBtc' ? true : null,
@@ -182,13 +212,18 @@ export function createContractEntry(state: SandboxState, draft: ContractDraft): 
 }
 
 /** The old contract becomes Extended; a new one in PrincipalGiven carries the longer term. */
-export function extendContract(state: SandboxState, entry: ContractEntry, extraDays: number): ContractEntry {
+export function extendContract(
+	state: SandboxState,
+	entry: ContractEntry,
+	extraDays: number,
+): ContractEntry {
 	const old = entry.contract;
 	const at = nowIso(state);
 	const days = old.duration_days + extraDays;
 	const rate = old.extension_interest_rate ?? old.interest_rate;
 	const remainingPrincipal = old.installments.reduce(
-		(sum, installment) => (SETTLED_INSTALLMENTS.has(installment.status) ? sum : sum + installment.principal),
+		(sum, installment) =>
+			SETTLED_INSTALLMENTS.has(installment.status) ? sum : sum + installment.principal,
 		0,
 	);
 	const interest = interestFor(remainingPrincipal, rate, extraDays);
@@ -208,7 +243,9 @@ export function extendContract(state: SandboxState, entry: ContractEntry, extraD
 		extended_by_contract: null,
 		installments: [],
 		transactions: [],
-		timeline: [{ date: at, txid: null, event: { type: 'contract_status_change', status: 'PrincipalGiven' } }],
+		timeline: [
+			{ date: at, txid: null, event: { type: 'contract_status_change', status: 'PrincipalGiven' } },
+		],
 	};
 	next.installments = [
 		{
@@ -221,13 +258,21 @@ export function extendContract(state: SandboxState, entry: ContractEntry, extraD
 			payment_id: null,
 		},
 	];
-	const created = storeContract(state, { owner: entry.owner, apiKey: entry.apiKey, request: null, contract: next });
+	const created = storeContract(state, {
+		owner: entry.owner,
+		apiKey: entry.apiKey,
+		request: null,
+		contract: next,
+	});
 	old.extended_by_contract = next.id;
 	changeStatus(state, entry, 'Extended');
 	return created;
 }
 
-export function findInstallment(contract: Contract, installmentId: string): Installment | undefined {
+export function findInstallment(
+	contract: Contract,
+	installmentId: string,
+): Installment | undefined {
 	return contract.installments.find((installment) => installment.id === installmentId);
 }
 
@@ -273,13 +318,20 @@ export function markInstallmentPaid(
 /** RepaymentProvided once every installment of the contract is paid, confirmed or cancelled. */
 export function settleIfRepaid(state: SandboxState, entry: ContractEntry): void {
 	const { installments } = entry.contract;
-	if (installments.length > 0 && installments.every((item) => SETTLED_INSTALLMENTS.has(item.status))) {
+	if (
+		installments.length > 0 &&
+		installments.every((item) => SETTLED_INSTALLMENTS.has(item.status))
+	) {
 		changeStatus(state, entry, 'RepaymentProvided');
 	}
 }
 
 /** db::transactions::insert_installment_paid_txid: one InstallmentPaid transaction per (txid, contract). */
-export function recordInstallmentPaidTransaction(state: SandboxState, entry: ContractEntry, paymentId: string): void {
+export function recordInstallmentPaidTransaction(
+	state: SandboxState,
+	entry: ContractEntry,
+	paymentId: string,
+): void {
 	const { contract } = entry;
 	if (contract.transactions.some((transaction) => transaction.txid === paymentId)) return;
 	contract.transactions.push({

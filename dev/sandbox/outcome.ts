@@ -12,19 +12,36 @@ export interface Outcome {
 const JSON_TYPE = 'application/json';
 const PLAIN_TYPE = 'text/plain; charset=utf-8';
 
-export function jsonOutcome(status: number, value: unknown, headers: Record<string, string> = {}): Outcome {
-	return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) };
+export function jsonOutcome(
+	status: number,
+	value: unknown,
+	headers: Record<string, string> = {},
+): Outcome {
+	return {
+		status,
+		headers: { 'content-type': JSON_TYPE, ...headers },
+		body: JSON.stringify(value),
+	};
 }
 
-export function errorOutcome(dialect: Dialect, error: ApiError, headers: Record<string, string> = {}): Outcome {
+export function errorOutcome(
+	dialect: Dialect,
+	error: ApiError,
+	headers: Record<string, string> = {},
+): Outcome {
 	const rendered = renderError(dialect, error);
 	if (typeof rendered.body === 'string') {
-		return { status: rendered.status, headers: { 'content-type': PLAIN_TYPE, ...headers }, body: rendered.body };
+		return {
+			status: rendered.status,
+			headers: { 'content-type': PLAIN_TYPE, ...headers },
+			body: rendered.body,
+		};
 	}
 	return jsonOutcome(rendered.status, rendered.body, headers);
 }
 
 export function replyOutcome(reply: Reply): Outcome {
-	if (reply.kind === 'empty') return { status: reply.status, headers: { ...reply.headers }, body: '' };
+	if (reply.kind === 'empty')
+		return { status: reply.status, headers: { ...reply.headers }, body: '' };
 	return jsonOutcome(reply.status, reply.value, reply.headers);
 }

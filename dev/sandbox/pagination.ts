@@ -24,7 +24,12 @@ export interface PaginationRules {
 	liveMessage?: string;
 }
 
-function parseNumber(dialect: Dialect, query: Record<string, string>, field: string, fallback: number): number {
+function parseNumber(
+	dialect: Dialect,
+	query: Record<string, string>,
+	field: string,
+	fallback: number,
+): number {
 	// Spec: any integer (range checked below). Live: a u32, else axum's plain-text Query rejection.
 	if (dialect === 'spec') {
 		const raw = query[field];
@@ -37,11 +42,17 @@ function parseNumber(dialect: Dialect, query: Record<string, string>, field: str
 }
 
 /** `page` (default 1) and `limit`; the live backend's `validate()` answers JSON `{message}` for ranges. */
-export function parsePageRequest(query: Record<string, string>, rules: PaginationRules, dialect: Dialect = 'spec'): PageRequest {
+export function parsePageRequest(
+	query: Record<string, string>,
+	rules: PaginationRules,
+	dialect: Dialect = 'spec',
+): PageRequest {
 	const page = parseNumber(dialect, query, 'page', 1);
 	const limit = parseNumber(dialect, query, 'limit', rules.defaultLimit);
 	if (page < 1) {
-		throw badRequest('INVALID_PAGINATION', 'Page must be greater than 0', { message: rules.liveMessage });
+		throw badRequest('INVALID_PAGINATION', 'Page must be greater than 0', {
+			message: rules.liveMessage,
+		});
 	}
 	if (limit < 1 || limit > rules.maxLimit) {
 		throw badRequest('INVALID_PAGINATION', `Limit must be between 1 and ${rules.maxLimit}`, {
@@ -87,7 +98,9 @@ export function lyingPage<T>(
 			return build({ ...request, page: 1 });
 		case 'endless':
 			return {
-				data: Array.from({ length: request.limit }, (_, index) => records.invent(request.page, index)),
+				data: Array.from({ length: request.limit }, (_, index) =>
+					records.invent(request.page, index),
+				),
 				page: request.page,
 				limit: request.limit,
 				total: ENDLESS_TOTAL_PAGES * request.limit,

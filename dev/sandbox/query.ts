@@ -39,12 +39,15 @@ export function enumParam(
 function u32Problem(raw: string): string | null {
 	if (raw === '') return 'cannot parse integer from empty string';
 	if (!/^\+?\d+$/.test(raw)) return 'invalid digit found in string';
-	return Number(raw.replace(/^\+/, '')) > 0xffffffff ? 'number too large to fit in target type' : null;
+	return Number(raw.replace(/^\+/, '')) > 0xffffffff
+		? 'number too large to fit in target type'
+		: null;
 }
 
 /** Rust's `i32::from_str` error texts. */
 function i32Problem(raw: string): string | null {
-	if (raw === '' || raw === '-' || raw === '+') return raw === '' ? 'cannot parse integer from empty string' : 'invalid digit found in string';
+	if (raw === '' || raw === '-' || raw === '+')
+		return raw === '' ? 'cannot parse integer from empty string' : 'invalid digit found in string';
 	if (!/^[+-]?\d+$/.test(raw)) return 'invalid digit found in string';
 	const value = Number(raw);
 	if (value > 2 ** 31 - 1) return 'number too large to fit in target type';
@@ -54,7 +57,9 @@ function i32Problem(raw: string): string | null {
 /** Rust's `f64::from_str` error texts (ParseFloatError). */
 function f64Problem(raw: string): string | null {
 	if (raw === '') return 'cannot parse float from empty string';
-	return /^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$/i.test(raw) ? null : 'invalid float literal';
+	return /^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$/i.test(raw)
+		? null
+		: 'invalid float literal';
 }
 
 /**
@@ -70,13 +75,19 @@ export function numberParam(
 ): number | undefined {
 	const raw = query[name];
 	if (raw === undefined || (raw === '' && dialect === 'spec')) return undefined;
-	const problem = kind === 'u32' ? u32Problem(raw) : kind === 'i32' ? i32Problem(raw) : f64Problem(raw);
+	const problem =
+		kind === 'u32' ? u32Problem(raw) : kind === 'i32' ? i32Problem(raw) : f64Problem(raw);
 	if (problem === null && (kind !== 'f64' || Number.isFinite(Number(raw)))) return Number(raw);
 	throw badRequest(spec.code, spec.details, liveQueryRejection(problem ?? 'invalid float literal'));
 }
 
 /** A bool parameter (Rust's `bool::from_str`: exactly `true` or `false`). */
-export function boolParam(dialect: Dialect, query: Record<string, string>, name: string, fallback: boolean): boolean {
+export function boolParam(
+	dialect: Dialect,
+	query: Record<string, string>,
+	name: string,
+	fallback: boolean,
+): boolean {
 	const raw = query[name];
 	if (raw === undefined || (raw === '' && dialect === 'spec')) return fallback;
 	if (raw === 'true' || raw === 'false') return raw === 'true';

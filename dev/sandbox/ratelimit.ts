@@ -28,7 +28,12 @@ export class RateLimiter {
 	check(apiKey: string, config: RateLimitConfig, nowMs: number): RateDecision | null {
 		const { length, allowance } = windowShape(config);
 		let window = this.windows.get(apiKey);
-		const start = config.requestsPerSecond >= 1 ? Math.floor(nowMs / length) * length : window && nowMs < window.start + length ? window.start : nowMs;
+		const start =
+			config.requestsPerSecond >= 1
+				? Math.floor(nowMs / length) * length
+				: window && nowMs < window.start + length
+					? window.start
+					: nowMs;
 		if (!window || window.start !== start) {
 			window = { start, count: 0 };
 			this.windows.set(apiKey, window);
@@ -43,9 +48,14 @@ export class RateLimiter {
 }
 
 /** The Retry-After header in the configured form, or null when it should be left out. */
-export function retryAfterHeader(config: RateLimitConfig, decision: RateDecision, nowMs: number): string | null {
+export function retryAfterHeader(
+	config: RateLimitConfig,
+	decision: RateDecision,
+	nowMs: number,
+): string | null {
 	const form = config.retryAfter ?? 'seconds';
 	if (form === 'none') return null;
-	if (form === 'http-date') return new Date(Math.ceil(decision.retryAt / 1000) * 1000).toUTCString();
+	if (form === 'http-date')
+		return new Date(Math.ceil(decision.retryAt / 1000) * 1000).toUTCString();
 	return String(Math.max(1, Math.ceil((decision.retryAt - nowMs) / 1000)));
 }

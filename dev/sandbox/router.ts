@@ -89,7 +89,10 @@ export class Router {
 	private readonly compiled: { route: Route; segments: string[] }[];
 
 	constructor(routes: Route[]) {
-		this.compiled = routes.map((route) => ({ route, segments: route.pattern.split('/').filter(Boolean) }));
+		this.compiled = routes.map((route) => ({
+			route,
+			segments: route.pattern.split('/').filter(Boolean),
+		}));
 	}
 
 	match(method: string, path: string): RouteMatch {

@@ -4,11 +4,33 @@
  * the sandbox clock at seed time (pass a fixed `now` for byte-identical runs).
  */
 import { testnetAddressFor } from './bitcoin';
-import { borrowerKeyFor, evmAddressFor, masterKeyFor, publicKeyFor, sha256Hex, solanaAddressFor, txidFor } from './ids';
+import {
+	borrowerKeyFor,
+	evmAddressFor,
+	masterKeyFor,
+	publicKeyFor,
+	sha256Hex,
+	solanaAddressFor,
+	txidFor,
+} from './ids';
 import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
-import { createEmptyState, issueKey, pushNotification, recordStatus, type SandboxState } from './state';
-import type { ContractEntry, LenderStats, LoanOffer, NotificationMessage, SandboxKeys, SeedOptions, User } from './types';
+import {
+	createEmptyState,
+	issueKey,
+	pushNotification,
+	recordStatus,
+	type SandboxState,
+} from './state';
+import type {
+	ContractEntry,
+	LenderStats,
+	LoanOffer,
+	NotificationMessage,
+	SandboxKeys,
+	SeedOptions,
+	User,
+} from './types';
 import { roundMoney } from './validate';
 
 export const DEFAULT_SEED = 'lendasat-sandbox';
@@ -64,7 +86,14 @@ function daysBefore(base: Date, days: number): string {
 	return new Date(base.getTime() - Math.round(days * DAY_MS)).toISOString();
 }
 
-function seedUser(state: SandboxState, base: Date, id: string, name: string, email: string, timezone: string): User {
+function seedUser(
+	state: SandboxState,
+	base: Date,
+	id: string,
+	name: string,
+	email: string,
+	timezone: string,
+): User {
 	const createdAt = daysBefore(base, 400);
 	const user: User = {
 		id,
@@ -85,22 +114,66 @@ function seedUser(state: SandboxState, base: Date, id: string, name: string, ema
 	return user;
 }
 
-function seedLender(state: SandboxState, base: Date, lender: Omit<LenderStats, 'joined_at'>, joinedDaysAgo: number): LenderStats {
+function seedLender(
+	state: SandboxState,
+	base: Date,
+	lender: Omit<LenderStats, 'joined_at'>,
+	joinedDaysAgo: number,
+): LenderStats {
 	const record: LenderStats = { ...lender, joined_at: daysBefore(base, joinedDaysAgo) };
 	state.lenders.set(record.id, record);
 	return record;
 }
 
-function seedLenders(state: SandboxState, base: Date): Record<keyof typeof SEED_IDS.lenders, LenderStats> {
+function seedLenders(
+	state: SandboxState,
+	base: Date,
+): Record<keyof typeof SEED_IDS.lenders, LenderStats> {
 	const ids = SEED_IDS.lenders;
 	return {
-		northwind: seedLender(state, base, { id: ids.northwind, name: 'Northwind Lending', successful_contracts: 128, timezone: 'Europe/Vienna', vetted: true }, 700),
-		satoshiCapital: seedLender(state, base, { id: ids.satoshiCapital, name: 'Satoshi Capital', successful_contracts: 42, timezone: 'America/New_York', vetted: true }, 365),
-		alpenBank: seedLender(state, base, { id: ids.alpenBank, name: 'Alpen Credit', successful_contracts: 7, timezone: null, vetted: false }, 90),
+		northwind: seedLender(
+			state,
+			base,
+			{
+				id: ids.northwind,
+				name: 'Northwind Lending',
+				successful_contracts: 128,
+				timezone: 'Europe/Vienna',
+				vetted: true,
+			},
+			700,
+		),
+		satoshiCapital: seedLender(
+			state,
+			base,
+			{
+				id: ids.satoshiCapital,
+				name: 'Satoshi Capital',
+				successful_contracts: 42,
+				timezone: 'America/New_York',
+				vetted: true,
+			},
+			365,
+		),
+		alpenBank: seedLender(
+			state,
+			base,
+			{
+				id: ids.alpenBank,
+				name: 'Alpen Credit',
+				successful_contracts: 7,
+				timezone: null,
+				vetted: false,
+			},
+			90,
+		),
 	};
 }
 
-type OfferSeed = Omit<LoanOffer, 'status' | 'lender_pk' | 'collateral_asset' | 'loan_repayment_address'> & {
+type OfferSeed = Omit<
+	LoanOffer,
+	'status' | 'lender_pk' | 'collateral_asset' | 'loan_repayment_address'
+> & {
 	loan_repayment_address?: string;
 	collateral_asset?: string;
 	auto_accept?: boolean;
@@ -110,11 +183,16 @@ type OfferSeed = Omit<LoanOffer, 'status' | 'lender_pk' | 'collateral_asset' | '
 
 function addSeedOffer(state: SandboxState, seed: OfferSeed): void {
 	const { auto_accept: autoAccept, btc_repayment: btcRepayment, ...offer } = seed;
-	if (btcRepayment) state.offerBtcRepaymentAddresses.set(offer.id, testnetAddressFor(`${state.seed}:${offer.id}:btc-repay`));
+	if (btcRepayment)
+		state.offerBtcRepaymentAddresses.set(
+			offer.id,
+			testnetAddressFor(`${state.seed}:${offer.id}:btc-repay`),
+		);
 	state.offers.set(offer.id, {
 		...offer,
 		status: 'Available',
-		loan_repayment_address: offer.loan_repayment_address ?? evmAddressFor(state.seed, `${offer.id}:repay`),
+		loan_repayment_address:
+			offer.loan_repayment_address ?? evmAddressFor(state.seed, `${offer.id}:repay`),
 		lender_pk: publicKeyFor('lendasat-sandbox-lenders', offer.lender.id),
 		collateral_asset: offer.collateral_asset ?? 'BitcoinBtc',
 	});
@@ -125,61 +203,145 @@ function seedOffers(state: SandboxState, lenders: ReturnType<typeof seedLenders>
 	const ids = SEED_IDS.offers;
 	const standardFee = [{ fee: 0.01, from_day: 0, to_day: 100000 }];
 	addSeedOffer(state, {
-		id: ids.usdcPolygon, name: 'USDC on Polygon, 12% flat', lender: lenders.northwind,
-		min_ltv: 0.5, interest_rate: 0.12, loan_amount_min: 100, loan_amount_max: 10000,
-		duration_days_min: 7, duration_days_max: 365, loan_asset: 'UsdcPol', loan_payout: 'Direct',
-		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet',
+		id: ids.usdcPolygon,
+		name: 'USDC on Polygon, 12% flat',
+		lender: lenders.northwind,
+		min_ltv: 0.5,
+		interest_rate: 0.12,
+		loan_amount_min: 100,
+		loan_amount_max: 10000,
+		duration_days_min: 7,
+		duration_days_max: 365,
+		loan_asset: 'UsdcPol',
+		loan_payout: 'Direct',
+		origination_fee: standardFee,
+		kyc_link: null,
+		repayment_plan: 'bullet',
 		btc_repayment: true,
 	});
 	addSeedOffer(state, {
-		id: ids.usdtEthereumMonthly, name: 'USDT on Ethereum, monthly interest', lender: lenders.satoshiCapital,
-		min_ltv: 0.5, interest_rate: 0.095, loan_amount_min: 500, loan_amount_max: 25000,
-		duration_days_min: 30, duration_days_max: 360, loan_asset: 'UsdtEth', loan_payout: 'Direct',
-		origination_fee: [{ fee: 0.015, from_day: 0, to_day: 181 }, { fee: 0.01, from_day: 181, to_day: 100000 }],
-		kyc_link: null, repayment_plan: 'interest_only_monthly',
+		id: ids.usdtEthereumMonthly,
+		name: 'USDT on Ethereum, monthly interest',
+		lender: lenders.satoshiCapital,
+		min_ltv: 0.5,
+		interest_rate: 0.095,
+		loan_amount_min: 500,
+		loan_amount_max: 25000,
+		duration_days_min: 30,
+		duration_days_max: 360,
+		loan_asset: 'UsdtEth',
+		loan_payout: 'Direct',
+		origination_fee: [
+			{ fee: 0.015, from_day: 0, to_day: 181 },
+			{ fee: 0.01, from_day: 181, to_day: 100000 },
+		],
+		kyc_link: null,
+		repayment_plan: 'interest_only_monthly',
 		btc_repayment: true,
 	});
 	addSeedOffer(state, {
-		id: ids.usdcSolanaShort, name: 'USDC on Solana, short term', lender: lenders.northwind,
-		min_ltv: 0.4, interest_rate: 0.15, loan_amount_min: 50, loan_amount_max: 2000,
-		duration_days_min: 7, duration_days_max: 90, loan_asset: 'UsdcSol', loan_payout: 'Direct',
-		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet',
+		id: ids.usdcSolanaShort,
+		name: 'USDC on Solana, short term',
+		lender: lenders.northwind,
+		min_ltv: 0.4,
+		interest_rate: 0.15,
+		loan_amount_min: 50,
+		loan_amount_max: 2000,
+		duration_days_min: 7,
+		duration_days_max: 90,
+		loan_asset: 'UsdcSol',
+		loan_payout: 'Direct',
+		origination_fee: standardFee,
+		kyc_link: null,
+		repayment_plan: 'bullet',
 		loan_repayment_address: solanaAddressFor(state.seed, `${ids.usdcSolanaShort}:repay`),
 	});
 	addSeedOffer(state, {
-		id: ids.eurBankKyc, name: 'EUR bank transfer (KYC)', lender: lenders.alpenBank,
-		min_ltv: 0.5, interest_rate: 0.089, loan_amount_min: 1000, loan_amount_max: 50000,
-		duration_days_min: 90, duration_days_max: 730, loan_asset: 'Eur', loan_payout: 'Direct',
-		origination_fee: standardFee, kyc_link: 'https://kyc.sandbox.lendasat.example/verify/alpen-credit',
-		repayment_plan: 'interest_only_monthly', loan_repayment_address: 'DE89370400440532013000', auto_accept: true,
+		id: ids.eurBankKyc,
+		name: 'EUR bank transfer (KYC)',
+		lender: lenders.alpenBank,
+		min_ltv: 0.5,
+		interest_rate: 0.089,
+		loan_amount_min: 1000,
+		loan_amount_max: 50000,
+		duration_days_min: 90,
+		duration_days_max: 730,
+		loan_asset: 'Eur',
+		loan_payout: 'Direct',
+		origination_fee: standardFee,
+		kyc_link: 'https://kyc.sandbox.lendasat.example/verify/alpen-credit',
+		repayment_plan: 'interest_only_monthly',
+		loan_repayment_address: 'DE89370400440532013000',
+		auto_accept: true,
 		btc_repayment: true,
 	});
 	addSeedOffer(state, {
-		id: ids.usdtPolygonIndirect, name: 'USDT on Polygon via partner', lender: lenders.satoshiCapital,
-		min_ltv: 0.5, interest_rate: 0.11, loan_amount_min: 100, loan_amount_max: 5000,
-		duration_days_min: 14, duration_days_max: 180, loan_asset: 'UsdtPol', loan_payout: 'Indirect',
-		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet',
+		id: ids.usdtPolygonIndirect,
+		name: 'USDT on Polygon via partner',
+		lender: lenders.satoshiCapital,
+		min_ltv: 0.5,
+		interest_rate: 0.11,
+		loan_amount_min: 100,
+		loan_amount_max: 5000,
+		duration_days_min: 14,
+		duration_days_max: 180,
+		loan_asset: 'UsdtPol',
+		loan_payout: 'Indirect',
+		origination_fee: standardFee,
+		kyc_link: null,
+		repayment_plan: 'bullet',
 	});
 	addSeedOffer(state, {
-		id: ids.usdtLiquidWeekly, name: 'USDT on Liquid, weekly interest', lender: lenders.northwind,
-		min_ltv: 0.45, interest_rate: 0.13, loan_amount_min: 200, loan_amount_max: 15000,
-		duration_days_min: 28, duration_days_max: 365, loan_asset: 'UsdtLiquid', loan_payout: 'Direct',
-		origination_fee: [{ fee: 0.02, from_day: 0, to_day: 100000 }], kyc_link: null,
+		id: ids.usdtLiquidWeekly,
+		name: 'USDT on Liquid, weekly interest',
+		lender: lenders.northwind,
+		min_ltv: 0.45,
+		interest_rate: 0.13,
+		loan_amount_min: 200,
+		loan_amount_max: 15000,
+		duration_days_min: 28,
+		duration_days_max: 365,
+		loan_asset: 'UsdtLiquid',
+		loan_payout: 'Direct',
+		origination_fee: [{ fee: 0.02, from_day: 0, to_day: 100000 }],
+		kyc_link: null,
 		repayment_plan: 'interest_only_weekly',
 		loan_repayment_address: `lq1qq${sha256Hex(`${state.seed}:liquid`).slice(0, 58)}`,
 	});
 	addSeedOffer(state, {
-		id: ids.arkade, name: 'USDC on Polygon, Arkade collateral', lender: lenders.northwind,
-		min_ltv: 0.5, interest_rate: 0.1, loan_amount_min: 100, loan_amount_max: 5000,
-		duration_days_min: 7, duration_days_max: 180, loan_asset: 'UsdcPol', loan_payout: 'Direct',
-		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', collateral_asset: 'ArkadeBtc',
+		id: ids.arkade,
+		name: 'USDC on Polygon, Arkade collateral',
+		lender: lenders.northwind,
+		min_ltv: 0.5,
+		interest_rate: 0.1,
+		loan_amount_min: 100,
+		loan_amount_max: 5000,
+		duration_days_min: 7,
+		duration_days_max: 180,
+		loan_asset: 'UsdcPol',
+		loan_payout: 'Direct',
+		origination_fee: standardFee,
+		kyc_link: null,
+		repayment_plan: 'bullet',
+		collateral_asset: 'ArkadeBtc',
 		btc_repayment: true,
 	});
 	addSeedOffer(state, {
-		id: ids.autoAccept, name: 'USDT on Polygon, instant approval', lender: lenders.satoshiCapital,
-		min_ltv: 0.5, interest_rate: 0.14, loan_amount_min: 100, loan_amount_max: 20000,
-		duration_days_min: 7, duration_days_max: 365, loan_asset: 'UsdtPol', loan_payout: 'Direct',
-		origination_fee: standardFee, kyc_link: null, repayment_plan: 'bullet', auto_accept: true,
+		id: ids.autoAccept,
+		name: 'USDT on Polygon, instant approval',
+		lender: lenders.satoshiCapital,
+		min_ltv: 0.5,
+		interest_rate: 0.14,
+		loan_amount_min: 100,
+		loan_amount_max: 20000,
+		duration_days_min: 7,
+		duration_days_max: 365,
+		loan_asset: 'UsdtPol',
+		loan_payout: 'Direct',
+		origination_fee: standardFee,
+		kyc_link: null,
+		repayment_plan: 'bullet',
+		auto_accept: true,
 		btc_repayment: true,
 	});
 }
@@ -204,7 +366,12 @@ const TRANSACTION_FOR_STATUS: Record<string, string> = {
 	Closed: 'ClaimCollateral',
 };
 
-function settleInstallments(state: SandboxState, base: Date, entry: ContractEntry, count: number): void {
+function settleInstallments(
+	state: SandboxState,
+	base: Date,
+	entry: ContractEntry,
+	count: number,
+): void {
 	const now = base.toISOString();
 	const contract = entry.contract;
 	for (const installment of contract.installments.slice(0, count)) {
@@ -212,7 +379,9 @@ function settleInstallments(state: SandboxState, base: Date, entry: ContractEntr
 		installment.status = 'confirmed';
 		installment.paid_date = installment.due_date < now ? installment.due_date : now;
 		installment.payment_id = txid;
-		contract.balance_outstanding = roundMoney(contract.balance_outstanding - installment.principal - installment.interest);
+		contract.balance_outstanding = roundMoney(
+			contract.balance_outstanding - installment.principal - installment.interest,
+		);
 		contract.timeline.push({
 			date: installment.paid_date,
 			txid,
@@ -259,34 +428,102 @@ function seedContract(state: SandboxState, base: Date, seed: ContractSeed): Cont
 function seedContracts(state: SandboxState, base: Date): void {
 	const { contracts: ids, offers, users } = SEED_IDS;
 	const borrower = users.borrower;
-	seedContract(state, base, { id: ids.requested, owner: borrower, offerId: offers.usdcPolygon, amount: 1000, days: 30, createdDaysAgo: 1, path: [] });
-	seedContract(state, base, { id: ids.approved, owner: borrower, offerId: offers.usdtEthereumMonthly, amount: 5000, days: 90, createdDaysAgo: 2, path: [['Approved', 1.9]] });
 	seedContract(state, base, {
-		id: ids.principalGiven, owner: borrower, offerId: offers.usdtEthereumMonthly, amount: 2500, days: 180, createdDaysAgo: 40,
-		path: [['Approved', 39.9], ['CollateralSeen', 39.5], ['CollateralConfirmed', 39.4], ['PrincipalGiven', 38]],
+		id: ids.requested,
+		owner: borrower,
+		offerId: offers.usdcPolygon,
+		amount: 1000,
+		days: 30,
+		createdDaysAgo: 1,
+		path: [],
+	});
+	seedContract(state, base, {
+		id: ids.approved,
+		owner: borrower,
+		offerId: offers.usdtEthereumMonthly,
+		amount: 5000,
+		days: 90,
+		createdDaysAgo: 2,
+		path: [['Approved', 1.9]],
+	});
+	seedContract(state, base, {
+		id: ids.principalGiven,
+		owner: borrower,
+		offerId: offers.usdtEthereumMonthly,
+		amount: 2500,
+		days: 180,
+		createdDaysAgo: 40,
+		path: [
+			['Approved', 39.9],
+			['CollateralSeen', 39.5],
+			['CollateralConfirmed', 39.4],
+			['PrincipalGiven', 38],
+		],
 		settledInstallments: 1,
 	});
 	seedContract(state, base, {
-		id: ids.marginCall, owner: borrower, offerId: offers.usdcSolanaShort, amount: 1500, days: 60, createdDaysAgo: 20,
-		path: [['Approved', 19.9], ['CollateralConfirmed', 19], ['PrincipalGiven', 18]],
+		id: ids.marginCall,
+		owner: borrower,
+		offerId: offers.usdcSolanaShort,
+		amount: 1500,
+		days: 60,
+		createdDaysAgo: 20,
+		path: [
+			['Approved', 19.9],
+			['CollateralConfirmed', 19],
+			['PrincipalGiven', 18],
+		],
 		liquidationStatus: ['FirstMarginCall', 0.5],
 	});
 	const closed = seedContract(state, base, {
-		id: ids.closed, owner: borrower, offerId: offers.usdcPolygon, amount: 800, days: 30, createdDaysAgo: 120,
-		path: [['Approved', 119.9], ['CollateralConfirmed', 119], ['PrincipalGiven', 118], ['RepaymentProvided', 89.5],
-			['RepaymentConfirmed', 89], ['ClosingByClaim', 88.5], ['Closed', 88]],
+		id: ids.closed,
+		owner: borrower,
+		offerId: offers.usdcPolygon,
+		amount: 800,
+		days: 30,
+		createdDaysAgo: 120,
+		path: [
+			['Approved', 119.9],
+			['CollateralConfirmed', 119],
+			['PrincipalGiven', 118],
+			['RepaymentProvided', 89.5],
+			['RepaymentConfirmed', 89],
+			['ClosingByClaim', 88.5],
+			['Closed', 88],
+		],
 	});
 	settleInstallments(state, base, closed, closed.contract.installments.length);
 	seedContract(state, base, {
-		id: ids.otherBorrowers, owner: users.otherBorrower, offerId: offers.usdcPolygon, amount: 3000, days: 90, createdDaysAgo: 30,
-		path: [['Approved', 29.9], ['CollateralConfirmed', 29], ['PrincipalGiven', 28]],
+		id: ids.otherBorrowers,
+		owner: users.otherBorrower,
+		offerId: offers.usdcPolygon,
+		amount: 3000,
+		days: 90,
+		createdDaysAgo: 30,
+		path: [
+			['Approved', 29.9],
+			['CollateralConfirmed', 29],
+			['PrincipalGiven', 28],
+		],
 	});
 }
 
-const EXTRA_STATUSES = ['Requested', 'Approved', 'PrincipalGiven', 'Closed', 'Cancelled', 'RequestExpired'];
+const EXTRA_STATUSES = [
+	'Requested',
+	'Approved',
+	'PrincipalGiven',
+	'Closed',
+	'Cancelled',
+	'RequestExpired',
+];
 
 /** `count` more contracts for the main borrower, older than the hand-written ones. */
-export function seedExtraContracts(state: SandboxState, base: Date, owner: string, count: number): void {
+export function seedExtraContracts(
+	state: SandboxState,
+	base: Date,
+	owner: string,
+	count: number,
+): void {
 	// The six original seed offers, so that the generated contracts stay what they were.
 	const offers = [...state.offers.values()].slice(0, 6);
 	for (let index = 0; index < count; index += 1) {
@@ -296,26 +533,50 @@ export function seedExtraContracts(state: SandboxState, base: Date, owner: strin
 			offer,
 			owner,
 			loanAmount: offer.loan_amount_min + ((index * 137) % span),
-			durationDays: offer.duration_days_min + ((index * 7) % (offer.duration_days_max - offer.duration_days_min + 1)),
+			durationDays:
+				offer.duration_days_min +
+				((index * 7) % (offer.duration_days_max - offer.duration_days_min + 1)),
 			status: 'Requested',
 			createdAt: daysBefore(base, 150 + index / 24),
 		});
 		const status = EXTRA_STATUSES[index % EXTRA_STATUSES.length];
-		if (status !== 'Requested') recordStatus(state, entry.contract, status, daysBefore(base, 149 + index / 24));
+		if (status !== 'Requested')
+			recordStatus(state, entry.contract, status, daysBefore(base, 149 + index / 24));
 	}
 }
 
 function seedLoanApplications(state: SandboxState, base: Date): void {
 	const { loanApplications: ids, users } = SEED_IDS;
-	addLoanApplication(state, users.borrower, { loan_deal_id: ids.available, created_at: daysBefore(base, 5), updated_at: daysBefore(base, 5) });
 	addLoanApplication(state, users.borrower, {
-		loan_deal_id: ids.deleted, loan_asset: 'UsdtEth', loan_amount_min: 500, loan_amount_max: 2000, interest_rate: 0.09,
-		repayment_plan: 'interest_only_monthly', status: 'Deleted', created_at: daysBefore(base, 12), updated_at: daysBefore(base, 8),
+		loan_deal_id: ids.available,
+		created_at: daysBefore(base, 5),
+		updated_at: daysBefore(base, 5),
 	});
-	addLoanApplication(state, users.otherBorrower, { loan_deal_id: ids.otherBorrowers, created_at: daysBefore(base, 3), updated_at: daysBefore(base, 3) });
+	addLoanApplication(state, users.borrower, {
+		loan_deal_id: ids.deleted,
+		loan_asset: 'UsdtEth',
+		loan_amount_min: 500,
+		loan_amount_max: 2000,
+		interest_rate: 0.09,
+		repayment_plan: 'interest_only_monthly',
+		status: 'Deleted',
+		created_at: daysBefore(base, 12),
+		updated_at: daysBefore(base, 8),
+	});
+	addLoanApplication(state, users.otherBorrower, {
+		loan_deal_id: ids.otherBorrowers,
+		created_at: daysBefore(base, 3),
+		updated_at: daysBefore(base, 3),
+	});
 }
 
-function notification(state: SandboxState, type: string, timestamp: string, read: boolean, fields: Record<string, unknown>): NotificationMessage {
+function notification(
+	state: SandboxState,
+	type: string,
+	timestamp: string,
+	read: boolean,
+	fields: Record<string, unknown>,
+): NotificationMessage {
 	return { type, data: { id: state.ids.uuid(), timestamp, read, ...fields } };
 }
 
@@ -324,12 +585,49 @@ function seedNotifications(state: SandboxState, base: Date): void {
 	const principalGiven = state.contracts.get(ids.principalGiven)?.contract;
 	const firstInstallment = principalGiven?.installments[0]?.id ?? '';
 	const messages: [string, NotificationMessage][] = [
-		[users.borrower, notification(state, 'ContractUpdate', daysBefore(base, 38), true, { contract_id: ids.principalGiven, status: 'PrincipalGiven' })],
-		[users.borrower, notification(state, 'InstallmentUpdate', daysBefore(base, 10), false, { installment_id: firstInstallment, contract_id: ids.principalGiven, status: 'confirmed' })],
-		[users.borrower, notification(state, 'ContractUpdate', daysBefore(base, 1.9), false, { contract_id: ids.approved, status: 'Approved' })],
-		[users.borrower, notification(state, 'ChatMessage', daysBefore(base, 1.5), false, { contract_id: ids.approved, counterparty_name: 'Satoshi Capital' })],
-		[users.borrower, notification(state, 'ContractUpdate', daysBefore(base, 0.5), false, { contract_id: ids.marginCall, status: 'PrincipalGiven' })],
-		[users.otherBorrower, notification(state, 'ContractUpdate', daysBefore(base, 28), false, { contract_id: ids.otherBorrowers, status: 'PrincipalGiven' })],
+		[
+			users.borrower,
+			notification(state, 'ContractUpdate', daysBefore(base, 38), true, {
+				contract_id: ids.principalGiven,
+				status: 'PrincipalGiven',
+			}),
+		],
+		[
+			users.borrower,
+			notification(state, 'InstallmentUpdate', daysBefore(base, 10), false, {
+				installment_id: firstInstallment,
+				contract_id: ids.principalGiven,
+				status: 'confirmed',
+			}),
+		],
+		[
+			users.borrower,
+			notification(state, 'ContractUpdate', daysBefore(base, 1.9), false, {
+				contract_id: ids.approved,
+				status: 'Approved',
+			}),
+		],
+		[
+			users.borrower,
+			notification(state, 'ChatMessage', daysBefore(base, 1.5), false, {
+				contract_id: ids.approved,
+				counterparty_name: 'Satoshi Capital',
+			}),
+		],
+		[
+			users.borrower,
+			notification(state, 'ContractUpdate', daysBefore(base, 0.5), false, {
+				contract_id: ids.marginCall,
+				status: 'PrincipalGiven',
+			}),
+		],
+		[
+			users.otherBorrower,
+			notification(state, 'ContractUpdate', daysBefore(base, 28), false, {
+				contract_id: ids.otherBorrowers,
+				status: 'PrincipalGiven',
+			}),
+		],
 	];
 	for (const [owner, message] of messages) pushNotification(state, owner, message);
 }
@@ -348,12 +646,41 @@ export function seedState(options: SeedOptions, now: () => Date): SandboxState {
 	const base = now();
 	const keys = sandboxKeys(seed);
 	const { users } = SEED_IDS;
-	seedUser(state, base, users.partner, 'Sandbox Partner Ltd', 'partner@sandbox.example', 'Europe/Zurich');
-	seedUser(state, base, users.borrower, 'Satoshi Sandbox', 'borrower@sandbox.example', 'Europe/Berlin');
-	seedUser(state, base, users.otherBorrower, 'Hal Sandbox', 'other-borrower@sandbox.example', 'America/New_York');
-	issueKey(state, users.partner, 'master', 'Partner master key', keys.master).created_at = daysBefore(base, 300);
-	issueKey(state, users.borrower, 'borrower', 'Sandbox borrower key', keys.borrower).created_at = daysBefore(base, 300);
-	issueKey(state, users.otherBorrower, 'borrower', 'Sandbox second borrower key', keys.otherBorrower).created_at = daysBefore(base, 200);
+	seedUser(
+		state,
+		base,
+		users.partner,
+		'Sandbox Partner Ltd',
+		'partner@sandbox.example',
+		'Europe/Zurich',
+	);
+	seedUser(
+		state,
+		base,
+		users.borrower,
+		'Satoshi Sandbox',
+		'borrower@sandbox.example',
+		'Europe/Berlin',
+	);
+	seedUser(
+		state,
+		base,
+		users.otherBorrower,
+		'Hal Sandbox',
+		'other-borrower@sandbox.example',
+		'America/New_York',
+	);
+	issueKey(state, users.partner, 'master', 'Partner master key', keys.master).created_at =
+		daysBefore(base, 300);
+	issueKey(state, users.borrower, 'borrower', 'Sandbox borrower key', keys.borrower).created_at =
+		daysBefore(base, 300);
+	issueKey(
+		state,
+		users.otherBorrower,
+		'borrower',
+		'Sandbox second borrower key',
+		keys.otherBorrower,
+	).created_at = daysBefore(base, 200);
 	seedOffers(state, seedLenders(state, base));
 	seedContracts(state, base);
 	seedExtraContracts(state, base, users.borrower, options.extraContracts ?? 0);

@@ -165,11 +165,19 @@ function expectingOf(type: FieldKind): string {
 	}
 }
 
-function readValue(raw: string, entry: Entry, value: unknown, type: FieldKind, path: string): unknown {
+function readValue(
+	raw: string,
+	entry: Entry,
+	value: unknown,
+	type: FieldKind,
+	path: string,
+): unknown {
 	const text = raw.slice(entry.start, entry.end);
 	const at = position(raw, entry.end);
 	const invalidType = (): Rejection =>
-		new Rejection(`${prefixed(path, `invalid type: ${unexpected(value, text)}, expected ${expectingOf(type)}`)} ${at}`);
+		new Rejection(
+			`${prefixed(path, `invalid type: ${unexpected(value, text)}, expected ${expectingOf(type)}`)} ${at}`,
+		);
 	switch (type.kind) {
 		case 'any':
 			return value;
@@ -188,24 +196,32 @@ function readValue(raw: string, entry: Entry, value: unknown, type: FieldKind, p
 		case 'i32': {
 			if (typeof value !== 'number' || !/^-?\d+$/.test(text)) throw invalidType();
 			if (value < -(2 ** 31) || value > 2 ** 31 - 1) {
-				throw new Rejection(`${prefixed(path, `invalid value: integer \`${text}\`, expected i32`)} ${at}`);
+				throw new Rejection(
+					`${prefixed(path, `invalid value: integer \`${text}\`, expected i32`)} ${at}`,
+				);
 			}
 			return value;
 		}
 		case 'uuid': {
 			if (typeof value !== 'string') throw invalidType();
 			const problem = uuidProblem(value);
-			if (problem) throw new Rejection(`${prefixed(path, `UUID parsing failed: ${problem}`)} ${at}`);
+			if (problem)
+				throw new Rejection(`${prefixed(path, `UUID parsing failed: ${problem}`)} ${at}`);
 			return canonicalUuid(value);
 		}
 		case 'enum':
 			if (typeof value === 'string') {
 				if (type.variants.includes(value)) return value;
-				throw new Rejection(`${prefixed(path, `unknown variant \`${value}\`, ${oneOf(type.variants)}`)} ${at}`);
+				throw new Rejection(
+					`${prefixed(path, `unknown variant \`${value}\`, ${oneOf(type.variants)}`)} ${at}`,
+				);
 			}
 			// serde_json's deserialize_enum peeks something that is neither a string nor a map:
 			// ErrorCode::ExpectedSomeValue, a *syntax* error, so axum answers 400 (JsonSyntaxError).
-			throw new Rejection(`${prefixed(path, 'expected value')} ${position(raw, entry.start + 1)}`, true);
+			throw new Rejection(
+				`${prefixed(path, 'expected value')} ${position(raw, entry.start + 1)}`,
+				true,
+			);
 		case 'struct':
 			if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidType();
 			return readObject(raw, entry.start, value as Record<string, unknown>, type.fields, path);
@@ -226,7 +242,9 @@ function readObject(
 		const field = fields.find((candidate) => candidate.name === entry.key);
 		if (!field) continue; // no #[serde(deny_unknown_fields)]: unknown fields are skipped
 		if (seen.has(field.name)) {
-			throw new Rejection(`${prefixed(path, `duplicate field \`${field.name}\``)} ${position(raw, entry.keyEnd)}`);
+			throw new Rejection(
+				`${prefixed(path, `duplicate field \`${field.name}\``)} ${position(raw, entry.keyEnd)}`,
+			);
 		}
 		seen.add(field.name);
 		// JSON.parse keeps the last duplicate; serde already failed above, so the value is this entry's.
@@ -236,7 +254,10 @@ function readObject(
 		result[field.name] = readValue(raw, entry, value, field.type, childPath);
 	}
 	const missing = fields.find((field) => !field.optional && !seen.has(field.name));
-	if (missing) throw new Rejection(`${prefixed(path, `missing field \`${missing.name}\``)} ${position(raw, end)}`);
+	if (missing)
+		throw new Rejection(
+			`${prefixed(path, `missing field \`${missing.name}\``)} ${position(raw, end)}`,
+		);
 	return result;
 }
 
@@ -245,7 +266,12 @@ function readObject(
  * struct `structName`, or throws the live backend's rejection as an ApiError (spec side: 400
  * INVALID_BODY; only the live dialect calls this).
  */
-export function deserializeLive(raw: string, body: unknown, structName: string, fields: FieldSpec[]): Record<string, unknown> {
+export function deserializeLive(
+	raw: string,
+	body: unknown,
+	structName: string,
+	fields: FieldSpec[],
+): Record<string, unknown> {
 	try {
 		const start = skipWhitespace(raw, 0);
 		if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -259,7 +285,9 @@ export function deserializeLive(raw: string, body: unknown, structName: string, 
 		return readObject(raw, start, body as Record<string, unknown>, fields, '');
 	} catch (error) {
 		if (!(error instanceof Rejection)) throw error;
-		const live = error.syntax ? liveJsonSyntaxRejection(error.reason) : liveJsonRejection(error.reason);
+		const live = error.syntax
+			? liveJsonSyntaxRejection(error.reason)
+			: liveJsonRejection(error.reason);
 		throw new ApiError(400, 'INVALID_BODY', error.reason, live);
 	}
 }
@@ -271,7 +299,10 @@ const HEX_UUID = /^[0-9a-f]{32}$/i;
 
 /** A parsed Uuid as serde serialises it back: lower-case, hyphenated. */
 function canonicalUuid(value: string): string {
-	const hex = value.replace(/^urn:uuid:/, '').replace(/[{}-]/g, '').toLowerCase();
+	const hex = value
+		.replace(/^urn:uuid:/, '')
+		.replace(/[{}-]/g, '')
+		.toLowerCase();
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
@@ -285,13 +316,16 @@ function uuidProblem(value: string): string | null {
 		return `invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${text[badIndex]}\` at ${badIndex + 1}`;
 	}
 	if (!text.includes('-')) {
-		return HEX_UUID.test(text) ? null : `invalid length: expected length 32 for simple format, found ${text.length}`;
+		return HEX_UUID.test(text)
+			? null
+			: `invalid length: expected length 32 for simple format, found ${text.length}`;
 	}
 	const groups = text.split('-');
 	if (groups.length !== 5) return `invalid group count: expected 5, found ${groups.length}`;
 	const lengths = [8, 4, 4, 4, 12];
 	const wrong = groups.findIndex((group, index) => group.length !== lengths[index]);
-	if (wrong >= 0) return `invalid group length in group ${wrong}: expected ${lengths[wrong]}, found ${groups[wrong].length}`;
+	if (wrong >= 0)
+		return `invalid group length in group ${wrong}: expected ${lengths[wrong]}, found ${groups[wrong].length}`;
 	return null;
 }
 
@@ -319,7 +353,8 @@ export function derivationPathProblem(value: string): string | null {
 		const hardened = part.endsWith("'") || part.endsWith('h');
 		const digits = hardened ? part.slice(0, -1) : part;
 		if (!/^\d+$/.test(digits) || Number(digits) > 0xffffffff) return 'invalid child number format';
-		if (Number(digits) >= 2 ** 31) return `child number ${digits} is invalid (not within [0, 2^31 - 1])`;
+		if (Number(digits) >= 2 ** 31)
+			return `child number ${digits} is invalid (not within [0, 2^31 - 1])`;
 	}
 	return null;
 }
@@ -352,7 +387,12 @@ function validSegwitAddress(address: string): boolean {
 	const hrp = lower.slice(0, separator);
 	const data = [...lower.slice(separator + 1)].map((char) => BECH32_CHARSET.indexOf(char));
 	if (data.some((value) => value < 0)) return false;
-	const expanded = [...hrp].map((char) => char.charCodeAt(0) >> 5).concat([0], [...hrp].map((char) => char.charCodeAt(0) & 31));
+	const expanded = [...hrp]
+		.map((char) => char.charCodeAt(0) >> 5)
+		.concat(
+			[0],
+			[...hrp].map((char) => char.charCodeAt(0) & 31),
+		);
 	const constant = bech32Polymod(expanded.concat(data));
 	const version = data[0];
 	if (version > 16 || constant !== (version === 0 ? BECH32_CONST : BECH32M_CONST)) return false;
@@ -394,6 +434,7 @@ export function bitcoinAddressProblem(value: string): string | null {
 	if (!decoded || decoded.length < 5) return 'base58 error';
 	const payload = decoded.subarray(0, -4);
 	if (!sha256d(payload).subarray(0, 4).equals(decoded.subarray(-4))) return 'base58 error';
-	if (payload.length !== 21 || ![0x00, 0x05, 0x6f, 0xc4].includes(payload[0])) return 'legacy address base58 data';
+	if (payload.length !== 21 || ![0x00, 0x05, 0x6f, 0xc4].includes(payload[0]))
+		return 'legacy address base58 data';
 	return null;
 }

@@ -27,7 +27,13 @@ import {
 import { IdempotencyStore, stableStringify } from './idempotency';
 import { errorOutcome, replyOutcome, type Outcome } from './outcome';
 import { RateLimiter, retryAfterHeader } from './ratelimit';
-import { Router, type AuthContext, type HandlerHooks, type RequestContext, type Route } from './router';
+import {
+	Router,
+	type AuthContext,
+	type HandlerHooks,
+	type RequestContext,
+	type Route,
+} from './router';
 import { apiRoutes } from './routes';
 import { DEFAULT_SEED, sandboxKeys, seedState } from './seed';
 import type { SandboxState } from './state';
@@ -43,10 +49,21 @@ import type {
 } from './types';
 
 export type * from './types';
-export type { SandboxAdmin, AdminContractInput, AdminOfferInput, NotificationBatchInput, NotificationInput } from './admin';
+export type {
+	SandboxAdmin,
+	AdminContractInput,
+	AdminOfferInput,
+	NotificationBatchInput,
+	NotificationInput,
+} from './admin';
 export type { SandboxState } from './state';
 export { SEED_IDS, DEFAULT_SEED } from './seed';
-export { startRedirectTarget, type RedirectTarget, type RedirectTargetOptions, type TargetRequest } from './target';
+export {
+	startRedirectTarget,
+	type RedirectTarget,
+	type RedirectTargetOptions,
+	type TargetRequest,
+} from './target';
 
 export interface StartOptions extends Partial<SandboxConfig> {
 	/** Port on 127.0.0.1; 0 (default) picks a free one. */
@@ -82,7 +99,8 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
 function recordHeaders(req: IncomingMessage): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(req.headers)) {
-		if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+		if (value !== undefined)
+			headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
 	}
 	return headers;
 }
@@ -105,7 +123,9 @@ function readBody(req: IncomingMessage): Promise<string | null> {
 			size += chunk.length;
 			if (size <= MAX_BODY_BYTES) chunks.push(chunk);
 		});
-		req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+		req.on('end', () =>
+			resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')),
+		);
 		req.on('error', reject);
 	});
 }
@@ -123,7 +143,10 @@ function parseJsonBody(req: IncomingMessage, raw: string): unknown {
 	try {
 		return JSON.parse(raw);
 	} catch {
-		const details = raw.trim() === '' ? 'The request body is empty; a JSON object is expected' : 'The request body is not valid JSON';
+		const details =
+			raw.trim() === ''
+				? 'The request body is empty; a JSON object is expected'
+				: 'The request body is not valid JSON';
 		throw new ApiError(400, 'INVALID_JSON', details, {
 			// serde_json's text for an empty body; other syntax errors are only approximated.
 			message: `Failed to parse the request body as JSON: ${raw.trim() === '' ? `EOF while parsing a value at line ${raw.split('\n').length} column 0` : 'syntax error'}`,
@@ -180,7 +203,9 @@ class SandboxServer implements AdminHost {
 		this.keys = sandboxKeys(seed);
 		this.faults = new FaultInjector(seed);
 		this.faults.load(this.config.faults);
-		this.hooks = { contractCreated: (apiKey, identity) => this.counters.contractCreated(apiKey, identity) };
+		this.hooks = {
+			contractCreated: (apiKey, identity) => this.counters.contractCreated(apiKey, identity),
+		};
 		this.admin = createAdmin(this);
 		this.adminRouter = new Router(adminRoutes(this.admin, this));
 		this.server = createServer((req, res) => {
@@ -274,7 +299,10 @@ class SandboxServer implements AdminHost {
 		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
 		const query = Object.fromEntries(url.searchParams);
 		if (isAdminPath(url.pathname)) {
-			this.write(res, raw === null ? this.tooLarge('spec') : this.handleAdmin(method, url.pathname, query, raw));
+			this.write(
+				res,
+				raw === null ? this.tooLarge('spec') : this.handleAdmin(method, url.pathname, query, raw),
+			);
 			return;
 		}
 		this.record(req, method, url.pathname, query, raw ?? '');
@@ -288,7 +316,10 @@ class SandboxServer implements AdminHost {
 			// The client gave up while the request was "in flight": like a dropped handler, nothing happens.
 			if (clientGone) return;
 		}
-		const outcome = raw === null ? this.tooLarge(this.config.dialect) : this.process(req, method, url.pathname, query, raw);
+		const outcome =
+			raw === null
+				? this.tooLarge(this.config.dialect)
+				: this.process(req, method, url.pathname, query, raw);
 		if (fault && processFirst) {
 			if (fault.kind === 'slow') await this.delay(fault.delayMs ?? DEFAULT_SLOW_MS);
 			else return this.answerFault(req, res, fault, outcome);
@@ -297,7 +328,12 @@ class SandboxServer implements AdminHost {
 	}
 
 	/** Answers with a fault instead of `real` (null: the request was not processed). */
-	private async answerFault(req: IncomingMessage, res: ServerResponse, fault: FaultRule, real: Outcome | null): Promise<void> {
+	private async answerFault(
+		req: IncomingMessage,
+		res: ServerResponse,
+		fault: FaultRule,
+		real: Outcome | null,
+	): Promise<void> {
 		switch (fault.kind) {
 			case 'reset':
 				return this.finish(res, 'reset');
@@ -312,7 +348,10 @@ class SandboxServer implements AdminHost {
 			default:
 				return this.finish(
 					res,
-					faultOutcome(fault, this.config.dialect, real, { url: req.url ?? '/', apiKey: headerValue(req, 'x-api-key') ?? '' }),
+					faultOutcome(fault, this.config.dialect, real, {
+						url: req.url ?? '/',
+						apiKey: headerValue(req, 'x-api-key') ?? '',
+					}),
 				);
 		}
 	}
@@ -339,12 +378,19 @@ class SandboxServer implements AdminHost {
 		await this.delay(this.config.latencyMs);
 		if (res.headersSent || res.destroyed) return;
 		const body = Buffer.from(outcome.body.length >= 2 ? outcome.body : CUT_BODY_STAND_IN, 'utf8');
-		const headers = outcome.body.length >= 2 ? outcome.headers : { 'content-type': 'application/json' };
+		const headers =
+			outcome.body.length >= 2 ? outcome.headers : { 'content-type': 'application/json' };
 		res.writeHead(outcome.status, { ...headers, 'content-length': body.length });
 		res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
 	}
 
-	private record(req: IncomingMessage, method: string, path: string, query: Record<string, string>, raw: string): void {
+	private record(
+		req: IncomingMessage,
+		method: string,
+		path: string,
+		query: Record<string, string>,
+		raw: string,
+	): void {
 		const match = this.router.match(method, path);
 		this.counters.request(`${method} ${match.kind === 'found' ? match.route.pattern : path}`);
 		this.recorded.push({
@@ -359,7 +405,10 @@ class SandboxServer implements AdminHost {
 	}
 
 	private tooLarge(dialect: Dialect): Outcome {
-		return errorOutcome(dialect, new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes`));
+		return errorOutcome(
+			dialect,
+			new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes`),
+		);
 	}
 
 	private async finish(res: ServerResponse, outcome: Outcome | 'reset'): Promise<void> {
@@ -374,7 +423,10 @@ class SandboxServer implements AdminHost {
 
 	private write(res: ServerResponse, outcome: Outcome): void {
 		if (res.headersSent || res.destroyed) return;
-		res.writeHead(outcome.status, { ...outcome.headers, 'content-length': Buffer.byteLength(outcome.body) });
+		res.writeHead(outcome.status, {
+			...outcome.headers,
+			'content-length': Buffer.byteLength(outcome.body),
+		});
 		res.end(outcome.body);
 	}
 
@@ -388,7 +440,13 @@ class SandboxServer implements AdminHost {
 	}
 
 	/** Everything between reading the body and answering: synchronous, never throws. */
-	private process(req: IncomingMessage, method: string, path: string, query: Record<string, string>, raw: string): Outcome {
+	private process(
+		req: IncomingMessage,
+		method: string,
+		path: string,
+		query: Record<string, string>,
+		raw: string,
+	): Outcome {
 		const dialect = this.config.dialect;
 		try {
 			return this.dispatch(req, method, path, query, raw);
@@ -399,7 +457,13 @@ class SandboxServer implements AdminHost {
 		}
 	}
 
-	private dispatch(req: IncomingMessage, method: string, path: string, query: Record<string, string>, raw: string): Outcome {
+	private dispatch(
+		req: IncomingMessage,
+		method: string,
+		path: string,
+		query: Record<string, string>,
+		raw: string,
+	): Outcome {
 		const match = this.router.match(method, path);
 		const route = match.kind === 'found' ? match.route : null;
 		let auth: AuthContext | null = null;
@@ -409,12 +473,19 @@ class SandboxServer implements AdminHost {
 			if (limited) return limited;
 		}
 		if (match.kind === 'none') {
-			throw new ApiError(404, 'NOT_FOUND', `No endpoint ${method} ${path.slice(0, 100)}`, { message: 'Not Found' });
+			throw new ApiError(404, 'NOT_FOUND', `No endpoint ${method} ${path.slice(0, 100)}`, {
+				message: 'Not Found',
+			});
 		}
 		if (match.kind === 'wrong-method') {
-			const error = new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed here; use ${match.allowed.join(', ')}`, {
-				message: 'Method Not Allowed',
-			});
+			const error = new ApiError(
+				405,
+				'METHOD_NOT_ALLOWED',
+				`Method ${method} is not allowed here; use ${match.allowed.join(', ')}`,
+				{
+					message: 'Method Not Allowed',
+				},
+			);
 			return errorOutcome(this.config.dialect, error, { allow: match.allowed.join(', ') });
 		}
 		const idempotencyKey = headerValue(req, 'idempotency-key');
@@ -430,7 +501,13 @@ class SandboxServer implements AdminHost {
 			hooks: this.hooks,
 		};
 		// The live backend has no idempotency support at all: the header is ignored there.
-		if (match.route.idempotent && this.config.idempotency && this.config.dialect === 'spec' && auth && idempotencyKey) {
+		if (
+			match.route.idempotent &&
+			this.config.idempotency &&
+			this.config.dialect === 'spec' &&
+			auth &&
+			idempotencyKey
+		) {
 			return this.runIdempotent(match.route, ctx, auth.apiKey, idempotencyKey);
 		}
 		return replyOutcome(match.route.handle(ctx));
@@ -439,7 +516,10 @@ class SandboxServer implements AdminHost {
 	private authenticate(req: IncomingMessage, required: Route['auth'] | 'any'): AuthContext {
 		const apiKey = headerValue(req, 'x-api-key')?.trim();
 		if (!apiKey) {
-			throw unauthorized('The x-api-key header is missing', required === 'master' ? 'Missing API key.' : 'Missing JWT or API key.');
+			throw unauthorized(
+				'The x-api-key header is missing',
+				required === 'master' ? 'Missing API key.' : 'Missing JWT or API key.',
+			);
 		}
 		const key = this.currentState.keys.get(apiKey);
 		if (!key) throw unauthorized('The API key is invalid or has been revoked', 'Invalid API key');
@@ -450,7 +530,11 @@ class SandboxServer implements AdminHost {
 			throw unauthorized('This endpoint requires a borrower API key', 'Invalid API key');
 		}
 		const user = this.currentState.users.get(key.userId);
-		if (!user) throw unauthorized('The user of this API key no longer exists', 'The user belonging to this token no longer exists');
+		if (!user)
+			throw unauthorized(
+				'The user of this API key no longer exists',
+				'The user belonging to this token no longer exists',
+			);
 		return { apiKey, key, user };
 	}
 
@@ -468,17 +552,33 @@ class SandboxServer implements AdminHost {
 			`Rate limit of ${config.requestsPerSecond} requests per second exceeded; retry later`,
 			{ message: 'Too Many Requests' },
 		);
-		return errorOutcome(this.config.dialect, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
+		return errorOutcome(
+			this.config.dialect,
+			error,
+			retryAfter === null ? {} : { 'retry-after': retryAfter },
+		);
 	}
 
-	private runIdempotent(route: Route, ctx: RequestContext, apiKey: string, idempotencyKey: string): Outcome {
+	private runIdempotent(
+		route: Route,
+		ctx: RequestContext,
+		apiKey: string,
+		idempotencyKey: string,
+	): Outcome {
 		if (idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-			throw new ApiError(400, 'INVALID_IDEMPOTENCY_KEY', `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+			throw new ApiError(
+				400,
+				'INVALID_IDEMPOTENCY_KEY',
+				`Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+			);
 		}
 		const fingerprint = stableStringify(ctx.body);
 		const found = this.idempotencyStore.lookup(apiKey, idempotencyKey, fingerprint);
 		if (found.kind === 'replay') {
-			return { ...found.outcome, headers: { ...found.outcome.headers, 'idempotent-replayed': 'true' } };
+			return {
+				...found.outcome,
+				headers: { ...found.outcome.headers, 'idempotent-replayed': 'true' },
+			};
 		}
 		if (found.kind === 'conflict') {
 			throw new ApiError(
@@ -488,14 +588,25 @@ class SandboxServer implements AdminHost {
 			);
 		}
 		const outcome = replyOutcome(route.handle(ctx));
-		if (outcome.status < 400) this.idempotencyStore.save(apiKey, idempotencyKey, fingerprint, outcome);
+		if (outcome.status < 400)
+			this.idempotencyStore.save(apiKey, idempotencyKey, fingerprint, outcome);
 		return outcome;
 	}
 
-	private handleAdmin(method: string, path: string, query: Record<string, string>, raw: string): Outcome {
+	private handleAdmin(
+		method: string,
+		path: string,
+		query: Record<string, string>,
+		raw: string,
+	): Outcome {
 		try {
 			const match = this.adminRouter.match(method, path);
-			if (match.kind !== 'found') throw new ApiError(match.kind === 'none' ? 404 : 405, 'NOT_FOUND', `No admin endpoint ${method} ${path}`);
+			if (match.kind !== 'found')
+				throw new ApiError(
+					match.kind === 'none' ? 404 : 405,
+					'NOT_FOUND',
+					`No admin endpoint ${method} ${path}`,
+				);
 			let body: unknown;
 			try {
 				body = raw.trim() === '' ? undefined : JSON.parse(raw);

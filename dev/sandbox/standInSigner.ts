@@ -51,7 +51,13 @@ function fakeSignature(label: string): Buffer {
 		bytes[0] = (bytes[0] & 0x3f) | 0x01;
 		return bytes;
 	};
-	return Buffer.concat([Buffer.from([0x30, 0x44, 0x02, 0x20]), part('r'), Buffer.from([0x02, 0x20]), part('s'), Buffer.from([0x01])]);
+	return Buffer.concat([
+		Buffer.from([0x30, 0x44, 0x02, 0x20]),
+		part('r'),
+		Buffer.from([0x02, 0x20]),
+		part('s'),
+		Buffer.from([0x01]),
+	]);
 }
 
 /**
@@ -65,8 +71,16 @@ export function standInSign(psbtHex: string): string {
 	const inputCount = readCompactSize(unsigned, 4).value;
 	const witnesses = Array.from({ length: inputCount }, (_, index) => {
 		const script = maps[1 + index]?.get(0x05) ?? Buffer.alloc(0);
-		const items = [Buffer.alloc(0), fakeSignature(`${psbtHex}:${index}:a`), fakeSignature(`${psbtHex}:${index}:b`), script];
-		return Buffer.concat([compactSize(items.length), ...items.map((item) => Buffer.concat([compactSize(item.length), item]))]);
+		const items = [
+			Buffer.alloc(0),
+			fakeSignature(`${psbtHex}:${index}:a`),
+			fakeSignature(`${psbtHex}:${index}:b`),
+			script,
+		];
+		return Buffer.concat([
+			compactSize(items.length),
+			...items.map((item) => Buffer.concat([compactSize(item.length), item])),
+		]);
 	});
 	return Buffer.concat([
 		unsigned.subarray(0, 4),

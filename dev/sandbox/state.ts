@@ -104,7 +104,9 @@ export function issueKey(
 }
 
 export function keysOfUser(state: SandboxState, userId: string): ApiKeyRecord[] {
-	return [...state.keys.values()].filter((record) => record.userId === userId && record.kind === 'borrower');
+	return [...state.keys.values()].filter(
+		(record) => record.userId === userId && record.kind === 'borrower',
+	);
 }
 
 export function userOfKey(state: SandboxState, apiKey: string): User | undefined {
@@ -128,15 +130,24 @@ export function ownedContract(state: SandboxState, userId: string, id: string): 
 }
 
 /** An installment of any contract (the live backend marks installments paid by id alone). */
-export function findAnyInstallment(state: SandboxState, installmentId: string): { entry: ContractEntry; installment: Installment } | null {
+export function findAnyInstallment(
+	state: SandboxState,
+	installmentId: string,
+): { entry: ContractEntry; installment: Installment } | null {
 	for (const entry of state.contracts.values()) {
-		const installment = entry.contract.installments.find((candidate) => candidate.id === installmentId);
+		const installment = entry.contract.installments.find(
+			(candidate) => candidate.id === installmentId,
+		);
 		if (installment) return { entry, installment };
 	}
 	return null;
 }
 
-export function pushNotification(state: SandboxState, userId: string, message: NotificationMessage): NotificationMessage {
+export function pushNotification(
+	state: SandboxState,
+	userId: string,
+	message: NotificationMessage,
+): NotificationMessage {
 	const list = state.notifications.get(userId);
 	if (list) list.push(message);
 	else state.notifications.set(userId, [message]);
@@ -172,24 +183,40 @@ const FUNDED_STATUSES = new Set([
 
 /** Side effects that make a record consistent with a status reached out of band (admin, seed). */
 export function applyStatusEffects(state: SandboxState, contract: Contract, status: string): void {
-	const needsAddress = status !== 'Requested' && status !== 'pending' && status !== 'Cancelled' && status !== 'Rejected';
+	const needsAddress =
+		status !== 'Requested' &&
+		status !== 'pending' &&
+		status !== 'Cancelled' &&
+		status !== 'Rejected';
 	if (needsAddress && contract.contract_address === null) {
 		contract.contract_address = escrowAddressFor(state.seed, contract.id);
 	}
 	// initial_collateral_sats already includes the origination fee (contract_requests.rs
 	// calculate_initial_funding_amount); collateral_sats is what is deposited minus the fee.
-	if ((FUNDED_STATUSES.has(status) || status === 'CollateralSeen') && contract.deposited_sats === 0) {
+	if (
+		(FUNDED_STATUSES.has(status) || status === 'CollateralSeen') &&
+		contract.deposited_sats === 0
+	) {
 		contract.deposited_sats = contract.initial_collateral_sats;
 		contract.collateral_sats = contract.initial_collateral_sats - contract.origination_fee_sats;
 	}
 }
 
 /** Records a status in the timeline without notifying (seeding). */
-export function recordStatus(state: SandboxState, contract: Contract, status: string, at: string): void {
+export function recordStatus(
+	state: SandboxState,
+	contract: Contract,
+	status: string,
+	at: string,
+): void {
 	applyStatusEffects(state, contract, status);
 	contract.status = status;
 	contract.updated_at = at;
-	contract.timeline.push({ date: at, txid: null, event: { type: 'contract_status_change', status } });
+	contract.timeline.push({
+		date: at,
+		txid: null,
+		event: { type: 'contract_status_change', status },
+	});
 }
 
 /** A status change at run time: updated_at, timeline and a ContractUpdate notification for the owner. */
@@ -200,7 +227,11 @@ export function changeStatus(state: SandboxState, entry: ContractEntry, status: 
 	return entry.contract;
 }
 
-export function changeLiquidationStatus(state: SandboxState, entry: ContractEntry, liquidationStatus: string): Contract {
+export function changeLiquidationStatus(
+	state: SandboxState,
+	entry: ContractEntry,
+	liquidationStatus: string,
+): Contract {
 	const at = nowIso(state);
 	entry.contract.liquidation_status = liquidationStatus;
 	entry.contract.updated_at = at;

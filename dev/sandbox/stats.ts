@@ -43,7 +43,10 @@ export class Counters {
 	connectionOpened(): void {
 		this.current.openConnections += 1;
 		this.current.connections += 1;
-		this.current.peakConnections = Math.max(this.current.peakConnections, this.current.openConnections);
+		this.current.peakConnections = Math.max(
+			this.current.peakConnections,
+			this.current.openConnections,
+		);
 	}
 
 	connectionClosed(): void {
@@ -83,7 +86,11 @@ export class Counters {
 	}
 
 	snapshot(): SandboxStats {
-		return { ...this.current, byStatus: { ...this.current.byStatus }, byRoute: { ...this.current.byRoute } };
+		return {
+			...this.current,
+			byStatus: { ...this.current.byStatus },
+			byRoute: { ...this.current.byRoute },
+		};
 	}
 
 	/** Starts counting again; connections open now stay counted (the peak starts at them). */

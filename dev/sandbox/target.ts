@@ -45,12 +45,15 @@ export interface RedirectTarget {
 function headersOf(req: IncomingMessage): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(req.headers)) {
-		if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+		if (value !== undefined)
+			headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
 	}
 	return headers;
 }
 
-export async function startRedirectTarget(options: RedirectTargetOptions = {}): Promise<RedirectTarget> {
+export async function startRedirectTarget(
+	options: RedirectTargetOptions = {},
+): Promise<RedirectTarget> {
 	const requests: TargetRequest[] = [];
 	const sockets = new Set<Socket>();
 	const body = options.body ?? '{"target":true}';
@@ -69,7 +72,10 @@ export async function startRedirectTarget(options: RedirectTargetOptions = {}): 
 				rawBody: Buffer.concat(chunks).toString('utf8'),
 				at: Date.now(),
 			});
-			res.writeHead(options.status ?? 200, { ...headers, 'content-length': Buffer.byteLength(body) });
+			res.writeHead(options.status ?? 200, {
+				...headers,
+				'content-length': Buffer.byteLength(body),
+			});
 			res.end(body);
 		});
 	});
@@ -86,7 +92,8 @@ export async function startRedirectTarget(options: RedirectTargetOptions = {}): 
 		});
 	});
 	const address = server.address();
-	if (address === null || typeof address === 'string') throw new Error('redirect target: no TCP address');
+	if (address === null || typeof address === 'string')
+		throw new Error('redirect target: no TCP address');
 	return {
 		url: `http://127.0.0.1:${address.port}`,
 		requests,
@@ -96,7 +103,9 @@ export async function startRedirectTarget(options: RedirectTargetOptions = {}): 
 				(request) =>
 					request.url.includes(text) ||
 					request.rawBody.includes(text) ||
-					Object.entries(request.headers).some(([name, value]) => name.includes(text) || value.includes(text)),
+					Object.entries(request.headers).some(
+						([name, value]) => name.includes(text) || value.includes(text),
+					),
 			),
 		reset: () => {
 			requests.length = 0;

@@ -7,7 +7,8 @@ import { UUID_PATTERN } from './ids';
 
 export type JsonObject = Record<string, unknown>;
 
-const EMAIL_PATTERN = /^[^\s@"(),:;<>[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+const EMAIL_PATTERN =
+	/^[^\s@"(),:;<>[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 const AREA_CITY_PATTERN =
 	/^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)(?:\/[A-Z][A-Za-z0-9_+-]*)+$/;
 const SUPPORTED_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
@@ -56,7 +57,9 @@ export function requireObject(body: unknown, required: string[]): JsonObject {
 	throw badRequest(
 		'MISSING_FIELD',
 		`Request body must be a JSON object with the fields ${required.join(', ')}`,
-		liveJsonRejection(`invalid type: ${Array.isArray(body) ? 'sequence' : typeof body}, expected a map`),
+		liveJsonRejection(
+			`invalid type: ${Array.isArray(body) ? 'sequence' : typeof body}, expected a map`,
+		),
 	);
 }
 

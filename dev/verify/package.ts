@@ -22,7 +22,13 @@ interface ScanResult {
 
 type Analyze = (dir: string, patterns: string[]) => Promise<ScanResult>;
 
-const SHIPPED = [/^package\.json$/, /^index\.js$/, /^README\.md$/, /^LICENSE\.md$/, /^dist\/.+\.(js|d\.ts|node\.json|svg|png)$/];
+const SHIPPED = [
+	/^package\.json$/,
+	/^index\.js$/,
+	/^README\.md$/,
+	/^LICENSE\.md$/,
+	/^dist\/.+\.(js|d\.ts|node\.json|svg|png)$/,
+];
 
 function filesUnder(dir: string): string[] {
 	return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -31,16 +37,28 @@ function filesUnder(dir: string): string[] {
 }
 
 /** CI may force colours on; the status line is matched without them. */
-const withoutColours = (text: string): string => text.replace(new RegExp(String.raw`\u001b\[[0-9;?]*[A-Za-z]`, 'g'), '');
+const withoutColours = (text: string): string =>
+	text.replace(new RegExp(String.raw`\u001b\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
 function checkCloudSupport(): string[] {
 	const env = { ...process.env, NO_COLOR: '1' };
-	const out = withoutColours(execFileSync('npx', ['--no-install', 'n8n-node', 'cloud-support'], { cwd: ROOT, encoding: 'utf8', env }));
-	return /Status: eligible for n8n Cloud verification/.test(out) ? [] : [`n8n-node cloud-support does not report the package eligible:\n${out}`];
+	const out = withoutColours(
+		execFileSync('npx', ['--no-install', 'n8n-node', 'cloud-support'], {
+			cwd: ROOT,
+			encoding: 'utf8',
+			env,
+		}),
+	);
+	return /Status: eligible for n8n Cloud verification/.test(out)
+		? []
+		: [`n8n-node cloud-support does not report the package eligible:\n${out}`];
 }
 
 function unpackTarball(into: string): string {
-	const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', into], { cwd: ROOT, encoding: 'utf8' })
+	const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', into], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	})
 		.trim()
 		.split('\n')
 		.pop()!;
@@ -52,9 +70,15 @@ function unpackTarball(into: string): string {
 function checkTarballContents(unpacked: string): string[] {
 	const files = filesUnder(unpacked);
 	const unexpected = files.filter((file) => !SHIPPED.some((pattern) => pattern.test(file)));
-	const problems = unexpected.length ? [`the tarball holds files that should not ship: ${unexpected.join(', ')}`] : [];
-	for (const needed of ['dist/nodes/LendasatBorrower/LendasatBorrower.node.js', 'dist/credentials/LendasatApi.credentials.js']) {
-		if (!files.includes(needed)) problems.push(`the tarball lacks ${needed} (run npm run build first)`);
+	const problems = unexpected.length
+		? [`the tarball holds files that should not ship: ${unexpected.join(', ')}`]
+		: [];
+	for (const needed of [
+		'dist/nodes/LendasatBorrower/LendasatBorrower.node.js',
+		'dist/credentials/LendasatApi.credentials.js',
+	]) {
+		if (!files.includes(needed))
+			problems.push(`the tarball lacks ${needed} (run npm run build first)`);
 	}
 	return problems;
 }
@@ -70,20 +94,29 @@ async function scannerLint(unpacked: string): Promise<string[]> {
 	];
 	return legs
 		.filter(([, result]) => !result.passed)
-		.map(([leg, result]) => `the scanner's lint fails on the ${leg}: ${result.message ?? ''}\n${result.details ?? ''}`);
+		.map(
+			([leg, result]) =>
+				`the scanner's lint fails on the ${leg}: ${result.message ?? ''}\n${result.details ?? ''}`,
+		);
 }
 
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'lendasat-verify-'));
 	try {
 		const unpacked = unpackTarball(work);
-		const problems = [...checkCloudSupport(), ...checkTarballContents(unpacked), ...(await scannerLint(unpacked))];
+		const problems = [
+			...checkCloudSupport(),
+			...checkTarballContents(unpacked),
+			...(await scannerLint(unpacked)),
+		];
 		if (problems.length) {
 			process.stderr.write(`Package verification failed:\n- ${problems.join('\n- ')}\n`);
 			process.exit(1);
 		}
 		const count = filesUnder(unpacked).length;
-		process.stdout.write(`✔ eligible for n8n Cloud verification; tarball of ${count} files holds only the built package; scanner lint passes on sources and tarball\n`);
+		process.stdout.write(
+			`✔ eligible for n8n Cloud verification; tarball of ${count} files holds only the built package; scanner lint passes on sources and tarball\n`,
+		);
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}

@@ -1,8 +1,4 @@
-import {
-	NodeConnectionTypes,
-	type INodeType,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
 import { accountDescription } from './resources/account';
 import { apiKeyDescription } from './resources/apiKey';
@@ -44,15 +40,27 @@ export class LendasatBorrower implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Account', value: 'account', description: 'Borrower accounts created by a partner' },
+					{
+						name: 'Account',
+						value: 'account',
+						description: 'Borrower accounts created by a partner',
+					},
 					{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
-					{ name: 'Contract', value: 'contract', description: 'Loan contracts and contract requests' },
+					{
+						name: 'Contract',
+						value: 'contract',
+						description: 'Loan contracts and contract requests',
+					},
 					{
 						name: 'Loan Application',
 						value: 'loanApplication',
 						description: 'Your own loan terms, posted for lenders to take',
 					},
-					{ name: 'Notification', value: 'notification', description: 'The in-app notification feed and which alerts the account gets' },
+					{
+						name: 'Notification',
+						value: 'notification',
+						description: 'The in-app notification feed and which alerts the account gets',
+					},
 					{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
 					{ name: 'User', value: 'user', description: 'The account the key belongs to' },
 				],

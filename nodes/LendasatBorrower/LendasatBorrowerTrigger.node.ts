@@ -113,7 +113,8 @@ export class LendasatBorrowerTrigger implements INodeType {
 				type: 'multiOptions',
 				options: CONTRACT_STATUS_OPTIONS,
 				default: [],
-				description: 'Start the workflow only for changes to these statuses. Leave empty for every change.',
+				description:
+					'Start the workflow only for changes to these statuses. Leave empty for every change.',
 				displayOptions: { show: { event: ['contractStatusChanged'] } },
 			},
 			offerFiltersField({ event: ['newOffer'] }),
@@ -144,16 +145,24 @@ async function pollEvent(
 	switch (event) {
 		case 'contractStatusChanged':
 		case 'marginCall': {
-			const statuses = event === 'contractStatusChanged' ? listOf(context.getNodeParameter('statuses', [])) : [];
+			const statuses =
+				event === 'contractStatusChanged' ? listOf(context.getNodeParameter('statuses', [])) : [];
 			const settings = { event: event as ContractEvent, label, statuses };
-			return manual ? await sampleContract(context, settings) : await pollContracts(context, settings);
+			return manual
+				? await sampleContract(context, settings)
+				: await pollContracts(context, settings);
 		}
 		case 'newOffer': {
-			const qs = offerQuery(context.getNode(), context.getNodeParameter('filters', {}) as IDataObject);
+			const qs = offerQuery(
+				context.getNode(),
+				context.getNodeParameter('filters', {}) as IDataObject,
+			);
 			return manual ? await sampleOffer(context, label, qs) : await pollOffers(context, label, qs);
 		}
 		case 'newNotification':
-			return manual ? await sampleNotification(context, label) : await pollNotifications(context, label);
+			return manual
+				? await sampleNotification(context, label)
+				: await pollNotifications(context, label);
 		case 'installmentDue': {
 			const daysAhead = readDaysAhead(context);
 			return manual
@@ -172,7 +181,9 @@ function readDaysAhead(context: IPollFunctions): number {
 	const value = context.getNodeParameter('daysAhead', 3);
 	const problem = checkDaysAhead(value);
 	if (problem) {
-		throw new NodeOperationError(context.getNode(), 'Invalid Days Ahead', { description: `Days Ahead: ${problem}` });
+		throw new NodeOperationError(context.getNode(), 'Invalid Days Ahead', {
+			description: `Days Ahead: ${problem}`,
+		});
 	}
 	return toNumber(value);
 }

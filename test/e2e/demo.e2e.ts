@@ -11,7 +11,14 @@ import {
 	demoCredentials,
 	demoWorkflows,
 } from '../../dev/demo/demo';
-import { apiRequests, nodeOutput, runError, startReceiver, waitFor, type Receiver } from './helpers';
+import {
+	apiRequests,
+	nodeOutput,
+	runError,
+	startReceiver,
+	waitFor,
+	type Receiver,
+} from './helpers';
 
 /** A credential that claims to hold a borrower key but holds the partner master key. */
 const MISLABELLED = { id: 'lendasatMislabel', name: 'Lendasat (master key saved as borrower key)' };
@@ -25,7 +32,14 @@ function refusedAmountWorkflow(): Json {
 		id: REFUSED_AMOUNT_WORKFLOW,
 		name: 'e2e: a contract request the offer refuses',
 		nodes: [
-			{ id: 'e2e00000-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'e2e00000-0000-4000-8000-000000000001',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: 'e2e00000-0000-4000-8000-000000000002',
 				name: 'Request too little',
@@ -52,7 +66,8 @@ let receiver: Receiver;
 let home: N8nHome;
 let workflows: Json[];
 
-const workflow = (id: string): Json => structuredClone(workflows.find((candidate) => candidate.id === id));
+const workflow = (id: string): Json =>
+	structuredClone(workflows.find((candidate) => candidate.id === id));
 
 /** Every API key the sandbox knows, to prove none leaks into n8n's output. */
 function sandboxKeys(): string[] {
@@ -72,18 +87,26 @@ beforeAll(async () => {
 	const wrongKeyType = workflow(DEMO_WORKFLOWS.takeLoan);
 	wrongKeyType.id = WRONG_KEY_TYPE_WORKFLOW;
 	wrongKeyType.name = 'e2e: contract with the master key';
-	wrongKeyType.nodes.find((node: Json) => node.name === 'Request the loan').credentials.lendasatApi = DEMO_CREDENTIALS.master;
+	wrongKeyType.nodes.find(
+		(node: Json) => node.name === 'Request the loan',
+	).credentials.lendasatApi = DEMO_CREDENTIALS.master;
 	const rejectedKey = workflow(DEMO_WORKFLOWS.openReport);
 	rejectedKey.id = REJECTED_KEY_WORKFLOW;
 	rejectedKey.name = 'e2e: master key saved as a borrower key';
-	rejectedKey.nodes.find((node: Json) => node.name === 'Open contracts').credentials.lendasatApi = MISLABELLED;
+	rejectedKey.nodes.find((node: Json) => node.name === 'Open contracts').credentials.lendasatApi =
+		MISLABELLED;
 
 	await home.importCredentials([
 		...demoCredentials(sandbox.url, sandbox.keys),
 		{
 			...MISLABELLED,
 			type: 'lendasatApi',
-			data: { environment: 'custom', baseUrl: sandbox.url, keyType: 'borrower', apiKey: sandbox.keys.master },
+			data: {
+				environment: 'custom',
+				baseUrl: sandbox.url,
+				keyType: 'borrower',
+				apiKey: sandbox.keys.master,
+			},
 		},
 	]);
 	await home.importWorkflows([...workflows, wrongKeyType, rejectedKey, refusedAmountWorkflow()]);
@@ -103,19 +126,31 @@ describe('demo workflows run with `n8n execute`', () => {
 		expect(run.data.status).toBe('success');
 		// No HTTP Request node any more: every step is the Lendasat Borrower node with the master-key credential.
 		const onboarding = workflow(DEMO_WORKFLOWS.onboarding);
-		expect(onboarding.nodes.map((node: Json) => node.type).filter((type: string) => !/manualTrigger|\.set$/.test(type))).toEqual([
+		expect(
+			onboarding.nodes
+				.map((node: Json) => node.type)
+				.filter((type: string) => !/manualTrigger|\.set$/.test(type)),
+		).toEqual([
 			'n8n-nodes-lendasat.lendasatBorrower',
 			'n8n-nodes-lendasat.lendasatBorrower',
 			'n8n-nodes-lendasat.lendasatBorrower',
 		]);
 
 		const [account] = nodeOutput(run.data, 'Create borrower account');
-		expect(account).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
+		expect(account).toMatchObject({
+			name: 'Grace Hopper',
+			email: 'grace@example.com',
+			timezone: 'America/New_York',
+		});
 		expect(typeof account.api_key).toBe('string');
 		const [me] = nodeOutput(run.data, 'Act as the new borrower');
 		expect(me.user).toMatchObject({ id: account.id, email: 'grace@example.com' });
 		const [settings] = nodeOutput(run.data, 'Turn off offer alerts');
-		expect(settings).toMatchObject({ daily_offer_digest_email: false, new_loan_offer_telegram: false, on_login_email: true });
+		expect(settings).toMatchObject({
+			daily_offer_digest_email: false,
+			new_loan_offer_telegram: false,
+			on_login_email: true,
+		});
 		for (const step of ['Act as the new borrower', 'Turn off offer alerts']) {
 			expect(JSON.stringify(nodeOutput(run.data, step))).not.toContain(account.api_key);
 		}
@@ -123,7 +158,11 @@ describe('demo workflows run with `n8n execute`', () => {
 		const [create, ...acting] = apiRequests(sandbox.requests, from);
 		expect(create).toMatchObject({ method: 'POST', path: '/api/create-api-account' });
 		expect(create.headers['x-api-key']).toBe(sandbox.keys.master);
-		expect(create.body).toEqual({ name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' });
+		expect(create.body).toEqual({
+			name: 'Grace Hopper',
+			email: 'grace@example.com',
+			timezone: 'America/New_York',
+		});
 		expect(acting.map((request) => `${request.method} ${request.path}`)).toEqual([
 			'GET /api/users/me',
 			'GET /api/notification-settings',
@@ -140,16 +179,31 @@ describe('demo workflows run with `n8n execute`', () => {
 		expect(run.data.status).toBe('success');
 		const [loan] = nodeOutput(run.data, 'Take a loan');
 		const [invoice] = nodeOutput(run.data, 'Create Bitcoin invoice');
-		expect(invoice).toMatchObject({ contract_id: loan.id, status: 'pending', installment: { status: 'pending' } });
+		expect(invoice).toMatchObject({
+			contract_id: loan.id,
+			status: 'pending',
+			installment: { status: 'pending' },
+		});
 		expect(invoice.amount_sats).toBeGreaterThan(0);
-		expect(nodeOutput(run.data, 'Report the payment')[0]).toMatchObject({ invoice_id: invoice.id, reported: true });
+		expect(nodeOutput(run.data, 'Report the payment')[0]).toMatchObject({
+			invoice_id: invoice.id,
+			reported: true,
+		});
 		const [psbt] = nodeOutput(run.data, 'Get claim PSBT');
 		expect(psbt.psbt).toMatch(/^70736274ff/);
-		expect(nodeOutput(run.data, 'Broadcast the claim')[0]).toMatchObject({ status: 'ClosingByClaim', broadcast: true });
-		expect(nodeOutput(run.data, 'Contract closed')[0]).toMatchObject({ id: loan.id, status: 'Closed' });
+		expect(nodeOutput(run.data, 'Broadcast the claim')[0]).toMatchObject({
+			status: 'ClosingByClaim',
+			broadcast: true,
+		});
+		expect(nodeOutput(run.data, 'Contract closed')[0]).toMatchObject({
+			id: loan.id,
+			status: 'Closed',
+		});
 
 		// Every step against the API is our node, with the borrower key; the stand-ins are the sandbox's admin routes.
-		const steps = apiRequests(sandbox.requests, from).map((request) => `${request.method} ${request.path}`);
+		const steps = apiRequests(sandbox.requests, from).map(
+			(request) => `${request.method} ${request.path}`,
+		);
 		expect(steps).toEqual([
 			'POST /api/contracts',
 			`POST /api/contracts/${loan.id}/generate-btc-invoice`,
@@ -215,7 +269,9 @@ describe('demo workflows run with `n8n execute`', () => {
 		expect(run.code).toBe(0);
 		const contracts = nodeOutput(run.data, 'Open contracts');
 		const ids = contracts.map((contract) => contract.id);
-		expect(ids).toEqual(expect.arrayContaining([SEED_IDS.contracts.requested, SEED_IDS.contracts.principalGiven]));
+		expect(ids).toEqual(
+			expect.arrayContaining([SEED_IDS.contracts.requested, SEED_IDS.contracts.principalGiven]),
+		);
 		expect(ids).not.toContain(SEED_IDS.contracts.closed);
 		expect(ids).not.toContain(SEED_IDS.contracts.otherBorrowers);
 		const [report] = nodeOutput(run.data, 'Report');
@@ -231,7 +287,9 @@ describe('demo workflows run with `n8n execute`', () => {
 		const run = await home.execute(WRONG_KEY_TYPE_WORKFLOW);
 		expect(run.code).not.toBe(0);
 		const error = runError(run.data);
-		expect(error.message).toMatch(/needs a Borrower Key, but the credential holds a Partner Master Key/);
+		expect(error.message).toMatch(
+			/needs a Borrower Key, but the credential holds a Partner Master Key/,
+		);
 		expect(apiRequests(sandbox.requests, from, '/api/contracts')).toHaveLength(0);
 		expectNoKeyIn(run.stdout + run.stderr);
 	});
@@ -248,12 +306,14 @@ describe('demo workflows run with `n8n execute`', () => {
 	});
 });
 
-describe('the package installed as n8n installs it: its errors are n8n\'s own', () => {
-	test('a contract request the offer refuses fails with HTTP 400 and the package\'s message', async () => {
+describe("the package installed as n8n installs it: its errors are n8n's own", () => {
+	test("a contract request the offer refuses fails with HTTP 400 and the package's message", async () => {
 		const run = await home.execute(REFUSED_AMOUNT_WORKFLOW);
 		expect(run.code).not.toBe(0);
 		const error = runError(run.data);
-		expect(error.message).toBe('The loan amount is outside what the offer allows (HTTP 400, INVALID_AMOUNT)');
+		expect(error.message).toBe(
+			'The loan amount is outside what the offer allows (HTTP 400, INVALID_AMOUNT)',
+		);
 		expect(error.httpCode).toBe('400');
 		expectNoKeyIn(run.stdout + run.stderr);
 	});
@@ -273,9 +333,11 @@ describe('on a running n8n server', () => {
 
 	test('the failed runs are recorded with our message and without any key', async () => {
 		const expected: Record<string, RegExp> = {
-			[WRONG_KEY_TYPE_WORKFLOW]: /needs a Borrower Key, but the credential holds a Partner Master Key/,
+			[WRONG_KEY_TYPE_WORKFLOW]:
+				/needs a Borrower Key, but the credential holds a Partner Master Key/,
 			[REJECTED_KEY_WORKFLOW]: /Check the credential/,
-			[REFUSED_AMOUNT_WORKFLOW]: /^The loan amount is outside what the offer allows \(HTTP 400, INVALID_AMOUNT\)/,
+			[REFUSED_AMOUNT_WORKFLOW]:
+				/^The loan amount is outside what the offer allows \(HTTP 400, INVALID_AMOUNT\)/,
 		};
 		for (const [id, message] of Object.entries(expected)) {
 			const [summary] = await server.executions(id);
@@ -294,7 +356,11 @@ describe('on a running n8n server', () => {
 		await server.activate(DEMO_WORKFLOWS.marginCall);
 		// The trigger's first poll (at the start of the next minute) learns the current state; a change
 		// after it is news at the following poll.
-		await waitFor(() => apiRequests(sandbox.requests, from, '/api/contracts').length > 0, 75_000, 'the first poll');
+		await waitFor(
+			() => apiRequests(sandbox.requests, from, '/api/contracts').length > 0,
+			75_000,
+			'the first poll',
+		);
 		const contractPolls = apiRequests(sandbox.requests, from, '/api/contracts');
 		expect(contractPolls[0].method).toBe('GET');
 		expect(contractPolls[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
@@ -311,7 +377,9 @@ describe('on a running n8n server', () => {
 		const execution = await server.execution(summary.id);
 		const [event] = nodeOutput(execution.data, 'Margin call');
 		expect(event.id).toBe(SEED_IDS.contracts.principalGiven);
-		const alerts = receiver.received.filter((request) => request.path === '/webhook/lendasat-alerts');
+		const alerts = receiver.received.filter(
+			(request) => request.path === '/webhook/lendasat-alerts',
+		);
 		expect(alerts).toHaveLength(1);
 		expect(alerts[0].method).toBe('POST');
 		expect(alerts[0].body.contract_id).toBe(SEED_IDS.contracts.principalGiven);

@@ -21,18 +21,35 @@ const hasPlaywright = (() => {
 })();
 const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM_PATH_DEFAULT);
 
-(canRun ? test : test.skip)('the node renders in the n8n editor without console errors from the package', () => {
-	const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
-	try {
-		const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'dev/demo/screenshots.ts', '--out', out], {
-			cwd: ROOT,
-			encoding: 'utf8',
-			timeout: 170_000,
-		});
-		expect(`${result.stdout}\n${result.stderr}`).toContain('Screenshots in');
-		expect(result.status).toBe(0);
-		expect(readdirSync(out).sort()).toEqual(['1-node-actions.png', '2-operation-panel.png', '3-finished-run.png', '4-run-output.png']);
-	} finally {
-		rmSync(out, { recursive: true, force: true });
-	}
-});
+(canRun ? test : test.skip)(
+	'the node renders in the n8n editor without console errors from the package',
+	() => {
+		const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
+		try {
+			const result = spawnSync(
+				process.execPath,
+				[
+					join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+					'dev/demo/screenshots.ts',
+					'--out',
+					out,
+				],
+				{
+					cwd: ROOT,
+					encoding: 'utf8',
+					timeout: 170_000,
+				},
+			);
+			expect(`${result.stdout}\n${result.stderr}`).toContain('Screenshots in');
+			expect(result.status).toBe(0);
+			expect(readdirSync(out).sort()).toEqual([
+				'1-node-actions.png',
+				'2-operation-panel.png',
+				'3-finished-run.png',
+				'4-run-output.png',
+			]);
+		} finally {
+			rmSync(out, { recursive: true, force: true });
+		}
+	},
+);

@@ -7,7 +7,10 @@ import type { RecordedRequest } from '../../dev/sandbox/server';
 export function nodeOutput(run: Json, nodeName: string): Json[] {
 	const runData = run?.data?.resultData?.runData ?? run?.resultData?.runData;
 	const task = runData?.[nodeName]?.[0];
-	if (!task) throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(runData ?? {}).join(', ')}`);
+	if (!task)
+		throw new Error(
+			`node "${nodeName}" did not run; ran: ${Object.keys(runData ?? {}).join(', ')}`,
+		);
 	return (task.data?.main?.[0] ?? []).map((item: Json) => item.json);
 }
 
@@ -17,8 +20,14 @@ export function runError(run: Json): Json {
 }
 
 /** API requests (not /__admin) the sandbox received since index `from`, optionally one path only. */
-export function apiRequests(requests: RecordedRequest[], from = 0, path?: string): RecordedRequest[] {
-	return requests.slice(from).filter((request) => request.path.startsWith('/api/') && (!path || request.path === path));
+export function apiRequests(
+	requests: RecordedRequest[],
+	from = 0,
+	path?: string,
+): RecordedRequest[] {
+	return requests
+		.slice(from)
+		.filter((request) => request.path.startsWith('/api/') && (!path || request.path === path));
 }
 
 export interface Receiver {
@@ -58,12 +67,17 @@ export function startReceiver(): Promise<Receiver> {
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number, what: string): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+	check: () => Promise<T> | T,
+	timeoutMs: number,
+	what: string,
+): Promise<NonNullable<T>> {
 	const started = Date.now();
 	for (;;) {
 		const value = await check();
 		if (value) return value as NonNullable<T>;
-		if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		if (Date.now() - started > timeoutMs)
+			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }

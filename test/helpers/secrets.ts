@@ -10,7 +10,9 @@ export function everythingVisible(...values: unknown[]): string {
 			let json = '';
 			try {
 				json = JSON.stringify(value, (_key, inner) =>
-					inner instanceof Error ? { ...inner, message: inner.message, stack: inner.stack, cause: inner.cause } : inner,
+					inner instanceof Error
+						? { ...inner, message: inner.message, stack: inner.stack, cause: inner.cause }
+						: inner,
 				);
 			} catch {
 				json = '';

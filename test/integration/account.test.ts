@@ -11,11 +11,23 @@ beforeAll(async () => {
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const master = (): TestCredential => ({ environment: 'custom', baseUrl: sandbox.url, keyType: 'master', apiKey: sandbox.keys.master });
+const master = (): TestCredential => ({
+	environment: 'custom',
+	baseUrl: sandbox.url,
+	keyType: 'master',
+	apiKey: sandbox.keys.master,
+});
 
 function createAccount(parameters: Record<string, unknown>, credential = master()) {
 	return runWorkflow(
-		singleNodeWorkflow({ resource: 'account', operation: 'create', name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London', ...parameters }),
+		singleNodeWorkflow({
+			resource: 'account',
+			operation: 'create',
+			name: 'Ada Lovelace',
+			email: 'ada@example.com',
+			timezone: 'Europe/London',
+			...parameters,
+		}),
 		{ credential },
 	);
 }
@@ -39,7 +51,11 @@ describe('Account → Create: a partner creates a borrower account', () => {
 		expect(request.path).toBe('/api/create-api-account');
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.master);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
-		expect(request.body).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' });
+		expect(request.body).toEqual({
+			name: 'Ada Lovelace',
+			email: 'ada@example.com',
+			timezone: 'Europe/London',
+		});
 	});
 
 	it('accepts 201 Created as success too', async () => {
@@ -51,7 +67,11 @@ describe('Account → Create: a partner creates a borrower account', () => {
 
 	it('sends trimmed text when the input carries stray white space', async () => {
 		await createAccount({ name: '  Ada ', email: ' ada@example.com ', timezone: 'Europe/London ' });
-		expect(sandbox.requests[0].body).toEqual({ name: 'Ada', email: 'ada@example.com', timezone: 'Europe/London' });
+		expect(sandbox.requests[0].body).toEqual({
+			name: 'Ada',
+			email: 'ada@example.com',
+			timezone: 'Europe/London',
+		});
 	});
 
 	it('runs the partner onboarding fixture: the returned key then takes a loan', async () => {
@@ -59,7 +79,9 @@ describe('Account → Create: a partner creates a borrower account', () => {
 		expect(error).toBeUndefined();
 		const [account] = output('Create Borrower Account');
 		expect(account.json.api_key).toEqual(expect.any(String));
-		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/create-api-account']);
+		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'POST /api/create-api-account',
+		]);
 		const followUp = await runWorkflow(
 			singleNodeWorkflow({
 				resource: 'contract',
@@ -68,7 +90,14 @@ describe('Account → Create: a partner creates a borrower account', () => {
 				loanAmount: 1500,
 				durationDays: 30,
 			}),
-			{ credential: { environment: 'custom', baseUrl: sandbox.url, keyType: 'borrower', apiKey: String(account.json.api_key) } },
+			{
+				credential: {
+					environment: 'custom',
+					baseUrl: sandbox.url,
+					keyType: 'borrower',
+					apiKey: String(account.json.api_key),
+				},
+			},
 		);
 		expect(followUp.error).toBeUndefined();
 		expect(followUp.output('Lendasat Borrower')[0].json.status).toBe('pending');
@@ -82,13 +111,19 @@ describe('Account → Create: bad input is refused before any request', () => {
 		['a name with a line break inside', { name: 'Ada\nLovelace' }, 'Invalid Name [item 0]'],
 		['a name with a control character', { name: 'Ada\u0007 Lovelace' }, 'Invalid Name [item 0]'],
 		['a malformed e-mail', { email: 'ada.example.com' }, 'Invalid Email [item 0]'],
-		['a time zone that does not exist', { timezone: 'Europe/Atlantis' }, 'Invalid Timezone [item 0]'],
+		[
+			'a time zone that does not exist',
+			{ timezone: 'Europe/Atlantis' },
+			'Invalid Timezone [item 0]',
+		],
 		['a zone that is not Area/City', { timezone: 'UTC' }, 'Invalid Timezone [item 0]'],
 		['an expression giving no time zone', { timezone: '={{ "" }}' }, 'Invalid Timezone [item 0]'],
 	])('%s', async (_case, parameters, message) => {
 		const { error } = await createAccount(parameters);
 		expect(error?.message).toBe(message);
-		expect(String((error as { description?: string }).description)).toMatch(/e\.g\.|example|like|at most|Area\/City/i);
+		expect(String((error as { description?: string }).description)).toMatch(
+			/e\.g\.|example|like|at most|Area\/City/i,
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
@@ -99,8 +134,13 @@ describe('Account → Create: bad input is refused before any request', () => {
 	});
 
 	it('refuses a borrower key: account creation needs the partner master key', async () => {
-		const { error } = await createAccount({}, { ...master(), keyType: 'borrower', apiKey: sandbox.keys.borrower });
-		expect(error?.message).toBe('Account → Create needs a Partner Master Key, but the credential holds a Borrower Key');
+		const { error } = await createAccount(
+			{},
+			{ ...master(), keyType: 'borrower', apiKey: sandbox.keys.borrower },
+		);
+		expect(error?.message).toBe(
+			'Account → Create needs a Partner Master Key, but the credential holds a Borrower Key',
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
@@ -110,7 +150,9 @@ describe('Account → Create: API errors are mapped', () => {
 		const wrongKey = 'las-not-a-real-master-key-123';
 		const { error, run } = await createAccount({}, { ...master(), apiKey: wrongKey });
 		expect(error?.message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
-		expect((error as { description?: string }).description).toContain('this operation needs a Partner Master Key');
+		expect((error as { description?: string }).description).toContain(
+			'this operation needs a Partner Master Key',
+		);
 		expect(everythingVisible(run, error)).not.toContain(wrongKey);
 	});
 
@@ -118,6 +160,8 @@ describe('Account → Create: API errors are mapped', () => {
 		sandbox.configure({ dialect: 'live' });
 		const { error } = await createAccount({}, { ...master(), apiKey: 'las-wrong-key-0000' });
 		expect(error?.message).toBe('Lendasat rejected the API key (HTTP 401)');
-		expect((error as { description?: string }).description).toContain('Server said: "Invalid API key".');
+		expect((error as { description?: string }).description).toContain(
+			'Server said: "Invalid API key".',
+		);
 	});
 });

@@ -52,7 +52,13 @@ function onboardAndAct(acting: Record<string, unknown>): WorkflowFixture {
 				type: NODE_TYPE,
 				typeVersion: 1.1,
 				position: [0, 0],
-				parameters: { resource: 'account', operation: 'create', name: 'Grace Hopper', email: 'grace@example.com', timezone: 'America/New_York' },
+				parameters: {
+					resource: 'account',
+					operation: 'create',
+					name: 'Grace Hopper',
+					email: 'grace@example.com',
+					timezone: 'America/New_York',
+				},
 			},
 			{
 				id: 'ac7a5000-0000-4000-8000-000000000002',
@@ -68,15 +74,26 @@ function onboardAndAct(acting: Record<string, unknown>): WorkflowFixture {
 }
 
 /** One node acting with the key in each input item's api_key. */
-function actWithInputKey(parameters: Record<string, unknown>, keys: unknown[], useCredential = master()): Promise<RunResult> {
+function actWithInputKey(
+	parameters: Record<string, unknown>,
+	keys: unknown[],
+	useCredential = master(),
+): Promise<RunResult> {
 	const { options, ...rest } = parameters as { options?: object };
-	return runWorkflow(singleNodeWorkflow({ ...rest, options: { borrowerApiKey: FROM_INPUT, ...options } }, { typeVersion: 1.1 }), {
-		credential: useCredential,
-		items: keys.map((key) => (key === undefined ? {} : { api_key: key })),
-	});
+	return runWorkflow(
+		singleNodeWorkflow(
+			{ ...rest, options: { borrowerApiKey: FROM_INPUT, ...options } },
+			{ typeVersion: 1.1 },
+		),
+		{
+			credential: useCredential,
+			items: keys.map((key) => (key === undefined ? {} : { api_key: key })),
+		},
+	);
 }
 
-const describedBy = (error: unknown) => String((error as { description?: string } | undefined)?.description ?? '');
+const describedBy = (error: unknown) =>
+	String((error as { description?: string } | undefined)?.description ?? '');
 
 /** The new account's key and user, from Account → Create's output. */
 function newAccount(result: RunResult): { apiKey: string; userId: string } {
@@ -90,43 +107,73 @@ const formsOf = (key: string) => [key, JSON.stringify(key).slice(1, -1), encodeU
 const actingOperations: Array<[string, Record<string, unknown>]> = [
 	['User → Get Me', { resource: 'user', operation: 'getMe' }],
 	['Offer → Get Many', { resource: 'offer', operation: 'getAll' }],
-	['Contract → Create', { resource: 'contract', operation: 'create', loanId: byId(OFFER), loanAmount: 1500, durationDays: 30 }],
+	[
+		'Contract → Create',
+		{
+			resource: 'contract',
+			operation: 'create',
+			loanId: byId(OFFER),
+			loanAmount: 1500,
+			durationDays: 30,
+		},
+	],
 	['Notification → Get Settings', { resource: 'notification', operation: 'getSettings' }],
-	['Notification → Update Settings', { resource: 'notification', operation: 'updateSettings', updateFields: { onLoginEmail: false } }],
+	[
+		'Notification → Update Settings',
+		{
+			resource: 'notification',
+			operation: 'updateSettings',
+			updateFields: { onLoginEmail: false },
+		},
+	],
 	['API Key → Get Many', { resource: 'apiKey', operation: 'getAll' }],
 ];
 
 describe("a partner's master credential acts as the borrower Account → Create made", () => {
-	it.each(actingOperations)('%s sends the new borrower key, never the master key, and outputs no key', async (_label, parameters) => {
-		const result = await runWorkflow(onboardAndAct(parameters), { credential: master() });
+	it.each(actingOperations)(
+		'%s sends the new borrower key, never the master key, and outputs no key',
+		async (_label, parameters) => {
+			const result = await runWorkflow(onboardAndAct(parameters), { credential: master() });
 
-		expect(result.error).toBeUndefined();
-		const { apiKey } = newAccount(result);
-		const [create, ...acting] = sandbox.requests;
-		expect(create).toMatchObject({ method: 'POST', path: '/api/create-api-account' });
-		expect(create.headers['x-api-key']).toBe(sandbox.keys.master);
-		expect(acting.length).toBeGreaterThan(0);
-		for (const request of acting) expect(request.headers['x-api-key']).toBe(apiKey);
-		const output = result.output(ACTING_NODE);
-		expect(output.length).toBeGreaterThan(0);
-		const visible = everythingVisible(output);
-		for (const key of [apiKey, sandbox.keys.master]) expect(visible).not.toContain(key);
-	});
+			expect(result.error).toBeUndefined();
+			const { apiKey } = newAccount(result);
+			const [create, ...acting] = sandbox.requests;
+			expect(create).toMatchObject({ method: 'POST', path: '/api/create-api-account' });
+			expect(create.headers['x-api-key']).toBe(sandbox.keys.master);
+			expect(acting.length).toBeGreaterThan(0);
+			for (const request of acting) expect(request.headers['x-api-key']).toBe(apiKey);
+			const output = result.output(ACTING_NODE);
+			expect(output.length).toBeGreaterThan(0);
+			const visible = everythingVisible(output);
+			for (const key of [apiKey, sandbox.keys.master]) expect(visible).not.toContain(key);
+		},
+	);
 
 	it('User → Get Me answers with the new account, in both dialects', async () => {
 		for (const dialect of ['spec', 'live'] as const) {
 			sandbox.reset();
 			sandbox.configure({ dialect });
-			const result = await runWorkflow(onboardAndAct({ resource: 'user', operation: 'getMe' }), { credential: master() });
+			const result = await runWorkflow(onboardAndAct({ resource: 'user', operation: 'getMe' }), {
+				credential: master(),
+			});
 			expect(result.error).toBeUndefined();
 			const { userId } = newAccount(result);
-			expect(result.output(ACTING_NODE)[0].json.user).toMatchObject({ id: userId, email: 'grace@example.com' });
+			expect(result.output(ACTING_NODE)[0].json.user).toMatchObject({
+				id: userId,
+				email: 'grace@example.com',
+			});
 		}
 	});
 
 	it('Contract → Create makes the contract on the new account, not the partner', async () => {
 		const result = await runWorkflow(
-			onboardAndAct({ resource: 'contract', operation: 'create', loanId: byId(OFFER), loanAmount: 1500, durationDays: 30 }),
+			onboardAndAct({
+				resource: 'contract',
+				operation: 'create',
+				loanId: byId(OFFER),
+				loanAmount: 1500,
+				durationDays: 30,
+			}),
 			{ credential: master() },
 		);
 
@@ -142,35 +189,56 @@ describe("a partner's master credential acts as the borrower Account → Create 
 });
 
 describe('each item acts with its own key', () => {
-	it('two items with two borrowers\' keys read two borrowers\' contracts', async () => {
-		const result = await actWithInputKey({ resource: 'contract', operation: 'getAll', returnAll: true, simplify: false }, [
+	it("two items with two borrowers' keys read two borrowers' contracts", async () => {
+		const result = await actWithInputKey(
+			{ resource: 'contract', operation: 'getAll', returnAll: true, simplify: false },
+			[sandbox.keys.borrower, sandbox.keys.otherBorrower],
+		);
+
+		expect(result.error).toBeUndefined();
+		expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([
 			sandbox.keys.borrower,
 			sandbox.keys.otherBorrower,
 		]);
-
-		expect(result.error).toBeUndefined();
-		expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([sandbox.keys.borrower, sandbox.keys.otherBorrower]);
 		const ownerOf = (id: unknown) => sandbox.state.contracts.get(String(id))?.owner;
 		const output = result.output(SINGLE_NODE);
-		const byItem = (item: number) => output.filter((entry) => (entry.pairedItem as { item: number }).item === item);
+		const byItem = (item: number) =>
+			output.filter((entry) => (entry.pairedItem as { item: number }).item === item);
 		expect(byItem(0).length).toBeGreaterThan(0);
 		expect(byItem(1).length).toBeGreaterThan(0);
-		expect(byItem(0).every((entry) => ownerOf(entry.json.id) === SEED_IDS.users.borrower)).toBe(true);
-		expect(byItem(1).every((entry) => ownerOf(entry.json.id) === SEED_IDS.users.otherBorrower)).toBe(true);
+		expect(byItem(0).every((entry) => ownerOf(entry.json.id) === SEED_IDS.users.borrower)).toBe(
+			true,
+		);
+		expect(
+			byItem(1).every((entry) => ownerOf(entry.json.id) === SEED_IDS.users.otherBorrower),
+		).toBe(true);
 	});
 
 	it("Contract → Create's exactly-once lookup searches the acting borrower's contracts only", async () => {
 		// Borrower A already has the contract of key order-1; borrower B has none.
 		const clientId = clientContractIdFor('order-1');
-		const existing = sandbox.admin.createContract(sandbox.keys.borrower, { client_contract_id: clientId });
+		const existing = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+		});
 
 		const result = await actWithInputKey(
-			{ resource: 'contract', operation: 'create', loanId: byId(OFFER), loanAmount: 1500, durationDays: 30, options: { idempotencyKey: 'order-1' } },
+			{
+				resource: 'contract',
+				operation: 'create',
+				loanId: byId(OFFER),
+				loanAmount: 1500,
+				durationDays: 30,
+				options: { idempotencyKey: 'order-1' },
+			},
 			[sandbox.keys.borrower, sandbox.keys.otherBorrower],
 		);
 
 		expect(result.error).toBeUndefined();
-		const lines = sandbox.requests.map((request) => [request.method, request.path, request.headers['x-api-key']]);
+		const lines = sandbox.requests.map((request) => [
+			request.method,
+			request.path,
+			request.headers['x-api-key'],
+		]);
 		// One walk per key; only B's request is sent, with B's key.
 		expect(lines.filter(([method]) => method === 'GET')).toEqual(
 			expect.arrayContaining([
@@ -178,34 +246,50 @@ describe('each item acts with its own key', () => {
 				['GET', '/api/contracts', sandbox.keys.otherBorrower],
 			]),
 		);
-		expect(lines.filter(([method]) => method === 'POST')).toEqual([['POST', '/api/contracts', sandbox.keys.otherBorrower]]);
+		expect(lines.filter(([method]) => method === 'POST')).toEqual([
+			['POST', '/api/contracts', sandbox.keys.otherBorrower],
+		]);
 		const [forA, forB] = result.output(SINGLE_NODE);
 		expect(forA.json.id).toBe(existing.id);
 		expect(forB.json.id).not.toBe(existing.id);
-		expect(sandbox.state.contracts.get(String(forB.json.id))?.owner).toBe(SEED_IDS.users.otherBorrower);
+		expect(sandbox.state.contracts.get(String(forB.json.id))?.owner).toBe(
+			SEED_IDS.users.otherBorrower,
+		);
 	});
 });
 
 describe('the act-as key in errors', () => {
-	it.each([400, 500, 503])('an error of status %i echoing the key shows it redacted in the message and description', async (status) => {
-		sandbox.configure({ faults: [{ kind: 'echo-key-error', path: '/api/users/me', errorStatus: status, times: 99 }] });
+	it.each([400, 500, 503])(
+		'an error of status %i echoing the key shows it redacted in the message and description',
+		async (status) => {
+			sandbox.configure({
+				faults: [{ kind: 'echo-key-error', path: '/api/users/me', errorStatus: status, times: 99 }],
+			});
 
-		const result = await runWorkflow(onboardAndAct({ resource: 'user', operation: 'getMe', options: { maxRetries: 1, initialDelay: 10 } }), {
-			credential: master(),
-		});
+			const result = await runWorkflow(
+				onboardAndAct({
+					resource: 'user',
+					operation: 'getMe',
+					options: { maxRetries: 1, initialDelay: 10 },
+				}),
+				{
+					credential: master(),
+				},
+			);
 
-		const { apiKey } = newAccount(result);
-		const meRequests = sandbox.requests.filter((request) => request.path === '/api/users/me');
-		expect(meRequests.length).toBeGreaterThan(0);
-		for (const request of meRequests) expect(request.headers['x-api-key']).toBe(apiKey);
-		expect(result.error?.message).toMatch(new RegExp(`HTTP ${status}`));
-		const text = `${result.error?.message}\n${describedBy(result.error)}`;
-		expect(text).toContain('[redacted]');
-		for (const form of formsOf(apiKey)) {
-			expect(text).not.toContain(form);
-			expect(everythingVisible(result.error, result.output(ACTING_NODE))).not.toContain(form);
-		}
-	});
+			const { apiKey } = newAccount(result);
+			const meRequests = sandbox.requests.filter((request) => request.path === '/api/users/me');
+			expect(meRequests.length).toBeGreaterThan(0);
+			for (const request of meRequests) expect(request.headers['x-api-key']).toBe(apiKey);
+			expect(result.error?.message).toMatch(new RegExp(`HTTP ${status}`));
+			const text = `${result.error?.message}\n${describedBy(result.error)}`;
+			expect(text).toContain('[redacted]');
+			for (const form of formsOf(apiKey)) {
+				expect(text).not.toContain(form);
+				expect(everythingVisible(result.error, result.output(ACTING_NODE))).not.toContain(form);
+			}
+		},
+	);
 
 	it('a key with characters JSON escapes and URLs encode is redacted in every form', async () => {
 		const key = 'partner/"borrower"\\key+1=&';
@@ -225,9 +309,13 @@ describe('the act-as key in errors', () => {
 	});
 
 	it('an answer that echoes the act-as key is never an output item', async () => {
-		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'echo-key', path: '/api/users/me' }] });
+		sandbox.configure({
+			faults: [{ kind: 'bad-200', body200: 'echo-key', path: '/api/users/me' }],
+		});
 
-		const { error, output } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [sandbox.keys.otherBorrower]);
+		const { error, output } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [
+			sandbox.keys.otherBorrower,
+		]);
 
 		expect(describedBy(error)).toContain('it contains the API key');
 		expect(output(SINGLE_NODE)).toEqual([]);
@@ -239,12 +327,18 @@ describe('the act-as key in errors', () => {
 		async (dialect) => {
 			sandbox.configure({ dialect });
 
-			const { error } = await actWithInputKey({ resource: 'offer', operation: 'getAll' }, [sandbox.keys.master]);
+			const { error } = await actWithInputKey({ resource: 'offer', operation: 'getAll' }, [
+				sandbox.keys.master,
+			]);
 
 			expect(sandbox.requests).toHaveLength(1);
 			expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.master);
-			expect(error?.message).toBe(`Lendasat rejected the Act as Borrower API key (HTTP 401${dialect === 'spec' ? ', UNAUTHORIZED' : ''})`);
-			expect(describedBy(error)).toMatch(/^Offer → Get Many: the key in Options → Act as Borrower \(API Key\) was sent instead of the credential's\..*a Partner Master Key does not work there/);
+			expect(error?.message).toBe(
+				`Lendasat rejected the Act as Borrower API key (HTTP 401${dialect === 'spec' ? ', UNAUTHORIZED' : ''})`,
+			);
+			expect(describedBy(error)).toMatch(
+				/^Offer → Get Many: the key in Options → Act as Borrower \(API Key\) was sent instead of the credential's\..*a Partner Master Key does not work there/,
+			);
 			expect(everythingVisible(error)).not.toContain(sandbox.keys.master);
 		},
 	);
@@ -253,8 +347,14 @@ describe('the act-as key in errors', () => {
 describe('what is refused before anything is sent', () => {
 	it('a key with a space, line break or control character inside', async () => {
 		const key = sandbox.keys.otherBorrower;
-		for (const broken of [`${key.slice(0, 20)} ${key.slice(20)}`, `${key.slice(0, 20)}\n${key.slice(20)}`, `${key.slice(0, 20)}\u0007${key.slice(20)}`]) {
-			const { error, output } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [broken]);
+		for (const broken of [
+			`${key.slice(0, 20)} ${key.slice(20)}`,
+			`${key.slice(0, 20)}\n${key.slice(20)}`,
+			`${key.slice(0, 20)}\u0007${key.slice(20)}`,
+		]) {
+			const { error, output } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [
+				broken,
+			]);
 			expect(error?.message).toBe('Invalid Act as Borrower (API Key) [item 0]');
 			expect(describedBy(error)).toBe(
 				'User → Get Me: Act as Borrower (API Key): The API key contains a space, line break or control character: paste it again as one line. Nothing was sent.',
@@ -265,15 +365,23 @@ describe('what is refused before anything is sent', () => {
 	});
 
 	it("an expression that gives no key for an item: no fall back to the credential's key", async () => {
-		const { error } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [undefined], borrower());
+		const { error } = await actWithInputKey(
+			{ resource: 'user', operation: 'getMe' },
+			[undefined],
+			borrower(),
+		);
 
 		expect(error?.message).toBe('Invalid Act as Borrower (API Key) [item 0]');
-		expect(describedBy(error)).toContain("The expression gave no key for this item, so the node did not fall back to the credential's key.");
+		expect(describedBy(error)).toContain(
+			"The expression gave no key for this item, so the node did not fall back to the credential's key.",
+		);
 		expect(sandbox.requests).toEqual([]);
 	});
 
 	it('a value that is not text', async () => {
-		const { error } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [{ nested: 'x' }]);
+		const { error } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [
+			{ nested: 'x' },
+		]);
 
 		expect(error?.message).toBe('Invalid Act as Borrower (API Key) [item 0]');
 		expect(describedBy(error)).toContain("Expected the borrower's API key as text, got a object");
@@ -283,9 +391,12 @@ describe('what is refused before anything is sent', () => {
 
 describe('without the option, or where it does not apply', () => {
 	it("an empty option uses the credential's key", async () => {
-		const { error, output } = await runWorkflow(singleNodeWorkflow({ resource: 'user', operation: 'getMe', options: { borrowerApiKey: '' } }), {
-			credential: borrower(),
-		});
+		const { error, output } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'user', operation: 'getMe', options: { borrowerApiKey: '' } }),
+			{
+				credential: borrower(),
+			},
+		);
 
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
@@ -293,12 +404,19 @@ describe('without the option, or where it does not apply', () => {
 	});
 
 	it('a master credential without the option is refused for a borrower operation, and told about the option', async () => {
-		const { error } = await runWorkflow(singleNodeWorkflow({ resource: 'user', operation: 'getMe', options: { borrowerApiKey: '' } }), {
-			credential: master(),
-		});
+		const { error } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'user', operation: 'getMe', options: { borrowerApiKey: '' } }),
+			{
+				credential: master(),
+			},
+		);
 
-		expect(error?.message).toBe('User → Get Me needs a Borrower Key, but the credential holds a Partner Master Key');
-		expect(describedBy(error)).toContain("set Options → Act as Borrower (API Key) to that borrower's key");
+		expect(error?.message).toBe(
+			'User → Get Me needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
+		expect(describedBy(error)).toContain(
+			"set Options → Act as Borrower (API Key) to that borrower's key",
+		);
 		expect(sandbox.requests).toEqual([]);
 	});
 
@@ -324,7 +442,11 @@ describe('without the option, or where it does not apply', () => {
 	it('a borrower credential may act as another borrower too', async () => {
 		const extra = issueKey(sandbox.state, SEED_IDS.users.otherBorrower, 'borrower', 'partner-made');
 
-		const { error, output } = await actWithInputKey({ resource: 'user', operation: 'getMe' }, [extra.key], borrower());
+		const { error, output } = await actWithInputKey(
+			{ resource: 'user', operation: 'getMe' },
+			[extra.key],
+			borrower(),
+		);
 
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].headers['x-api-key']).toBe(extra.key);

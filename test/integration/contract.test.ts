@@ -1,5 +1,10 @@
 import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
-import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import {
+	runWorkflow,
+	searchList,
+	singleNodeWorkflow,
+	type TestCredential,
+} from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';
@@ -90,10 +95,13 @@ async function contract(
 	credential = borrower(),
 	items?: Record<string, unknown>[],
 ) {
-	const result = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation, ...parameters }), {
-		credential,
-		items,
-	});
+	const result = await runWorkflow(
+		singleNodeWorkflow({ resource: 'contract', operation, ...parameters }),
+		{
+			credential,
+			items,
+		},
+	);
 	return { ...result, items: result.output(NODE).map((item) => item.json) };
 }
 
@@ -106,7 +114,12 @@ function stored(id: string): Contract {
 
 function simplified(record: Contract): Record<string, unknown> {
 	const all = record as unknown as Record<string, unknown>;
-	return Object.fromEntries(SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [field, all[field]]));
+	return Object.fromEntries(
+		SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [
+			field,
+			all[field],
+		]),
+	);
 }
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
@@ -146,7 +159,10 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 	it('keeps running a version 1 workflow saved with only the specification fields', async () => {
 		const { output, error } = await runWorkflow(takeALoanMinimal, { credential: borrower() });
 		expect(error).toBeUndefined();
-		expect(output('Request the loan')[0].json).toMatchObject({ status: 'pending', loan_amount: 1500 });
+		expect(output('Request the loan')[0].json).toMatchObject({
+			status: 'pending',
+			loan_amount: 1500,
+		});
 		expect(sandbox.requests[0].body).toMatchObject({
 			loan_id: OFFER,
 			loan_amount: 1500,
@@ -157,19 +173,25 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		expect(sandbox.requests[0].headers['idempotency-key']).toMatch(/^n8n-/);
 	});
 
-	it.each(['spec', 'live'] as const)("runs the README's workflow against the %s dialect", async (dialect) => {
-		sandbox.configure({ dialect });
-		const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
-		expect(error).toBeUndefined();
-		const [created] = output('Request the loan');
-		expect(created.json).toMatchObject({ status: dialect === 'spec' ? 'pending' : 'Requested', loan_amount: 1500 });
-		expect(sandbox.stats().contractsCreated).toBe(1);
-		expect(sandbox.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
-			'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
-			'POST /api/contracts',
-		]);
-		expect(sandbox.requests[1].headers['idempotency-key']).toBe('order-1042');
-	});
+	it.each(['spec', 'live'] as const)(
+		"runs the README's workflow against the %s dialect",
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
+			expect(error).toBeUndefined();
+			const [created] = output('Request the loan');
+			expect(created.json).toMatchObject({
+				status: dialect === 'spec' ? 'pending' : 'Requested',
+				loan_amount: 1500,
+			});
+			expect(sandbox.stats().contractsCreated).toBe(1);
+			expect(sandbox.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
+				'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
+				'POST /api/contracts',
+			]);
+			expect(sandbox.requests[1].headers['idempotency-key']).toBe('order-1042');
+		},
+	);
 
 	it('sends the minimal request when no additional field is set', async () => {
 		await runWorkflow(contractCreate(), { credential: borrower() });
@@ -183,21 +205,34 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 	});
 
 	it('takes the offer ID as a plain string too (workflows saved before the picker)', async () => {
-		const { error } = await runWorkflow(contractCreate({ loanId: OFFER }), { credential: borrower() });
+		const { error } = await runWorkflow(contractCreate({ loanId: OFFER }), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].body).toMatchObject({ loan_id: OFFER });
 	});
 
 	it('converts numbers that arrive as text from an expression', async () => {
-		await runWorkflow(contractCreate({ loanAmount: '={{ "250.50" }}', durationDays: '={{ "14" }}' }), { credential: borrower() });
+		await runWorkflow(
+			contractCreate({ loanAmount: '={{ "250.50" }}', durationDays: '={{ "14" }}' }),
+			{ credential: borrower() },
+		);
 		expect(sandbox.requests[0].body).toMatchObject({ loan_amount: 250.5, duration_days: 14 });
 	});
 
 	it('merges extra JSON body fields, and checks those the node sends itself like its own parameters', async () => {
-		const extra = { borrower_npub: 'npub1example', loan_type: 'StableCoin', borrower_pk: PUBLIC_KEY, id: OFFER };
-		const { error } = await runWorkflow(contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }), {
-			credential: borrower(),
-		});
+		const extra = {
+			borrower_npub: 'npub1example',
+			loan_type: 'StableCoin',
+			borrower_pk: PUBLIC_KEY,
+			id: OFFER,
+		};
+		const { error } = await runWorkflow(
+			contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].body).toEqual({
 			loan_id: OFFER,
@@ -221,12 +256,22 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			loan_type: 'StableCoin',
 			borrower_loan_address: STABLECOIN_ADDRESS,
 		};
-		const { output, error } = await runWorkflow(contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }), {
-			credential: borrower(),
-		});
+		const { output, error } = await runWorkflow(
+			contractCreate({ additionalFields: { extraBodyFields: JSON.stringify(extra) } }),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(error).toBeUndefined();
-		expect(output(NODE)[0].json).toMatchObject({ status: 'Requested', borrower_btc_address: COLLATERAL_ADDRESS });
-		expect(sandbox.requests[0].body).toMatchObject({ ...extra, collateral_address: COLLATERAL_ADDRESS, repayment_address: STABLECOIN_ADDRESS });
+		expect(output(NODE)[0].json).toMatchObject({
+			status: 'Requested',
+			borrower_btc_address: COLLATERAL_ADDRESS,
+		});
+		expect(sandbox.requests[0].body).toMatchObject({
+			...extra,
+			collateral_address: COLLATERAL_ADDRESS,
+			repayment_address: STABLECOIN_ADDRESS,
+		});
 	});
 
 	it('creates one contract per item, each with its own idempotency key', async () => {
@@ -235,7 +280,9 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			credential: borrower(),
 			items: [{ amount: 100 }, { amount: 200 }, { amount: 300 }],
 		});
-		expect(output('Lendasat Borrower').map((item) => item.json.loan_amount)).toEqual([100, 200, 300]);
+		expect(output('Lendasat Borrower').map((item) => item.json.loan_amount)).toEqual([
+			100, 200, 300,
+		]);
 		const keys = sandbox.requests.map((request) => request.headers['idempotency-key']);
 		expect(new Set(keys).size).toBe(3);
 		expect(sandbox.stats().contractsCreated).toBe(3);
@@ -245,7 +292,11 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 describe('Contract → Create: the idempotency key', () => {
 	it('is the same for an item in every run of the same execution, and differs across items', async () => {
 		const run = () =>
-			runWorkflow(contractCreate(), { credential: borrower(), executionId: '4711', items: [{}, {}] });
+			runWorkflow(contractCreate(), {
+				credential: borrower(),
+				executionId: '4711',
+				items: [{}, {}],
+			});
 		await run();
 		await run();
 		const keys = sandbox.requests.map((request) => request.headers['idempotency-key']);
@@ -257,28 +308,44 @@ describe('Contract → Create: the idempotency key', () => {
 
 	it('makes a repeated execution (n8n Retry On Fail) return the first contract instead of a second one', async () => {
 		sandbox.configure({ idempotency: true });
-		const first = await runWorkflow(contractCreate(), { credential: borrower(), executionId: '4712' });
-		const again = await runWorkflow(contractCreate(), { credential: borrower(), executionId: '4712' });
-		expect(again.output('Lendasat Borrower')[0].json.id).toBe(first.output('Lendasat Borrower')[0].json.id);
+		const first = await runWorkflow(contractCreate(), {
+			credential: borrower(),
+			executionId: '4712',
+		});
+		const again = await runWorkflow(contractCreate(), {
+			credential: borrower(),
+			executionId: '4712',
+		});
+		expect(again.output('Lendasat Borrower')[0].json.id).toBe(
+			first.output('Lendasat Borrower')[0].json.id,
+		);
 		expect(sandbox.stats().contractsCreated).toBe(1);
 	});
 
 	it('can be set by an expression', async () => {
-		await runWorkflow(contractCreate({ options: { idempotencyKey: '={{ "order-" + $json.order }}' } }), {
-			credential: borrower(),
-			items: [{ order: 1042 }],
-		});
+		await runWorkflow(
+			contractCreate({ options: { idempotencyKey: '={{ "order-" + $json.order }}' } }),
+			{
+				credential: borrower(),
+				items: [{ order: 1042 }],
+			},
+		);
 		const post = sandbox.requests.find((request) => request.method === 'POST');
 		expect(post?.headers['idempotency-key']).toBe('order-1042');
 	});
 
 	it('can be turned off', async () => {
-		await runWorkflow(contractCreate({ options: { sendIdempotencyKey: false } }), { credential: borrower() });
+		await runWorkflow(contractCreate({ options: { sendIdempotencyKey: false } }), {
+			credential: borrower(),
+		});
 		expect(sandbox.requests[0].headers['idempotency-key']).toBeUndefined();
 	});
 
 	it('must be printable and at most 255 characters', async () => {
-		const { error } = await runWorkflow(contractCreate({ options: { idempotencyKey: 'has space' } }), { credential: borrower() });
+		const { error } = await runWorkflow(
+			contractCreate({ options: { idempotencyKey: 'has space' } }),
+			{ credential: borrower() },
+		);
 		expect(error?.message).toBe('Invalid Idempotency Key [item 0]');
 		expect(sandbox.requests).toHaveLength(0);
 	});
@@ -286,49 +353,138 @@ describe('Contract → Create: the idempotency key', () => {
 
 describe('Contract → Create: bad input is refused before any request', () => {
 	const cases: Array<[string, Record<string, unknown>, string, Partial<TestCredential>?]> = [
-		['an offer ID from an expression that is not a UUID', { loanId: { __rl: true, mode: 'id', value: '={{ "offer-1" }}' } }, 'Invalid Loan Offer [item 0]'],
+		[
+			'an offer ID from an expression that is not a UUID',
+			{ loanId: { __rl: true, mode: 'id', value: '={{ "offer-1" }}' } },
+			'Invalid Loan Offer [item 0]',
+		],
 		['a zero amount', { loanAmount: 0 }, 'Invalid Loan Amount [item 0]'],
 		['a negative amount', { loanAmount: -5 }, 'Invalid Loan Amount [item 0]'],
-		['an amount that is not a number', { loanAmount: '={{ "lots" }}' }, 'Invalid Loan Amount [item 0]'],
+		[
+			'an amount that is not a number',
+			{ loanAmount: '={{ "lots" }}' },
+			'Invalid Loan Amount [item 0]',
+		],
 		['an infinite amount', { loanAmount: '={{ Infinity }}' }, 'Invalid Loan Amount [item 0]'],
 		['a zero duration', { durationDays: 0 }, 'Invalid Duration (Days) [item 0]'],
 		['a fractional duration', { durationDays: 1.5 }, 'Invalid Duration (Days) [item 0]'],
-		['a mistyped Bitcoin address', { additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr' } }, 'Invalid Collateral Address [item 0]'],
-		['a base58 address with a bad checksum', { additionalFields: { collateralAddress: '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb' } }, 'Invalid Collateral Address [item 0]'],
-		['a mainnet address in development', { additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } }, 'Invalid Collateral Address [item 0]', { environment: 'development' }],
-		['a test-network address in production', { additionalFields: { collateralAddress: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' } }, 'Invalid Collateral Address [item 0]', { environment: 'production' }],
-		['an empty repayment address', { additionalFields: { repaymentAddress: '' } }, 'Invalid Repayment Address [item 0]'],
-		['extra JSON that does not parse', { additionalFields: { extraBodyFields: '{"a": ' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['extra JSON that is not an object', { additionalFields: { extraBodyFields: '[1, 2]' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['extra JSON overriding a field of the node', { additionalFields: { extraBodyFields: '{"loan_amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['extra JSON naming another offer as id', { additionalFields: { extraBodyFields: '{"id": "0ffe0000-0000-4000-8000-000000000002"}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['a near-miss of a field of the node in extra JSON', { additionalFields: { extraBodyFields: '{"Loan_Amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['a zero-width variant of a field of the node', { additionalFields: { extraBodyFields: '{"loan\u200b_amount": 5}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['a malformed public key in extra JSON', { additionalFields: { extraBodyFields: '{"borrower_pk": "02ab"}' } }, 'Invalid Extra Body Fields (JSON) [item 0]'],
-		['a public key that is not compressed hex', { additionalFields: { borrowerPublicKey: '02ab' } }, 'Invalid Borrower Public Key [item 0]'],
-		['a public key off the curve', { additionalFields: { borrowerPublicKey: `02${'0'.repeat(63)}5` } }, 'Invalid Borrower Public Key [item 0]'],
-		['a derivation path without m/', { additionalFields: { derivationPath: "84'/0'/0'/0/0" } }, 'Invalid Derivation Path [item 0]'],
-		['a derivation path with a bad step', { additionalFields: { derivationPath: "m/84'/x/0" } }, 'Invalid Derivation Path [item 0]'],
-		['a loan type the API does not have', { additionalFields: { loanType: '={{ "Stablecoin" }}' } }, 'Invalid Loan Type [item 0]'],
-		['a client contract ID that is not a UUID', { additionalFields: { clientContractId: 'order-1042' } }, 'Invalid Client Contract ID [item 0]'],
+		[
+			'a mistyped Bitcoin address',
+			{ additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr' } },
+			'Invalid Collateral Address [item 0]',
+		],
+		[
+			'a base58 address with a bad checksum',
+			{ additionalFields: { collateralAddress: '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb' } },
+			'Invalid Collateral Address [item 0]',
+		],
+		[
+			'a mainnet address in development',
+			{ additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } },
+			'Invalid Collateral Address [item 0]',
+			{ environment: 'development' },
+		],
+		[
+			'a test-network address in production',
+			{ additionalFields: { collateralAddress: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' } },
+			'Invalid Collateral Address [item 0]',
+			{ environment: 'production' },
+		],
+		[
+			'an empty repayment address',
+			{ additionalFields: { repaymentAddress: '' } },
+			'Invalid Repayment Address [item 0]',
+		],
+		[
+			'extra JSON that does not parse',
+			{ additionalFields: { extraBodyFields: '{"a": ' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'extra JSON that is not an object',
+			{ additionalFields: { extraBodyFields: '[1, 2]' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'extra JSON overriding a field of the node',
+			{ additionalFields: { extraBodyFields: '{"loan_amount": 5}' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'extra JSON naming another offer as id',
+			{ additionalFields: { extraBodyFields: '{"id": "0ffe0000-0000-4000-8000-000000000002"}' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'a near-miss of a field of the node in extra JSON',
+			{ additionalFields: { extraBodyFields: '{"Loan_Amount": 5}' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'a zero-width variant of a field of the node',
+			{ additionalFields: { extraBodyFields: '{"loan\u200b_amount": 5}' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'a malformed public key in extra JSON',
+			{ additionalFields: { extraBodyFields: '{"borrower_pk": "02ab"}' } },
+			'Invalid Extra Body Fields (JSON) [item 0]',
+		],
+		[
+			'a public key that is not compressed hex',
+			{ additionalFields: { borrowerPublicKey: '02ab' } },
+			'Invalid Borrower Public Key [item 0]',
+		],
+		[
+			'a public key off the curve',
+			{ additionalFields: { borrowerPublicKey: `02${'0'.repeat(63)}5` } },
+			'Invalid Borrower Public Key [item 0]',
+		],
+		[
+			'a derivation path without m/',
+			{ additionalFields: { derivationPath: "84'/0'/0'/0/0" } },
+			'Invalid Derivation Path [item 0]',
+		],
+		[
+			'a derivation path with a bad step',
+			{ additionalFields: { derivationPath: "m/84'/x/0" } },
+			'Invalid Derivation Path [item 0]',
+		],
+		[
+			'a loan type the API does not have',
+			{ additionalFields: { loanType: '={{ "Stablecoin" }}' } },
+			'Invalid Loan Type [item 0]',
+		],
+		[
+			'a client contract ID that is not a UUID',
+			{ additionalFields: { clientContractId: 'order-1042' } },
+			'Invalid Client Contract ID [item 0]',
+		],
 	];
 
 	it.each(cases)('%s', async (_case, parameters, message, credential = {}) => {
-		const { error } = await runWorkflow(contractCreate(parameters), { credential: borrower(credential) });
+		const { error } = await runWorkflow(contractCreate(parameters), {
+			credential: borrower(credential),
+		});
 		expect(error?.message).toBe(message);
 		expect((error as { description?: string }).description).toEqual(expect.any(String));
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
 	it('leaves a typed offer ID that is not a UUID to n8n, which flags the field before running', async () => {
-		const { error } = await runWorkflow(contractCreate({ loanId: { __rl: true, mode: 'id', value: 'offer-1' } }), { credential: borrower() });
+		const { error } = await runWorkflow(
+			contractCreate({ loanId: { __rl: true, mode: 'id', value: 'offer-1' } }),
+			{ credential: borrower() },
+		);
 		expect(error?.message).toMatch(/Not a loan offer ID|UUID/);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
 	it('names the network a wrong-network address belongs to', async () => {
 		const { error } = await runWorkflow(
-			contractCreate({ additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } }),
+			contractCreate({
+				additionalFields: { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' },
+			}),
 			{ credential: borrower({ environment: 'development' }) },
 		);
 		expect((error as { description?: string }).description).toMatch(/mainnet.*Development/s);
@@ -337,62 +493,110 @@ describe('Contract → Create: bad input is refused before any request', () => {
 	it.each([
 		['Production', { environment: 'production' }],
 		['Development', { environment: 'development' }],
-		['a custom URL on lendasat.com', { environment: 'custom', baseUrl: 'https://apiborrow.lendasat.com' }],
-	] as const)("refuses on Lendasat's own backend (%s) a request without the fields it needs, naming each", async (_case, credential) => {
-		const { error } = await runWorkflow(contractCreate({ additionalFields: { repaymentAddress: STABLECOIN_ADDRESS } }), {
-			credential: borrower(credential),
-		});
-		expect(error?.message).toBe(
-			'Lendasat needs Collateral Address, Borrower Public Key, Derivation Path, Loan Type to create a contract [item 0]',
-		);
-		expect(describedBy(error)).toContain('borrower_pk');
-		expect(describedBy(error)).toContain('Add them in Additional Fields');
-	});
+		[
+			'a custom URL on lendasat.com',
+			{ environment: 'custom', baseUrl: 'https://apiborrow.lendasat.com' },
+		],
+	] as const)(
+		"refuses on Lendasat's own backend (%s) a request without the fields it needs, naming each",
+		async (_case, credential) => {
+			const { error } = await runWorkflow(
+				contractCreate({ additionalFields: { repaymentAddress: STABLECOIN_ADDRESS } }),
+				{
+					credential: borrower(credential),
+				},
+			);
+			expect(error?.message).toBe(
+				'Lendasat needs Collateral Address, Borrower Public Key, Derivation Path, Loan Type to create a contract [item 0]',
+			);
+			expect(describedBy(error)).toContain('borrower_pk');
+			expect(describedBy(error)).toContain('Add them in Additional Fields');
+		},
+	);
 
 	it('refuses a partner master key: contracts need a borrower key', async () => {
-		const { error } = await runWorkflow(contractCreate(), { credential: borrower({ keyType: 'master', apiKey: sandbox.keys.master }) });
-		expect(error?.message).toBe('Contract → Create needs a Borrower Key, but the credential holds a Partner Master Key');
+		const { error } = await runWorkflow(contractCreate(), {
+			credential: borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		});
+		expect(error?.message).toBe(
+			'Contract → Create needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
 
 describe('Contract → Create: API errors are mapped', () => {
 	it('explains INVALID_AMOUNT with the offer limits', async () => {
-		const { error } = await runWorkflow(contractCreate({ loanAmount: 50 }), { credential: borrower() });
-		expect(error?.message).toBe('The loan amount is outside what the offer allows (HTTP 400, INVALID_AMOUNT)');
-		expect((error as { description?: string }).description).toContain('$50 not in range $100-$10000');
+		const { error } = await runWorkflow(contractCreate({ loanAmount: 50 }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(
+			'The loan amount is outside what the offer allows (HTTP 400, INVALID_AMOUNT)',
+		);
+		expect((error as { description?: string }).description).toContain(
+			'$50 not in range $100-$10000',
+		);
 		expect((error as { httpCode?: string }).httpCode).toBe('400');
 	});
 
 	it('names the loan offer that does not exist', async () => {
 		const missing = '0ffe0000-0000-4000-8000-00000000ffff';
-		const { error } = await runWorkflow(contractCreate({ loanId: { __rl: true, mode: 'id', value: missing } }), { credential: borrower() });
+		const { error } = await runWorkflow(
+			contractCreate({ loanId: { __rl: true, mode: 'id', value: missing } }),
+			{ credential: borrower() },
+		);
 		expect(error?.message).toBe(`Not found: loan offer ${missing} (HTTP 404, OFFER_NOT_FOUND)`);
 	});
 
 	it('explains a rejected key and never shows it anywhere', async () => {
 		const wrongKey = 'lndst_sk_0123456789ab_ThisKeyDoesNotExist42';
-		const { error, run } = await runWorkflow(contractCreate(), { credential: borrower({ apiKey: wrongKey }) });
+		const { error, run } = await runWorkflow(contractCreate(), {
+			credential: borrower({ apiKey: wrongKey }),
+		});
 		expect(error?.message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
-		expect((error as { description?: string }).description).toContain('this operation needs a Borrower Key');
+		expect((error as { description?: string }).description).toContain(
+			'this operation needs a Borrower Key',
+		);
 		expect(everythingVisible(run, error)).not.toContain(wrongKey);
 		expect(everythingVisible(run, error)).not.toContain('ThisKeyDoesNotExist42');
 	});
 
 	it("maps the live backend's {message} errors", async () => {
 		sandbox.configure({ dialect: 'live' });
-		const { error } = await runWorkflow(contractCreate({ loanAmount: 50, additionalFields: LIVE_FIELDS }), { credential: borrower() });
+		const { error } = await runWorkflow(
+			contractCreate({ loanAmount: 50, additionalFields: LIVE_FIELDS }),
+			{ credential: borrower() },
+		);
 		expect(error?.message).toBe('Lendasat rejected the request (HTTP 400)');
-		expect((error as { description?: string }).description).toContain('Invalid loan amount: $50 not in range $100-$10000');
+		expect((error as { description?: string }).description).toContain(
+			'Invalid loan amount: $50 not in range $100-$10000',
+		);
 	});
 
 	it.each([
-		['an HTML page from a proxy', '502-html', /Lendasat is temporarily unavailable \(HTTP 502\)/, /502 Bad Gateway/],
-		['truncated JSON', 'truncated-json', /Lendasat had an internal error .*\(HTTP 500\)/, /Server answered: "\{/],
-		['an empty body', 'empty-body', /Lendasat had an internal error .*\(HTTP 500\)/, /no explanation with status 500/],
+		[
+			'an HTML page from a proxy',
+			'502-html',
+			/Lendasat is temporarily unavailable \(HTTP 502\)/,
+			/502 Bad Gateway/,
+		],
+		[
+			'truncated JSON',
+			'truncated-json',
+			/Lendasat had an internal error .*\(HTTP 500\)/,
+			/Server answered: "\{/,
+		],
+		[
+			'an empty body',
+			'empty-body',
+			/Lendasat had an internal error .*\(HTTP 500\)/,
+			/no explanation with status 500/,
+		],
 	] as const)('reads %s without crashing', async (_case, kind, message, description) => {
 		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', times: 10 }] });
-		const { error } = await runWorkflow(contractCreate({ options: { maxRetries: 0 } }), { credential: borrower() });
+		const { error } = await runWorkflow(contractCreate({ options: { maxRetries: 0 } }), {
+			credential: borrower(),
+		});
 		expect(error?.message).toMatch(message);
 		expect((error as { description?: string }).description).toMatch(description);
 	});
@@ -405,7 +609,10 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		contractCreate({ additionalFields: LIVE_FIELDS, ...parameters }, settings);
 
 	/** The contracts this test created, as the sandbox stores them. */
-	const created = () => [...sandbox.state.contracts.values()].map((entry) => entry.contract).filter((c) => !(Object.values(CONTRACTS) as string[]).includes(c.id));
+	const created = () =>
+		[...sandbox.state.contracts.values()]
+			.map((entry) => entry.contract)
+			.filter((c) => !(Object.values(CONTRACTS) as string[]).includes(c.id));
 
 	it('sends the full body the live backend reads and returns its Requested contract', async () => {
 		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
@@ -426,15 +633,23 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 	});
 
 	it('gets Approved straight away from an offer that accepts automatically', async () => {
-		const { output } = await runWorkflow(liveCreate({ loanId: SEED_IDS.offers.autoAccept, loanAmount: 1000 }), { credential: borrower() });
+		const { output } = await runWorkflow(
+			liveCreate({ loanId: SEED_IDS.offers.autoAccept, loanAmount: 1000 }),
+			{ credential: borrower() },
+		);
 		expect(output(NODE)[0].json.status).toBe('Approved');
 	});
 
 	it("maps the live backend's 'missing field' rejection to the node's field", async () => {
 		const { collateralAddress, repaymentAddress, derivationPath, loanType } = LIVE_FIELDS;
-		const { error } = await runWorkflow(contractCreate({ additionalFields: { collateralAddress, repaymentAddress, derivationPath, loanType } }), {
-			credential: borrower(),
-		});
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: { collateralAddress, repaymentAddress, derivationPath, loanType },
+			}),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(error?.message).toBe('Lendasat needs Borrower Public Key (borrower_pk) (HTTP 422)');
 		expect(describedBy(error)).toContain('set Borrower Public Key in Additional Fields');
 		expect((error as { httpCode?: string }).httpCode).toBe('422');
@@ -443,17 +658,26 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 	it.each([
 		['a 503', '503'],
 		['a connection reset', 'reset'],
-	] as const)('after %s sent once the contract was stored, returns that contract and creates no second one', async (_case, kind) => {
-		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', after: true }] });
-		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
-		expect(error).toBeUndefined();
-		expect(created()).toHaveLength(1);
-		expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
-		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
-	});
+	] as const)(
+		'after %s sent once the contract was stored, returns that contract and creates no second one',
+		async (_case, kind) => {
+			sandbox.configure({
+				faults: [{ kind, method: 'POST', path: '/api/contracts', after: true }],
+			});
+			const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
+			expect(error).toBeUndefined();
+			expect(created()).toHaveLength(1);
+			expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
+			expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+		},
+	);
 
 	it('returns the stored contract when the server answered success in a form the node cannot use', async () => {
-		sandbox.configure({ faults: [{ kind: 'bad-200', body200: 'html', method: 'POST', path: '/api/contracts', after: true }] });
+		sandbox.configure({
+			faults: [
+				{ kind: 'bad-200', body200: 'html', method: 'POST', path: '/api/contracts', after: true },
+			],
+		});
 		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
 		expect(error).toBeUndefined();
 		expect(created()).toHaveLength(1);
@@ -463,11 +687,17 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 
 	it('sends again after a 503 that came before anything was stored, once the lookup found nothing', async () => {
 		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts' }] });
-		const { output, error } = await runWorkflow(liveCreate({ options: { initialDelay: 1 } }), { credential: borrower() });
+		const { output, error } = await runWorkflow(liveCreate({ options: { initialDelay: 1 } }), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(created()).toHaveLength(1);
 		expect(output(NODE)[0].json.id).toBe(created()[0].id);
-		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts', 'POST /api/contracts']);
+		expect(received()).toEqual([
+			'POST /api/contracts',
+			'GET /api/contracts',
+			'POST /api/contracts',
+		]);
 		const [first, , second] = sandbox.requests;
 		expect(second.body).toEqual(first.body);
 	});
@@ -480,7 +710,8 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			],
 		});
 		const { error } = await runWorkflow(liveCreate(), { credential: borrower() });
-		const clientId = (sandbox.requests[0].body as { client_contract_id: string }).client_contract_id;
+		const clientId = (sandbox.requests[0].body as { client_contract_id: string })
+			.client_contract_id;
 		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503)');
 		expect(describedBy(error)).toContain(`It may have been created: looking for it failed`);
 		expect(describedBy(error)).toContain(clientId);
@@ -490,24 +721,40 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 	it.each([
 		['text', 'order-1042', 'order-1042'],
 		['a number from an expression', '={{ $json.order }}', '1042'],
-	])('with an Idempotency Key given as %s, a re-run of the workflow returns the contract the first run created', async (_case, idempotencyKey, header) => {
-		const workflow = liveCreate({ options: { idempotencyKey } });
-		const first = await runWorkflow(workflow, { credential: borrower(), items: [{ order: 1042 }] });
-		const again = await runWorkflow(workflow, { credential: borrower(), items: [{ order: 1042 }] });
-		expect(first.error).toBeUndefined();
-		expect(again.error).toBeUndefined();
-		expect(created()).toHaveLength(1);
-		expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
-		expect(sandbox.requests[1].headers['idempotency-key']).toBe(header);
-		// The re-run only looked.
-		expect(received()).toEqual(['GET /api/contracts', 'POST /api/contracts', 'GET /api/contracts']);
-	});
+	])(
+		'with an Idempotency Key given as %s, a re-run of the workflow returns the contract the first run created',
+		async (_case, idempotencyKey, header) => {
+			const workflow = liveCreate({ options: { idempotencyKey } });
+			const first = await runWorkflow(workflow, {
+				credential: borrower(),
+				items: [{ order: 1042 }],
+			});
+			const again = await runWorkflow(workflow, {
+				credential: borrower(),
+				items: [{ order: 1042 }],
+			});
+			expect(first.error).toBeUndefined();
+			expect(again.error).toBeUndefined();
+			expect(created()).toHaveLength(1);
+			expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
+			expect(sandbox.requests[1].headers['idempotency-key']).toBe(header);
+			// The re-run only looked.
+			expect(received()).toEqual([
+				'GET /api/contracts',
+				'POST /api/contracts',
+				'GET /api/contracts',
+			]);
+		},
+	);
 
 	it('gives two items of one run with the same key one contract', async () => {
-		const { output } = await runWorkflow(liveCreate({ options: { idempotencyKey: '={{ $json.order }}' } }), {
-			credential: borrower(),
-			items: [{ order: 7 }, { order: 7 }, { order: 8 }],
-		});
+		const { output } = await runWorkflow(
+			liveCreate({ options: { idempotencyKey: '={{ $json.order }}' } }),
+			{
+				credential: borrower(),
+				items: [{ order: 7 }, { order: 7 }, { order: 8 }],
+			},
+		);
 		expect(created()).toHaveLength(2);
 		const ids = output(NODE).map((item) => item.json.id);
 		expect(ids[0]).toBe(ids[1]);
@@ -532,7 +779,10 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		// The live backend takes each request's amount off the offer: this one can lend to all of them.
 		const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
 		const items = Array.from({ length: 1000 }, (_, order) => ({ order }));
-		const workflow = liveCreate({ loanId: { __rl: true, mode: 'id', value: offer.id }, options: { initialDelay: 1 } });
+		const workflow = liveCreate({
+			loanId: { __rl: true, mode: 'id', value: offer.id },
+			options: { initialDelay: 1 },
+		});
 		const { output, error } = await runWorkflow(workflow, { credential: borrower(), items });
 		expect(error).toBeUndefined();
 		const ids = output(NODE).map((item) => item.json.id);
@@ -562,10 +812,13 @@ describe('Contract → Create: continue on fail and the error output', () => {
 	const items = [{ amount: 1500 }, { amount: 50 }, { amount: 2500 }];
 
 	it('keeps going with Continue On Fail; the failed item carries its error and pairedItem', async () => {
-		const { output, error } = await runWorkflow(contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueRegularOutput' }), {
-			credential: borrower(),
-			items,
-		});
+		const { output, error } = await runWorkflow(
+			contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueRegularOutput' }),
+			{
+				credential: borrower(),
+				items,
+			},
+		);
 		expect(error).toBeUndefined();
 		const out = output('Lendasat Borrower');
 		expect(out).toHaveLength(3);
@@ -575,21 +828,33 @@ describe('Contract → Create: continue on fail and the error output', () => {
 	});
 
 	it('routes failures to the error output with their pairedItem', async () => {
-		const { output } = await runWorkflow(contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueErrorOutput' }), {
-			credential: borrower(),
-			items,
-		});
-		expect(output('Lendasat Borrower', 0).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 2 }]);
+		const { output } = await runWorkflow(
+			contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueErrorOutput' }),
+			{
+				credential: borrower(),
+				items,
+			},
+		);
+		expect(output('Lendasat Borrower', 0).map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 2 },
+		]);
 		expect(output('Lendasat Borrower', 1).map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
 	});
 
 	it('does the same for input refused before sending', async () => {
-		const { output } = await runWorkflow(contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueErrorOutput' }), {
-			credential: borrower(),
-			items: [{ amount: 1500 }, { amount: -1 }],
-		});
+		const { output } = await runWorkflow(
+			contractCreate({ loanAmount: '={{ $json.amount }}' }, { onError: 'continueErrorOutput' }),
+			{
+				credential: borrower(),
+				items: [{ amount: 1500 }, { amount: -1 }],
+			},
+		);
 		expect(output('Lendasat Borrower', 1)).toEqual([
-			expect.objectContaining({ pairedItem: { item: 1 }, json: expect.objectContaining({ error: expect.stringContaining('Invalid Loan Amount') }) }),
+			expect.objectContaining({
+				pairedItem: { item: 1 },
+				json: expect.objectContaining({ error: expect.stringContaining('Invalid Loan Amount') }),
+			}),
 		]);
 	});
 });
@@ -600,19 +865,26 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 
 		expect(error).toBeUndefined();
 		expect(items).toEqual([simplified(stored(CONTRACTS.principalGiven))]);
-		expect(Object.keys(items[0])).toEqual(expect.arrayContaining(['id', 'status', 'contract_address', 'expiry']));
+		expect(Object.keys(items[0])).toEqual(
+			expect.arrayContaining(['id', 'status', 'contract_address', 'expiry']),
+		);
 		expect(items[0]).not.toHaveProperty('installments');
 
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe(`GET /api/contracts/${CONTRACTS.principalGiven}`);
+		expect(`${request.method} ${request.path}`).toBe(
+			`GET /api/contracts/${CONTRACTS.principalGiven}`,
+		);
 		expect(request.query).toEqual({});
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 	});
 
 	it('with node version 1.1, Simplify gives what a workflow needs to fund, repay and watch the contract', async () => {
 		const { output, error } = await runWorkflow(
-			singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: byId(CONTRACTS.principalGiven) }, { typeVersion: 1.1 }),
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'get', contractId: byId(CONTRACTS.principalGiven) },
+				{ typeVersion: 1.1 },
+			),
 			{ credential: borrower() },
 		);
 		expect(error).toBeUndefined();
@@ -645,23 +917,42 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 
 	it('with node version 1.1, a new contract request shows how to fund it once approved', async () => {
 		sandbox.configure({ dialect: 'live' });
-		const created = await runWorkflow(contractCreate({ loanId: byId(SEED_IDS.offers.autoAccept), loanAmount: 1000, additionalFields: LIVE_FIELDS }), {
-			credential: borrower(),
-		});
+		const created = await runWorkflow(
+			contractCreate({
+				loanId: byId(SEED_IDS.offers.autoAccept),
+				loanAmount: 1000,
+				additionalFields: LIVE_FIELDS,
+			}),
+			{
+				credential: borrower(),
+			},
+		);
 		const id = String(created.output(NODE)[0].json.id);
-		const { output } = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: byId(id) }, { typeVersion: 1.1 }), {
-			credential: borrower(),
-		});
+		const { output } = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'get', contractId: byId(id) },
+				{ typeVersion: 1.1 },
+			),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(output(NODE)[0].json).toMatchObject({
 			status: 'Approved',
 			contract_address: expect.any(String),
 			collateral_to_send_sats: stored(id).initial_collateral_sats,
-			next_installment: expect.objectContaining({ due_date: expect.any(String), amount: expect.any(Number) }),
+			next_installment: expect.objectContaining({
+				due_date: expect.any(String),
+				amount: expect.any(Number),
+			}),
 		});
 	});
 
 	it('returns the whole record with Simplify off', async () => {
-		const { items } = await contract('get', { contractId: byId(CONTRACTS.principalGiven), simplify: false });
+		const { items } = await contract('get', {
+			contractId: byId(CONTRACTS.principalGiven),
+			simplify: false,
+		});
 		expect(items).toEqual([stored(CONTRACTS.principalGiven)]);
 		expect(items[0]).toHaveProperty('installments');
 		expect(items[0]).toHaveProperty('timeline');
@@ -681,7 +972,10 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 		sandbox.admin.setLiquidationStatus(CONTRACTS.principalGiven, 'ThirdMarginCall');
 		const { items, error } = await contract('get', { contractId: byId(CONTRACTS.principalGiven) });
 		expect(error).toBeUndefined();
-		expect(items[0]).toMatchObject({ status: 'AwaitingSomethingNew', liquidation_status: 'ThirdMarginCall' });
+		expect(items[0]).toMatchObject({
+			status: 'AwaitingSomethingNew',
+			liquidation_status: 'ThirdMarginCall',
+		});
 	});
 
 	it("names the contract when it belongs to another borrower (the sandbox's spec dialect: 404)", async () => {
@@ -699,7 +993,9 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 		const foreign = CONTRACTS.otherBorrowers;
 		const { error } = await contract('get', { contractId: byId(foreign) });
 
-		expect(error?.message).toBe(`Lendasat had an internal error — contract ${foreign} may not exist (HTTP 500)`);
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${foreign} may not exist (HTTP 500)`,
+		);
 		expect(describedBy(error)).toContain('does not exist in the credential');
 		expect(describedBy(error)).toContain('belongs to another account');
 		expect(describedBy(error)).toContain('Server said: "Something went wrong"');
@@ -721,12 +1017,15 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 	it.each([
 		['not a UUID', '={{ "contract-42" }}', 'is not an ID of the form 8-4-4-4-12'],
 		['empty', '={{ "" }}', 'Must not be empty'],
-	])('stops before sending when an expression gives an ID that is %s', async (_case, value, problem) => {
-		const { error } = await contract('get', { contractId: byId(value) });
-		expect(error?.message).toBe('Invalid Contract [item 0]');
-		expect(describedBy(error)).toContain(problem);
-		expect(sandbox.requests).toHaveLength(0);
-	});
+	])(
+		'stops before sending when an expression gives an ID that is %s',
+		async (_case, value, problem) => {
+			const { error } = await contract('get', { contractId: byId(value) });
+			expect(error?.message).toBe('Invalid Contract [item 0]');
+			expect(describedBy(error)).toContain(problem);
+			expect(sandbox.requests).toHaveLength(0);
+		},
+	);
 });
 
 describe('Contract → Get Many: a borrower lists contracts', () => {
@@ -735,7 +1034,11 @@ describe('Contract → Get Many: a borrower lists contracts', () => {
 		const owned = sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower) ?? [];
 		return owned
 			.map((entry) => entry.contract)
-			.sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)));
+			.sort((a, b) =>
+				a.created_at === b.created_at
+					? b.id.localeCompare(a.id)
+					: b.created_at.localeCompare(a.created_at),
+			);
 	}
 
 	it('walks every page with Return All (250 more contracts, pages of 100)', async () => {
@@ -766,7 +1069,11 @@ describe('Contract → Get Many: a borrower lists contracts', () => {
 		sandbox.admin.createContracts(sandbox.keys.borrower, 20);
 		const { items } = await contract('getAll', { limit: 7 });
 
-		expect(items.map((item) => item.id)).toEqual(newestFirst().slice(0, 7).map((record) => record.id));
+		expect(items.map((item) => item.id)).toEqual(
+			newestFirst()
+				.slice(0, 7)
+				.map((record) => record.id),
+		);
 		expect(sandbox.requests.map((request) => request.query)).toEqual([{ page: '1', limit: '7' }]);
 	});
 
@@ -809,16 +1116,20 @@ describe('Contract → Get Many: a borrower lists contracts', () => {
 			filters: { status: '={{ "Requested, SomethingNew" }}' },
 		});
 		expect(sandbox.requests[0].query).toMatchObject({ status: 'Requested,SomethingNew' });
-		expect(items.map((item) => item.id).sort()).toEqual([CONTRACTS.requested, CONTRACTS.approved].sort());
+		expect(items.map((item) => item.id).sort()).toEqual(
+			[CONTRACTS.requested, CONTRACTS.approved].sort(),
+		);
 	});
 
 	it('rejects a status that cannot be one before sending', async () => {
-		const { error } = await contract('getAll', { filters: { status: '={{ ["Principal Given!"] }}' } });
+		const { error } = await contract('getAll', {
+			filters: { status: '={{ ["Principal Given!"] }}' },
+		});
 		expect(error?.message).toBe('Invalid Status [item 0]');
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
-	it('returns the whole records with Simplify off, and only the caller\'s own contracts', async () => {
+	it("returns the whole records with Simplify off, and only the caller's own contracts", async () => {
 		const { items } = await contract('getAll', { returnAll: true, simplify: false });
 		expect(items).toHaveLength(5);
 		expect(items.map((item) => item.id)).not.toContain(CONTRACTS.otherBorrowers);
@@ -836,7 +1147,9 @@ describe('Contract → Cancel: a borrower withdraws a contract request', () => {
 		expect(error).toBeUndefined();
 		expect(items).toEqual([{ id, cancelled: true }]);
 		expect(sandbox.requests).toHaveLength(1);
-		expect(`${sandbox.requests[0].method} ${sandbox.requests[0].path}`).toBe(`DELETE /api/contracts/${id}`);
+		expect(`${sandbox.requests[0].method} ${sandbox.requests[0].path}`).toBe(
+			`DELETE /api/contracts/${id}`,
+		);
 		expect(sandbox.requests[0].rawBody).toBe('');
 		expect(stored(id).status).toBe('Cancelled');
 	});
@@ -845,9 +1158,15 @@ describe('Contract → Cancel: a borrower withdraws a contract request', () => {
 		sandbox.admin.setContractStatus(CONTRACTS.requested, 'CollateralSeen');
 		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.requested) });
 
-		expect(error?.message).toBe('The contract can no longer be cancelled (HTTP 400, INVALID_STATE)');
-		expect(describedBy(error)).toContain('only contract requests in status Requested (pending) or Approved');
-		expect(describedBy(error)).toContain('Cannot cancel a contract request with status CollateralSeen');
+		expect(error?.message).toBe(
+			'The contract can no longer be cancelled (HTTP 400, INVALID_STATE)',
+		);
+		expect(describedBy(error)).toContain(
+			'only contract requests in status Requested (pending) or Approved',
+		);
+		expect(describedBy(error)).toContain(
+			'Cannot cancel a contract request with status CollateralSeen',
+		);
 		expect(stored(CONTRACTS.requested).status).toBe('CollateralSeen');
 	});
 
@@ -855,12 +1174,16 @@ describe('Contract → Cancel: a borrower withdraws a contract request', () => {
 		sandbox.configure({ dialect: 'live' });
 		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.principalGiven) });
 		expect(error?.message).toBe('The contract can no longer be cancelled (HTTP 400)');
-		expect(describedBy(error)).toContain('Server said: "Cannot cancel a contract request with status PrincipalGiven"');
+		expect(describedBy(error)).toContain(
+			'Server said: "Cannot cancel a contract request with status PrincipalGiven"',
+		);
 	});
 
 	it("does not touch another borrower's contract", async () => {
 		const { error } = await contract('cancel', { contractId: byId(CONTRACTS.otherBorrowers) });
-		expect(error?.message).toBe(`Not found: contract ${CONTRACTS.otherBorrowers} (HTTP 404, CONTRACT_NOT_FOUND)`);
+		expect(error?.message).toBe(
+			`Not found: contract ${CONTRACTS.otherBorrowers} (HTTP 404, CONTRACT_NOT_FOUND)`,
+		);
 		expect(stored(CONTRACTS.otherBorrowers).status).toBe('PrincipalGiven');
 	});
 });
@@ -868,24 +1191,39 @@ describe('Contract → Cancel: a borrower withdraws a contract request', () => {
 describe('Contract → Extend: a borrower renews a running loan', () => {
 	it('sends the days to add and returns the new contract', async () => {
 		const before = stored(CONTRACTS.principalGiven);
-		const { items, error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+		const { items, error } = await contract('extend', {
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 30,
+		});
 
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(1);
 		const extension = items[0];
 		expect(extension.id).not.toBe(CONTRACTS.principalGiven);
-		expect(extension).toMatchObject({ status: 'PrincipalGiven', duration_days: before.duration_days + 30 });
+		expect(extension).toMatchObject({
+			status: 'PrincipalGiven',
+			duration_days: before.duration_days + 30,
+		});
 		expect(extension).toEqual(simplified(stored(extension.id as string)));
 
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe(`POST /api/contracts/${CONTRACTS.principalGiven}/extend`);
+		expect(`${request.method} ${request.path}`).toBe(
+			`POST /api/contracts/${CONTRACTS.principalGiven}/extend`,
+		);
 		expect(request.body).toEqual({ new_duration: 30 });
-		expect(stored(CONTRACTS.principalGiven)).toMatchObject({ status: 'Extended', extended_by_contract: extension.id });
+		expect(stored(CONTRACTS.principalGiven)).toMatchObject({
+			status: 'Extended',
+			extended_by_contract: extension.id,
+		});
 	});
 
 	it('returns the whole new contract with Simplify off', async () => {
-		const { items } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 14, simplify: false });
+		const { items } = await contract('extend', {
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 14,
+			simplify: false,
+		});
 		expect(items[0]).toMatchObject({ extends_contract: CONTRACTS.principalGiven });
 	});
 
@@ -899,7 +1237,9 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 	it('explains too many days to add, in both error dialects', async () => {
 		const tooMany = { contractId: byId(CONTRACTS.principalGiven), days: 181 };
 		const spec = await contract('extend', tooMany);
-		expect(spec.error?.message).toBe('Too many days to add for this contract (HTTP 400, INVALID_DURATION)');
+		expect(spec.error?.message).toBe(
+			'Too many days to add for this contract (HTTP 400, INVALID_DURATION)',
+		);
 		expect(describedBy(spec.error)).toContain('Maximum extension is 180 days');
 
 		sandbox.configure({ dialect: 'live' });
@@ -911,7 +1251,10 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 	it('explains the live "cannnot be extended" answer', async () => {
 		sandbox.configure({ dialect: 'live' });
 		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'RepaymentProvided');
-		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+		const { error } = await contract('extend', {
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 30,
+		});
 		expect(error?.message).toBe('The contract cannot be extended now (HTTP 400)');
 		expect(describedBy(error)).toContain('Server said: "The contract cannnot be extended"');
 	});
@@ -921,18 +1264,30 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 		['a fraction', 2.5, 'Must be a whole number of days'],
 		['text', '={{ "two weeks" }}', 'Expected a whole number of days'],
 	])('stops before sending when Days to Add is %s', async (_case, days, problem) => {
-		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days });
+		const { error } = await contract('extend', {
+			contractId: byId(CONTRACTS.principalGiven),
+			days,
+		});
 		expect(error?.message).toBe('Invalid Days to Add [item 0]');
 		expect(describedBy(error)).toContain(problem);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
 	it('is not sent twice after a 503: the extension may already exist', async () => {
-		sandbox.configure({ faults: [{ kind: '503', path: `/api/contracts/${CONTRACTS.principalGiven}/extend`, after: true }] });
-		const { error } = await contract('extend', { contractId: byId(CONTRACTS.principalGiven), days: 30 });
+		sandbox.configure({
+			faults: [
+				{ kind: '503', path: `/api/contracts/${CONTRACTS.principalGiven}/extend`, after: true },
+			],
+		});
+		const { error } = await contract('extend', {
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 30,
+		});
 
 		expect(error?.message).toMatch(/\(HTTP 503/);
-		expect(describedBy(error)).toContain('Not retried: the request may already have been processed');
+		expect(describedBy(error)).toContain(
+			'Not retried: the request may already have been processed',
+		);
 		expect(received()).toEqual([`POST /api/contracts/${CONTRACTS.principalGiven}/extend`]);
 	});
 
@@ -958,7 +1313,7 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 describe('Contract → Report Repayment: a borrower reports a paid installment', () => {
 	const TXID = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
 
-	it('reports the last installment; the contract then awaits the lender\'s confirmation', async () => {
+	it("reports the last installment; the contract then awaits the lender's confirmation", async () => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
 		const { items, error } = await contract('reportRepayment', {
 			contractId: byId(CONTRACTS.marginCall),
@@ -967,7 +1322,14 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 		});
 
 		expect(error).toBeUndefined();
-		expect(items).toEqual([{ id: CONTRACTS.marginCall, installment_id: installment.id, payment_id: TXID, reported: true }]);
+		expect(items).toEqual([
+			{
+				id: CONTRACTS.marginCall,
+				installment_id: installment.id,
+				payment_id: TXID,
+				reported: true,
+			},
+		]);
 		// The contract is read first: the live backend answers 200 for an installment it does not have.
 		expect(received()).toEqual([
 			`GET /api/contracts/${CONTRACTS.marginCall}`,
@@ -988,8 +1350,12 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			installmentId: installment.id,
 			paymentId: TXID,
 		});
-		expect(error?.message).toBe('Repayments can only be reported for a running loan (HTTP 400, INVALID_STATE)');
-		expect(describedBy(error)).toContain('Cannot mark an installment as paid for a contract with status Requested');
+		expect(error?.message).toBe(
+			'Repayments can only be reported for a running loan (HTTP 400, INVALID_STATE)',
+		);
+		expect(describedBy(error)).toContain(
+			'Cannot mark an installment as paid for a contract with status Requested',
+		);
 	});
 
 	it.each(['spec', 'live'] as const)(
@@ -1003,7 +1369,9 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 				installmentId: foreignInstallment.id,
 				paymentId: TXID,
 			});
-			expect(error?.message).toBe(`Installment ${foreignInstallment.id} is not part of contract ${CONTRACTS.marginCall}`);
+			expect(error?.message).toBe(
+				`Installment ${foreignInstallment.id} is not part of contract ${CONTRACTS.marginCall}`,
+			);
 			expect(describedBy(error)).toContain('nothing was reported');
 			expect(describedBy(error)).toContain(stored(CONTRACTS.marginCall).installments[0].id);
 			expect(received()).toEqual([`GET /api/contracts/${CONTRACTS.marginCall}`]);
@@ -1013,10 +1381,26 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 	);
 
 	it.each([
-		['the installment ID is not a UUID', { installmentId: 'first' }, 'Invalid Installment ID [item 0]'],
-		['the payment transaction ID is empty', { paymentId: '   ' }, 'Invalid Payment Transaction ID [item 0]'],
-		['the payment transaction ID has a space inside', { paymentId: '0x5c50 4ed4' }, 'Invalid Payment Transaction ID [item 0]'],
-		['the payment transaction ID has a line break inside', { paymentId: '0x5c50\n4ed4' }, 'Invalid Payment Transaction ID [item 0]'],
+		[
+			'the installment ID is not a UUID',
+			{ installmentId: 'first' },
+			'Invalid Installment ID [item 0]',
+		],
+		[
+			'the payment transaction ID is empty',
+			{ paymentId: '   ' },
+			'Invalid Payment Transaction ID [item 0]',
+		],
+		[
+			'the payment transaction ID has a space inside',
+			{ paymentId: '0x5c50 4ed4' },
+			'Invalid Payment Transaction ID [item 0]',
+		],
+		[
+			'the payment transaction ID has a line break inside',
+			{ paymentId: '0x5c50\n4ed4' },
+			'Invalid Payment Transaction ID [item 0]',
+		],
 	])('stops before sending when %s', async (_case, override, message) => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
 		const { error } = await contract('reportRepayment', {
@@ -1039,7 +1423,11 @@ describe('Contract picker: choosing a contract From List', () => {
 
 		const own = (sandbox.state.contractsByOwner.get(SEED_IDS.users.borrower) ?? [])
 			.map((entry) => entry.contract)
-			.sort((a, b) => (a.updated_at === b.updated_at ? b.id.localeCompare(a.id) : b.updated_at.localeCompare(a.updated_at)));
+			.sort((a, b) =>
+				a.updated_at === b.updated_at
+					? b.id.localeCompare(a.id)
+					: b.updated_at.localeCompare(a.updated_at),
+			);
 		expect(results.map((result) => result.value)).toEqual(own.map((record) => record.id));
 		expect(results.map((result) => result.value)).not.toContain(CONTRACTS.otherBorrowers);
 
@@ -1075,12 +1463,17 @@ describe('Contract picker: choosing a contract From List', () => {
 		});
 		const { results } = await search(eur.id);
 		expect(results).toEqual([
-			{ name: `WaitingForKyc · Eur · €2,500.5 · 90 days · ${eur.expiry.slice(0, 10)} (${eur.id.slice(0, 4)}…)`, value: eur.id },
+			{
+				name: `WaitingForKyc · Eur · €2,500.5 · 90 days · ${eur.expiry.slice(0, 10)} (${eur.id.slice(0, 4)}…)`,
+				value: eur.id,
+			},
 		]);
 	});
 
 	it('says that a partner master key cannot list contracts, without sending anything', async () => {
-		await expect(search(undefined, borrower({ keyType: 'master', apiKey: sandbox.keys.master }))).rejects.toThrow(
+		await expect(
+			search(undefined, borrower({ keyType: 'master', apiKey: sandbox.keys.master })),
+		).rejects.toThrow(
 			'The Contract list needs a Borrower Key, but the credential holds a Partner Master Key',
 		);
 		expect(sandbox.requests).toHaveLength(0);
@@ -1088,15 +1481,21 @@ describe('Contract picker: choosing a contract From List', () => {
 
 	it('maps a rejected key to a clear error that never shows the key', async () => {
 		const wrongKey = 'lndst_sk_0123456789ab_ThisKeyDoesNotExist42';
-		const error = await search(undefined, borrower({ apiKey: wrongKey })).catch((caught: unknown) => caught);
+		const error = await search(undefined, borrower({ apiKey: wrongKey })).catch(
+			(caught: unknown) => caught,
+		);
 		expect((error as Error).message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
 		expect(describedBy(error)).toContain('Contract list: this operation needs a Borrower Key');
 		expect(everythingVisible(error)).not.toContain('ThisKeyDoesNotExist42');
 	});
 
 	it('says where it could not connect to', async () => {
-		const error = await search(undefined, borrower({ baseUrl: 'http://127.0.0.1:9' })).catch((caught: unknown) => caught);
-		expect((error as Error).message).toBe('Could not get an answer from Lendasat: connection refused');
+		const error = await search(undefined, borrower({ baseUrl: 'http://127.0.0.1:9' })).catch(
+			(caught: unknown) => caught,
+		);
+		expect((error as Error).message).toBe(
+			'Could not get an answer from Lendasat: connection refused',
+		);
 		expect(describedBy(error)).toMatch(
 			/^Contract list: the request to http:\/\/127\.0\.0\.1:9 failed \(connection refused \(ECONNREFUSED\)\)\..*Check the credential's environment or base URL.*You can also enter the contract ID By ID\.$/,
 		);

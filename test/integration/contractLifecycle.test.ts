@@ -5,7 +5,12 @@ import { NodeHelpers, type INode } from 'n8n-workflow';
 
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
-import { pollTrigger, runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import {
+	pollTrigger,
+	runWorkflow,
+	singleNodeWorkflow,
+	type TestCredential,
+} from '../../dev/harness/n8n';
 import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
 import { parseBitcoinTransactionHex } from '../../nodes/LendasatBorrower/validation/bitcoin';
 import { everythingVisible } from '../helpers/secrets';
@@ -54,11 +59,18 @@ const borrower = (): TestCredential => ({
 const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 
 /** Runs one contract operation (node version 1.1) and returns its items, error and the whole run. */
-async function contract(operation: string, parameters: Record<string, unknown> = {}, items?: Record<string, unknown>[]) {
-	const result = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation, ...parameters }, { typeVersion: 1.1 }), {
-		credential: borrower(),
-		items,
-	});
+async function contract(
+	operation: string,
+	parameters: Record<string, unknown> = {},
+	items?: Record<string, unknown>[],
+) {
+	const result = await runWorkflow(
+		singleNodeWorkflow({ resource: 'contract', operation, ...parameters }, { typeVersion: 1.1 }),
+		{
+			credential: borrower(),
+			items,
+		},
+	);
 	const visible = everythingVisible(result.run, result.error);
 	expect(visible).not.toContain(sandbox.keys.borrower);
 	return { ...result, items: result.output(NODE).map((item) => item.json) };
@@ -71,18 +83,29 @@ function stored(id: string): Contract {
 }
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
-const describedBy = (error: unknown) => String((error as { description?: unknown } | undefined)?.description ?? '');
+const describedBy = (error: unknown) =>
+	String((error as { description?: unknown } | undefined)?.description ?? '');
 
 /** A running bullet loan of the main borrower (USDC on Polygon, lender with a BTC address): one installment. */
 function runningLoan(overrides: Partial<Contract> = {}): Contract {
-	return sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: OFFERS.usdcPolygon, loan_amount: 1000, duration_days: 30, status: 'PrincipalGiven', ...overrides });
+	return sandbox.admin.createContract(sandbox.keys.borrower, {
+		loan_id: OFFERS.usdcPolygon,
+		loan_amount: 1000,
+		duration_days: 30,
+		status: 'PrincipalGiven',
+		...overrides,
+	});
 }
 
 /** Takes a running loan through a Bitcoin repayment and the lender's confirmation: RepaymentConfirmed. */
 async function repaidLoan(): Promise<Contract> {
 	const loan = runningLoan();
 	const invoice = await contract('createBtcInvoice', { contractId: byId(loan.id) });
-	await contract('reportBtcInvoicePaid', { contractId: byId(loan.id), invoiceId: invoice.items[0].id, txid: TXID });
+	await contract('reportBtcInvoicePaid', {
+		contractId: byId(loan.id),
+		invoiceId: invoice.items[0].id,
+		txid: TXID,
+	});
 	sandbox.admin.confirmInstallments(loan.id);
 	sandbox.requests.length = 0;
 	return stored(loan.id);
@@ -101,11 +124,17 @@ function installmentAmount(installment: { principal: number; interest: number })
 describe('Contract → Create Bitcoin Repayment Invoice', () => {
 	it("asks for the next installment's invoice without a body and returns what a payment needs", async () => {
 		const before = stored(CONTRACTS.principalGiven);
-		const next = before.installments.filter((item) => item.status === 'pending').sort((a, b) => a.due_date.localeCompare(b.due_date))[0];
-		const { items, error } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven) });
+		const next = before.installments
+			.filter((item) => item.status === 'pending')
+			.sort((a, b) => a.due_date.localeCompare(b.due_date))[0];
+		const { items, error } = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven),
+		});
 
 		expect(error).toBeUndefined();
-		expect(received()).toEqual([`POST /api/contracts/${CONTRACTS.principalGiven}/generate-btc-invoice`]);
+		expect(received()).toEqual([
+			`POST /api/contracts/${CONTRACTS.principalGiven}/generate-btc-invoice`,
+		]);
 		const [request] = sandbox.requests;
 		expect(request.rawBody).toBe('');
 		expect(request.headers['content-type']).toBeUndefined();
@@ -123,7 +152,12 @@ describe('Contract → Create Bitcoin Repayment Invoice', () => {
 				amount_usd: installmentAmount(next),
 				payment_uri: `bitcoin:${before.btc_loan_repayment_address}?amount=${(sats / 1e8).toFixed(8).replace(/0+$/, '')}`,
 				expires_at: stored_.expires_at,
-				installment: { id: next.id, due_date: next.due_date, amount: installmentAmount(next), status: 'pending' },
+				installment: {
+					id: next.id,
+					due_date: next.due_date,
+					amount: installmentAmount(next),
+					status: 'pending',
+				},
 			},
 		]);
 		expect(items[0].id).toMatch(UUID);
@@ -132,45 +166,74 @@ describe('Contract → Create Bitcoin Repayment Invoice', () => {
 	});
 
 	it('gives the invoice flattened with every field and the whole installment with Simplify off', async () => {
-		const { items } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven), simplify: false });
+		const { items } = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven),
+			simplify: false,
+		});
 		const { invoice } = [...sandbox.state.btcInvoices.values()][0];
-		const installment = stored(CONTRACTS.principalGiven).installments.find((item) => item.id === invoice.installment_id);
+		const installment = stored(CONTRACTS.principalGiven).installments.find(
+			(item) => item.id === invoice.installment_id,
+		);
 		expect(items).toEqual([{ ...invoice, contract_id: CONTRACTS.principalGiven, installment }]);
 		expect(Object.keys(items[0]).slice(0, 2)).toEqual(['id', 'contract_id']);
 		expect(items[0]).toMatchObject({ txid: null, status: 'pending' });
 	});
 
 	it('returns the same invoice while it is unexpired, and a new one after 15 minutes', async () => {
-		const first = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven) });
+		const first = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven),
+		});
 		sandbox.admin.advanceClock(FIFTEEN_MINUTES - 10_000);
-		const again = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven) });
+		const again = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven),
+		});
 		expect(again.items[0]).toEqual(first.items[0]);
 		sandbox.admin.advanceClock(10_000);
-		const renewed = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven) });
+		const renewed = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven),
+		});
 		expect(renewed.items[0].id).not.toBe(first.items[0].id);
 		expect(renewed.items[0].installment).toEqual(first.items[0].installment);
 		expect(sandbox.state.btcInvoices.size).toBe(2);
 	});
 
 	it('explains that a euro loan cannot be repaid in bitcoin', async () => {
-		const eur = runningLoan({ loan_id: OFFERS.eurBankKyc, loan_amount: 1000, duration_days: 90 } as Partial<Contract>);
+		const eur = runningLoan({
+			loan_id: OFFERS.eurBankKyc,
+			loan_amount: 1000,
+			duration_days: 90,
+		} as Partial<Contract>);
 		const { error } = await contract('createBtcInvoice', { contractId: byId(eur.id) });
 		expect(error?.message).toBe('Bitcoin repayment works only for loans in US dollars (HTTP 400)');
-		expect(describedBy(error)).toContain('loan in euros (loan asset Eur) cannot be repaid in bitcoin');
-		expect(describedBy(error)).toContain('Server said: "Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported"');
+		expect(describedBy(error)).toContain(
+			'loan in euros (loan asset Eur) cannot be repaid in bitcoin',
+		);
+		expect(describedBy(error)).toContain(
+			'Server said: "Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported"',
+		);
 	});
 
 	it('explains the same in the specification dialect, by its code', async () => {
 		sandbox.configure({ dialect: 'spec' });
-		const eur = runningLoan({ loan_id: OFFERS.eurBankKyc, loan_amount: 1000, duration_days: 90 } as Partial<Contract>);
+		const eur = runningLoan({
+			loan_id: OFFERS.eurBankKyc,
+			loan_amount: 1000,
+			duration_days: 90,
+		} as Partial<Contract>);
 		const { error } = await contract('createBtcInvoice', { contractId: byId(eur.id) });
-		expect(error?.message).toBe('Bitcoin repayment works only for loans in US dollars (HTTP 400, UNSUPPORTED_CURRENCY)');
+		expect(error?.message).toBe(
+			'Bitcoin repayment works only for loans in US dollars (HTTP 400, UNSUPPORTED_CURRENCY)',
+		);
 	});
 
-	it("explains a lender that takes no bitcoin (no btc_loan_repayment_address)", async () => {
+	it('explains a lender that takes no bitcoin (no btc_loan_repayment_address)', async () => {
 		expect(stored(CONTRACTS.marginCall).btc_loan_repayment_address).toBeNull();
-		const { error } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.marginCall) });
-		expect(error?.message).toBe("This contract's lender does not take Bitcoin repayments (HTTP 400)");
+		const { error } = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.marginCall),
+		});
+		expect(error?.message).toBe(
+			"This contract's lender does not take Bitcoin repayments (HTTP 400)",
+		);
 		expect(describedBy(error)).toContain('Contract → Report Repayment');
 		expect(describedBy(error)).toContain('The lender must provide a Bitcoin repayment address');
 	});
@@ -182,9 +245,13 @@ describe('Contract → Create Bitcoin Repayment Invoice', () => {
 		expect(describedBy(error)).toContain('No pending installments found for this contract');
 	});
 
-	it('explains the live 500 for a contract that is not this key\'s', async () => {
-		const { error } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.otherBorrowers) });
-		expect(error?.message).toBe(`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`);
+	it("explains the live 500 for a contract that is not this key's", async () => {
+		const { error } = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.otherBorrowers),
+		});
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
 		expect(describedBy(error)).toContain('belongs to another account');
 		expect(sandbox.state.btcInvoices.size).toBe(0);
 		expect(received()).toHaveLength(1);
@@ -213,21 +280,36 @@ describe('Contract → Report Bitcoin Invoice Paid', () => {
 		expect(sandbox.requests[0].body).toEqual({ txid: TXID, invoice_id: invoiceId });
 
 		const after = stored(loan.id);
-		expect(after.installments[0]).toMatchObject({ status: 'paid', payment_id: TXID, paid_date: expect.any(String) });
+		expect(after.installments[0]).toMatchObject({
+			status: 'paid',
+			payment_id: TXID,
+			paid_date: expect.any(String),
+		});
 		expect(after.status).toBe('RepaymentProvided');
-		expect(sandbox.state.btcInvoices.get(invoiceId)?.invoice).toMatchObject({ status: 'paid', txid: TXID });
+		expect(sandbox.state.btcInvoices.get(invoiceId)?.invoice).toMatchObject({
+			status: 'paid',
+			txid: TXID,
+		});
 	});
 
 	it('leaves a contract with more installments running', async () => {
 		const invoiceId = await invoiceOf(CONTRACTS.principalGiven);
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId, txid: TXID });
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId,
+			txid: TXID,
+		});
 		expect(error).toBeUndefined();
 		expect(stored(CONTRACTS.principalGiven).status).toBe('PrincipalGiven');
 	});
 
 	it('explains an invoice that does not exist', async () => {
 		const missing = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId: missing, txid: TXID });
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId: missing,
+			txid: TXID,
+		});
 		expect(error?.message).toBe('No such Bitcoin repayment invoice (HTTP 404)');
 		expect(describedBy(error)).toContain('Server said: "Bitcoin repayment invoice not found"');
 	});
@@ -235,16 +317,32 @@ describe('Contract → Report Bitcoin Invoice Paid', () => {
 	it('explains an invoice that expired (after 15 minutes)', async () => {
 		const invoiceId = await invoiceOf(CONTRACTS.principalGiven);
 		sandbox.admin.advanceClock(FIFTEEN_MINUTES);
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId, txid: TXID });
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId,
+			txid: TXID,
+		});
 		expect(error?.message).toBe('The Bitcoin repayment invoice has expired (HTTP 400)');
-		expect(describedBy(error)).toContain('Create a new one with Contract → Create Bitcoin Repayment Invoice');
-		expect(stored(CONTRACTS.principalGiven).installments.filter((item) => item.status === 'paid')).toEqual([]);
+		expect(describedBy(error)).toContain(
+			'Create a new one with Contract → Create Bitcoin Repayment Invoice',
+		);
+		expect(
+			stored(CONTRACTS.principalGiven).installments.filter((item) => item.status === 'paid'),
+		).toEqual([]);
 	});
 
 	it('explains an invoice that was already reported', async () => {
 		const invoiceId = await invoiceOf(CONTRACTS.principalGiven);
-		await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId, txid: TXID });
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId, txid: TXID });
+		await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId,
+			txid: TXID,
+		});
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId,
+			txid: TXID,
+		});
 		expect(error?.message).toBe('The invoice was already reported as paid (HTTP 400)');
 		expect(describedBy(error)).toContain('cannot accept payment in its current state');
 	});
@@ -252,24 +350,54 @@ describe('Contract → Report Bitcoin Invoice Paid', () => {
 	it('explains a contract that is no longer PrincipalGiven', async () => {
 		const invoiceId = await invoiceOf(CONTRACTS.principalGiven);
 		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'Defaulted');
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.principalGiven), invoiceId, txid: TXID });
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.principalGiven),
+			invoiceId,
+			txid: TXID,
+		});
 		expect(error?.message).toBe('Repayments can only be reported for a running loan (HTTP 400)');
-		expect(describedBy(error)).toContain('Cannot mark an installment as paid for a contract with status Defaulted');
+		expect(describedBy(error)).toContain(
+			'Cannot mark an installment as paid for a contract with status Defaulted',
+		);
 	});
 
 	it("explains an invoice of another of the borrower's contracts", async () => {
 		const invoiceId = await invoiceOf(CONTRACTS.principalGiven);
-		const { error } = await contract('reportBtcInvoicePaid', { contractId: byId(CONTRACTS.marginCall), invoiceId, txid: TXID });
+		const { error } = await contract('reportBtcInvoicePaid', {
+			contractId: byId(CONTRACTS.marginCall),
+			invoiceId,
+			txid: TXID,
+		});
 		expect(error?.message).toBe('The invoice belongs to another contract (HTTP 400)');
 		expect(describedBy(error)).toContain("Invoice doesn't match contract ID");
 	});
 
 	it.each([
-		['a txid of 63 characters', { txid: TXID.slice(1) }, 'Invalid Transaction ID [item 0]', 'has 63 characters instead of 64'],
+		[
+			'a txid of 63 characters',
+			{ txid: TXID.slice(1) },
+			'Invalid Transaction ID [item 0]',
+			'has 63 characters instead of 64',
+		],
 		['a txid with 0x', { txid: `0x${TXID}` }, 'Invalid Transaction ID [item 0]', 'starts with 0x'],
-		['a txid that is not hex', { txid: `${TXID.slice(1)}z` }, 'Invalid Transaction ID [item 0]', 'is not hexadecimal'],
-		['an empty txid from an expression', { txid: '={{ " " }}' }, 'Invalid Transaction ID [item 0]', 'Must not be empty'],
-		['an invoice ID that is not a UUID', { invoiceId: 'invoice-1' }, 'Invalid Invoice ID [item 0]', 'is not an ID of the form 8-4-4-4-12'],
+		[
+			'a txid that is not hex',
+			{ txid: `${TXID.slice(1)}z` },
+			'Invalid Transaction ID [item 0]',
+			'is not hexadecimal',
+		],
+		[
+			'an empty txid from an expression',
+			{ txid: '={{ " " }}' },
+			'Invalid Transaction ID [item 0]',
+			'Must not be empty',
+		],
+		[
+			'an invoice ID that is not a UUID',
+			{ invoiceId: 'invoice-1' },
+			'Invalid Invoice ID [item 0]',
+			'is not an ID of the form 8-4-4-4-12',
+		],
 	])('sends nothing for %s', async (_case, override, message, problem) => {
 		const { error } = await contract('reportBtcInvoicePaid', {
 			contractId: byId(CONTRACTS.principalGiven),
@@ -287,17 +415,31 @@ describe('Contract → Get Claim PSBT', () => {
 	it('asks with the fee rate and returns the hub-signed PSBT, its descriptor and the borrower key', async () => {
 		const loan = await repaidLoan();
 		expect(loan.status).toBe('RepaymentConfirmed');
-		const { items, error } = await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 7 });
+		const { items, error } = await contract('getClaimPsbt', {
+			contractId: byId(loan.id),
+			feeRate: 7,
+		});
 
 		expect(error).toBeUndefined();
 		expect(received()).toEqual([`GET /api/contracts/${loan.id}/claim`]);
 		expect(sandbox.requests[0].query).toEqual({ fee_rate: '7' });
 		const [item] = items;
-		expect(Object.keys(item)).toEqual(['id', 'psbt', 'psbt_base64', 'collateral_descriptor', 'borrower_pk', 'fee_rate']);
+		expect(Object.keys(item)).toEqual([
+			'id',
+			'psbt',
+			'psbt_base64',
+			'collateral_descriptor',
+			'borrower_pk',
+			'fee_rate',
+		]);
 		expect(item).toMatchObject({ id: loan.id, borrower_pk: loan.borrower_pk, fee_rate: 7 });
 		expect(item.psbt).toMatch(/^70736274ff[0-9a-f]+$/);
 		expect(item.psbt_base64).toBe(Buffer.from(String(item.psbt), 'hex').toString('base64'));
-		expect(item.collateral_descriptor).toMatch(new RegExp(`^wsh\\(multi\\(2,${loan.borrower_pk},${loan.lender_pk},02[0-9a-f]{64}\\)\\)#[a-z0-9]{8}$`));
+		expect(item.collateral_descriptor).toMatch(
+			new RegExp(
+				`^wsh\\(multi\\(2,${loan.borrower_pk},${loan.lender_pk},02[0-9a-f]{64}\\)\\)#[a-z0-9]{8}$`,
+			),
+		);
 		// The collateral goes to the borrower, the origination fee to Lendasat.
 		const unsigned = parseBitcoinTransactionHex(unsignedTransactionOf(String(item.psbt)));
 		expect('outputs' in unsigned && unsigned.outputs.length).toBe(2);
@@ -312,28 +454,49 @@ describe('Contract → Get Claim PSBT', () => {
 	it.each([
 		['a reported but unconfirmed repayment (RepaymentProvided)', 'RepaymentProvided'],
 		['a running loan (PrincipalGiven)', 'PrincipalGiven'],
-	])('explains that %s cannot be claimed: the contract must be RepaymentConfirmed', async (_case, status) => {
-		const loan = runningLoan();
-		if (status === 'RepaymentProvided') {
-			const invoice = await contract('createBtcInvoice', { contractId: byId(loan.id) });
-			await contract('reportBtcInvoicePaid', { contractId: byId(loan.id), invoiceId: invoice.items[0].id, txid: TXID });
-		}
-		expect(stored(loan.id).status).toBe(status);
-		const { error } = await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 5 });
-		expect(error?.message).toBe('The collateral cannot be claimed yet: the contract must be RepaymentConfirmed (HTTP 400)');
-		expect(describedBy(error)).toContain('every installment paid and confirmed by the lender');
-		expect(describedBy(error)).toContain('Server said: "Cannot claim collateral until loan has been repaid"');
-	});
+	])(
+		'explains that %s cannot be claimed: the contract must be RepaymentConfirmed',
+		async (_case, status) => {
+			const loan = runningLoan();
+			if (status === 'RepaymentProvided') {
+				const invoice = await contract('createBtcInvoice', { contractId: byId(loan.id) });
+				await contract('reportBtcInvoicePaid', {
+					contractId: byId(loan.id),
+					invoiceId: invoice.items[0].id,
+					txid: TXID,
+				});
+			}
+			expect(stored(loan.id).status).toBe(status);
+			const { error } = await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 5 });
+			expect(error?.message).toBe(
+				'The collateral cannot be claimed yet: the contract must be RepaymentConfirmed (HTTP 400)',
+			);
+			expect(describedBy(error)).toContain('every installment paid and confirmed by the lender');
+			expect(describedBy(error)).toContain(
+				'Server said: "Cannot claim collateral until loan has been repaid"',
+			);
+		},
+	);
 
 	it('explains the same in the specification dialect, by its code', async () => {
 		sandbox.configure({ dialect: 'spec' });
-		const { error } = await contract('getClaimPsbt', { contractId: byId(CONTRACTS.principalGiven), feeRate: 5 });
-		expect(error?.message).toBe('The collateral cannot be claimed yet: the contract must be RepaymentConfirmed (HTTP 400, NOT_REPAID)');
+		const { error } = await contract('getClaimPsbt', {
+			contractId: byId(CONTRACTS.principalGiven),
+			feeRate: 5,
+		});
+		expect(error?.message).toBe(
+			'The collateral cannot be claimed yet: the contract must be RepaymentConfirmed (HTTP 400, NOT_REPAID)',
+		);
 	});
 
 	it('adds what else a 500 means here: the collateral may already be claimed', async () => {
-		const { error } = await contract('getClaimPsbt', { contractId: byId(CONTRACTS.closed), feeRate: 5 });
-		expect(error?.message).toBe(`Lendasat had an internal error — contract ${CONTRACTS.closed} may not exist (HTTP 500)`);
+		const { error } = await contract('getClaimPsbt', {
+			contractId: byId(CONTRACTS.closed),
+			feeRate: 5,
+		});
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.closed} may not exist (HTTP 500)`,
+		);
 		expect(describedBy(error)).toContain('already claimed: status ClosingByClaim or Closed');
 	});
 
@@ -343,7 +506,10 @@ describe('Contract → Get Claim PSBT', () => {
 		['text', '={{ "fast" }}', 'Expected a whole number of sat/vB'],
 		['a total fee instead of a rate', 25000, 'not the total fee'],
 	])('sends nothing for a fee rate that is %s', async (_case, feeRate, problem) => {
-		const { error } = await contract('getClaimPsbt', { contractId: byId(CONTRACTS.closed), feeRate });
+		const { error } = await contract('getClaimPsbt', {
+			contractId: byId(CONTRACTS.closed),
+			feeRate,
+		});
 		expect(error?.message).toBe('Invalid Fee Rate (Sat/vB) [item 0]');
 		expect(describedBy(error)).toContain(problem);
 		expect(sandbox.requests).toHaveLength(0);
@@ -355,7 +521,10 @@ describe('Contract → Broadcast Claim', () => {
 		const loan = await repaidLoan();
 		const signed = standInSign(await claimPsbt(loan.id));
 		sandbox.requests.length = 0;
-		const { items, error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: `${signed.toUpperCase()}\n` });
+		const { items, error } = await contract('broadcastClaim', {
+			contractId: byId(loan.id),
+			signedTx: `${signed.toUpperCase()}\n`,
+		});
 
 		expect(error).toBeUndefined();
 		expect(received()).toEqual([`POST /api/contracts/${loan.id}/broadcast-claim`]);
@@ -364,20 +533,34 @@ describe('Contract → Broadcast Claim', () => {
 		const txid = 'txid' in parsed ? parsed.txid : '';
 		expect(items).toEqual([{ id: loan.id, txid, status: 'ClosingByClaim', broadcast: true }]);
 		expect(stored(loan.id).status).toBe('ClosingByClaim');
-		expect(stored(loan.id).transactions.at(-1)).toMatchObject({ txid, transaction_type: 'ClaimCollateral' });
+		expect(stored(loan.id).transactions.at(-1)).toMatchObject({
+			txid,
+			transaction_type: 'ClaimCollateral',
+		});
 	});
 
 	it.each([
 		['the PSBT instead of the transaction', (psbt: string) => psbt, PSBT_MESSAGE],
-		['a truncated transaction', (psbt: string) => standInSign(psbt).slice(0, -6), 'is not a Bitcoin transaction (ends too early'],
+		[
+			'a truncated transaction',
+			(psbt: string) => standInSign(psbt).slice(0, -6),
+			'is not a Bitcoin transaction (ends too early',
+		],
 		['the unsigned transaction', (psbt: string) => unsignedTransactionOf(psbt), 'not a signed one'],
-		['a transaction with data after it', (psbt: string) => `${standInSign(psbt)}00`, 'left after the lock time'],
+		[
+			'a transaction with data after it',
+			(psbt: string) => `${standInSign(psbt)}00`,
+			'left after the lock time',
+		],
 		['an expression giving nothing', () => '={{ "" }}', 'Must not be empty'],
 	])('sends nothing for %s', async (_case, make, problem) => {
 		const loan = await repaidLoan();
 		const psbt = await claimPsbt(loan.id);
 		sandbox.requests.length = 0;
-		const { error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: make(psbt) });
+		const { error } = await contract('broadcastClaim', {
+			contractId: byId(loan.id),
+			signedTx: make(psbt),
+		});
 		expect(error?.message).toBe('Invalid Signed Transaction (Hex) [item 0]');
 		expect(describedBy(error)).toContain(problem);
 		expect(sandbox.requests).toHaveLength(0);
@@ -388,7 +571,10 @@ describe('Contract → Broadcast Claim', () => {
 		const loan = await repaidLoan();
 		const other = await repaidLoan();
 		const signedForOther = standInSign(await claimPsbt(other.id));
-		const { error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: signedForOther });
+		const { error } = await contract('broadcastClaim', {
+			contractId: byId(loan.id),
+			signedTx: signedForOther,
+		});
 		expect(error?.message).toBe('Lendasat could not broadcast the claim transaction (HTTP 500)');
 		expect(describedBy(error)).toContain("may not spend this contract's collateral");
 		expect(received().filter((line) => line.endsWith('/broadcast-claim'))).toHaveLength(1);
@@ -400,14 +586,22 @@ describe('Contract → Broadcast Claim', () => {
 		const other = await repaidLoan();
 		const signedForOther = standInSign(await claimPsbt(other.id));
 		sandbox.configure({ dialect: 'spec' });
-		const { error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: signedForOther });
-		expect(error?.message).toBe('Lendasat could not broadcast the claim transaction (HTTP 500, BROADCAST_FAILED)');
+		const { error } = await contract('broadcastClaim', {
+			contractId: byId(loan.id),
+			signedTx: signedForOther,
+		});
+		expect(error?.message).toBe(
+			'Lendasat could not broadcast the claim transaction (HTTP 500, BROADCAST_FAILED)',
+		);
 	});
 
 	it("names the contract when it is not this key's (the route's clean 404)", async () => {
 		const loan = await repaidLoan();
 		const signed = standInSign(await claimPsbt(loan.id));
-		const { error } = await contract('broadcastClaim', { contractId: byId(CONTRACTS.otherBorrowers), signedTx: signed });
+		const { error } = await contract('broadcastClaim', {
+			contractId: byId(CONTRACTS.otherBorrowers),
+			signedTx: signed,
+		});
 		expect(error?.message).toBe(`Not found: contract ${CONTRACTS.otherBorrowers} (HTTP 404)`);
 		expect(describedBy(error)).toContain('Server said: "Contract not found"');
 	});
@@ -415,7 +609,10 @@ describe('Contract → Broadcast Claim', () => {
 
 describe('Contract → Get Recovery PSBT and Broadcast Recovery: the lender never paid out', () => {
 	function recoverable(): Contract {
-		const loan = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: OFFERS.usdcPolygon, status: 'CollateralConfirmed' });
+		const loan = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: OFFERS.usdcPolygon,
+			status: 'CollateralConfirmed',
+		});
 		sandbox.admin.setContractStatus(loan.id, 'CollateralRecoverable');
 		sandbox.requests.length = 0;
 		return stored(loan.id);
@@ -423,41 +620,71 @@ describe('Contract → Get Recovery PSBT and Broadcast Recovery: the lender neve
 
 	it('returns a PSBT that gives back the whole collateral; its broadcast closes the contract', async () => {
 		const loan = recoverable();
-		const { items, error } = await contract('getRecoveryPsbt', { contractId: byId(loan.id), feeRate: 3 });
+		const { items, error } = await contract('getRecoveryPsbt', {
+			contractId: byId(loan.id),
+			feeRate: 3,
+		});
 		expect(error).toBeUndefined();
 		expect(received()).toEqual([`GET /api/contracts/${loan.id}/recover`]);
 		expect(sandbox.requests[0].query).toEqual({ fee_rate: '3' });
-		expect(items[0]).toMatchObject({ id: loan.id, borrower_pk: loan.borrower_pk, fee_rate: 3, psbt: expect.stringMatching(/^70736274ff/) });
+		expect(items[0]).toMatchObject({
+			id: loan.id,
+			borrower_pk: loan.borrower_pk,
+			fee_rate: 3,
+			psbt: expect.stringMatching(/^70736274ff/),
+		});
 		// No origination fee output: one output, to the borrower.
 		const unsigned = parseBitcoinTransactionHex(unsignedTransactionOf(String(items[0].psbt)));
 		expect('outputs' in unsigned && unsigned.outputs.length).toBe(1);
 
 		const signed = standInSign(String(items[0].psbt));
 		sandbox.requests.length = 0;
-		const broadcast = await contract('broadcastRecovery', { contractId: byId(loan.id), signedTx: signed });
+		const broadcast = await contract('broadcastRecovery', {
+			contractId: byId(loan.id),
+			signedTx: signed,
+		});
 		expect(broadcast.error).toBeUndefined();
 		expect(received()).toEqual([`POST /api/contracts/${loan.id}/broadcast-recover`]);
 		expect(sandbox.requests[0].body).toEqual({ tx: signed });
 		expect(broadcast.items).toEqual([
-			{ id: loan.id, txid: expect.stringMatching(/^[0-9a-f]{64}$/), status: 'ClosedByRecovery', broadcast: true },
+			{
+				id: loan.id,
+				txid: expect.stringMatching(/^[0-9a-f]{64}$/),
+				status: 'ClosedByRecovery',
+				broadcast: true,
+			},
 		]);
 		expect(stored(loan.id).status).toBe('ClosedByRecovery');
 	});
 
-	it.each(['getRecoveryPsbt', 'broadcastRecovery'])('%s explains that only a CollateralRecoverable contract can be recovered', async (operation) => {
-		const loan = await repaidLoan();
-		const signed = standInSign(await claimPsbt(loan.id));
-		const { error } = await contract(operation, { contractId: byId(CONTRACTS.principalGiven), feeRate: 5, signedTx: signed });
-		expect(error?.message).toBe('Collateral can only be recovered from a contract in status CollateralRecoverable (HTTP 400)');
-		expect(describedBy(error)).toContain('use Get Claim PSBT and Broadcast Claim instead');
-		expect(describedBy(error)).toContain('Server said: "Cannot recover collateral from a contract with status PrincipalGiven"');
-	});
+	it.each(['getRecoveryPsbt', 'broadcastRecovery'])(
+		'%s explains that only a CollateralRecoverable contract can be recovered',
+		async (operation) => {
+			const loan = await repaidLoan();
+			const signed = standInSign(await claimPsbt(loan.id));
+			const { error } = await contract(operation, {
+				contractId: byId(CONTRACTS.principalGiven),
+				feeRate: 5,
+				signedTx: signed,
+			});
+			expect(error?.message).toBe(
+				'Collateral can only be recovered from a contract in status CollateralRecoverable (HTTP 400)',
+			);
+			expect(describedBy(error)).toContain('use Get Claim PSBT and Broadcast Claim instead');
+			expect(describedBy(error)).toContain(
+				'Server said: "Cannot recover collateral from a contract with status PrincipalGiven"',
+			);
+		},
+	);
 
 	it('sends nothing when the recovery transaction is a PSBT', async () => {
 		const loan = recoverable();
 		const { items } = await contract('getRecoveryPsbt', { contractId: byId(loan.id), feeRate: 3 });
 		sandbox.requests.length = 0;
-		const { error } = await contract('broadcastRecovery', { contractId: byId(loan.id), signedTx: items[0].psbt });
+		const { error } = await contract('broadcastRecovery', {
+			contractId: byId(loan.id),
+			signedTx: items[0].psbt,
+		});
 		expect(describedBy(error)).toContain(PSBT_MESSAGE);
 		expect(sandbox.requests).toHaveLength(0);
 	});
@@ -478,12 +705,21 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 		sandbox.admin.setContractStatus(id, 'PrincipalGiven');
 
 		const seen = await contract('get', { contractId: byId(id), simplify: false });
-		expect(seen.items[0]).toMatchObject({ status: 'PrincipalGiven', btc_loan_repayment_address: expect.stringMatching(/^tb1q/) });
+		expect(seen.items[0]).toMatchObject({
+			status: 'PrincipalGiven',
+			btc_loan_repayment_address: expect.stringMatching(/^tb1q/),
+		});
 
 		// The trigger's Installment Due event reminds the borrower; its item drives the repayment.
 		const staticData = {};
-		const remind = () => pollTrigger({ event: 'installmentDue', daysAhead: 31 }, { credential: borrower(), staticData });
-		const reminders = ((await remind()).items ?? []).map((item) => item.json).filter((item) => item.contract_id === id);
+		const remind = () =>
+			pollTrigger(
+				{ event: 'installmentDue', daysAhead: 31 },
+				{ credential: borrower(), staticData },
+			);
+		const reminders = ((await remind()).items ?? [])
+			.map((item) => item.json)
+			.filter((item) => item.contract_id === id);
 		const [installment] = stored(id).installments;
 		expect(reminders).toEqual([
 			expect.objectContaining({
@@ -494,9 +730,15 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 				btc_loan_repayment_address: stored(id).btc_loan_repayment_address,
 			}),
 		]);
-		expect(((await remind()).items ?? []).filter((item) => item.json.contract_id === id)).toEqual([]); // once only
+		expect(((await remind()).items ?? []).filter((item) => item.json.contract_id === id)).toEqual(
+			[],
+		); // once only
 
-		const invoice = await contract('createBtcInvoice', { contractId: byId('={{ $json.contract_id }}') }, [reminders[0]]);
+		const invoice = await contract(
+			'createBtcInvoice',
+			{ contractId: byId('={{ $json.contract_id }}') },
+			[reminders[0]],
+		);
 		expect(invoice.items[0]).toMatchObject({
 			contract_id: id,
 			status: 'pending',
@@ -511,7 +753,9 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 			{ contractId: byId('={{ $json.contract_id }}'), invoiceId: '={{ $json.id }}', txid: TXID },
 			[invoice.items[0]],
 		);
-		expect(reported.items).toEqual([{ id, invoice_id: invoice.items[0].id, txid: TXID, reported: true }]);
+		expect(reported.items).toEqual([
+			{ id, invoice_id: invoice.items[0].id, txid: TXID, reported: true },
+		]);
 		expect(stored(id).status).toBe('RepaymentProvided');
 
 		sandbox.admin.confirmInstallments(id); // the lender confirms
@@ -521,14 +765,24 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 		expect(psbt.items[0]).toMatchObject({ borrower_pk: PUBLIC_KEY });
 		const signed = standInSign(String(psbt.items[0].psbt)); // the external signer
 
-		const broadcast = await contract('broadcastClaim', { contractId: byId('={{ $json.id }}'), signedTx: '={{ $json.signed }}' }, [
-			{ id, signed },
-		]);
-		expect(broadcast.items[0]).toMatchObject({ id, status: 'ClosingByClaim', txid: expect.stringMatching(/^[0-9a-f]{64}$/) });
-		expect((await contract('get', { contractId: byId(id) })).items[0]).toMatchObject({ status: 'ClosingByClaim' });
+		const broadcast = await contract(
+			'broadcastClaim',
+			{ contractId: byId('={{ $json.id }}'), signedTx: '={{ $json.signed }}' },
+			[{ id, signed }],
+		);
+		expect(broadcast.items[0]).toMatchObject({
+			id,
+			status: 'ClosingByClaim',
+			txid: expect.stringMatching(/^[0-9a-f]{64}$/),
+		});
+		expect((await contract('get', { contractId: byId(id) })).items[0]).toMatchObject({
+			status: 'ClosingByClaim',
+		});
 
 		sandbox.admin.confirmClaim(id); // the chain watcher sees the claim confirmed
-		expect((await contract('get', { contractId: byId(id) })).items[0]).toMatchObject({ status: 'Closed' });
+		expect((await contract('get', { contractId: byId(id) })).items[0]).toMatchObject({
+			status: 'Closed',
+		});
 
 		expect(received().filter((request) => request !== 'GET /api/contracts')).toEqual([
 			'POST /api/contracts',
@@ -545,7 +799,12 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 
 describe('the operations as AI Agent tools', () => {
 	function toolDescription(operation: string): string {
-		const node = { name: 'Lendasat', parameters: { resource: 'contract', operation }, type: 'lendasatBorrower', typeVersion: 1.1 } as unknown as INode;
+		const node = {
+			name: 'Lendasat',
+			parameters: { resource: 'contract', operation },
+			type: 'lendasatBorrower',
+			typeVersion: 1.1,
+		} as unknown as INode;
 		return NodeHelpers.getToolDescriptionForNode(node, new LendasatBorrower());
 	}
 
@@ -562,9 +821,18 @@ describe('the operations as AI Agent tools', () => {
 
 	it('describes signing as happening outside n8n, with the key behind borrower_pk, never asking for a private key', () => {
 		const { properties } = new LendasatBorrower().description;
-		const operations = properties.find((property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes('contract'));
+		const operations = properties.find(
+			(property) =>
+				property.name === 'operation' &&
+				property.displayOptions?.show?.resource?.includes('contract'),
+		);
 		const options = (operations?.options ?? []) as Array<{ value: string; description?: string }>;
-		for (const operation of ['getClaimPsbt', 'getRecoveryPsbt', 'broadcastClaim', 'broadcastRecovery']) {
+		for (const operation of [
+			'getClaimPsbt',
+			'getRecoveryPsbt',
+			'broadcastClaim',
+			'broadcastRecovery',
+		]) {
 			const description = options.find((option) => option.value === operation)?.description ?? '';
 			expect(description).toMatch(/outside n8n/);
 			expect(description).toContain('borrower_pk');
@@ -580,11 +848,19 @@ describe('a server that answers 200 with something of no use gets an error, neve
 	let signed = '';
 	beforeAll(async () => {
 		const loan = await repaidLoan();
-		signed = standInSign(String((await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 2 })).items[0].psbt));
+		signed = standInSign(
+			String(
+				(await contract('getClaimPsbt', { contractId: byId(loan.id), feeRate: 2 })).items[0].psbt,
+			),
+		);
 	});
 
 	/** A server on 127.0.0.1 answering every request 200 with `body`; returns the items or error of one operation. */
-	async function againstAnswer(body: string, operation: string, parameters: Record<string, unknown>) {
+	async function againstAnswer(
+		body: string,
+		operation: string,
+		parameters: Record<string, unknown>,
+	) {
 		const server = http.createServer((_request, response) => {
 			response.writeHead(200, { 'content-type': 'application/json' });
 			response.end(body);
@@ -592,10 +868,14 @@ describe('a server that answers 200 with something of no use gets an error, neve
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
 		try {
-			const withTx = parameters.signedTx === 'SIGNED' ? { ...parameters, signedTx: signed } : parameters;
-			const result = await runWorkflow(singleNodeWorkflow({ resource: 'contract', operation, ...withTx }, { typeVersion: 1.1 }), {
-				credential: { ...borrower(), baseUrl: `http://127.0.0.1:${port}` },
-			});
+			const withTx =
+				parameters.signedTx === 'SIGNED' ? { ...parameters, signedTx: signed } : parameters;
+			const result = await runWorkflow(
+				singleNodeWorkflow({ resource: 'contract', operation, ...withTx }, { typeVersion: 1.1 }),
+				{
+					credential: { ...borrower(), baseUrl: `http://127.0.0.1:${port}` },
+				},
+			);
 			return { error: result.error, items: result.output(NODE).map((item) => item.json) };
 		} finally {
 			await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -605,21 +885,66 @@ describe('a server that answers 200 with something of no use gets an error, neve
 	it.each([
 		['createBtcInvoice', {}, '{}', /holds no invoice/],
 		['createBtcInvoice', {}, '{"message":"Something went wrong"}', /holds no invoice/],
-		['createBtcInvoice', {}, JSON.stringify({ invoice: { id: 'x', address: 'tb1q', amount_sats: 5 } }), /invoice ID "x" is not a UUID/],
 		[
 			'createBtcInvoice',
 			{},
-			JSON.stringify({ invoice: { id: CONTRACT, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=9', amount_sats: 5 } }),
+			JSON.stringify({ invoice: { id: 'x', address: 'tb1q', amount_sats: 5 } }),
+			/invoice ID "x" is not a UUID/,
+		],
+		[
+			'createBtcInvoice',
+			{},
+			JSON.stringify({
+				invoice: {
+					id: CONTRACT,
+					address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=9',
+					amount_sats: 5,
+				},
+			}),
 			/is not a Bitcoin address/,
 		],
-		['createBtcInvoice', {}, JSON.stringify({ invoice: { id: CONTRACT, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', amount_sats: 0.5 } }), /amount_sats 0.5/],
+		[
+			'createBtcInvoice',
+			{},
+			JSON.stringify({
+				invoice: {
+					id: CONTRACT,
+					address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+					amount_sats: 0.5,
+				},
+			}),
+			/amount_sats 0.5/,
+		],
 		['getClaimPsbt', { feeRate: 3 }, '{}', /holds no psbt/],
-		['getRecoveryPsbt', { feeRate: 3 }, '{"psbt":"70736274ffzz"}', /is not a PSBT in hex or base64/],
-		['broadcastClaim', { signedTx: 'SIGNED' }, '{"message":"Something went wrong"}', /error message, although the status says success/],
-		['broadcastRecovery', { signedTx: 'SIGNED' }, '{"txid":"<script>alert(1)</script>"}', /is not a transaction ID/],
-		['reportBtcInvoicePaid', { invoiceId: CONTRACT, txid: TXID }, '{"message":"Something went wrong"}', /error message, although the status says success/],
+		[
+			'getRecoveryPsbt',
+			{ feeRate: 3 },
+			'{"psbt":"70736274ffzz"}',
+			/is not a PSBT in hex or base64/,
+		],
+		[
+			'broadcastClaim',
+			{ signedTx: 'SIGNED' },
+			'{"message":"Something went wrong"}',
+			/error message, although the status says success/,
+		],
+		[
+			'broadcastRecovery',
+			{ signedTx: 'SIGNED' },
+			'{"txid":"<script>alert(1)</script>"}',
+			/is not a transaction ID/,
+		],
+		[
+			'reportBtcInvoicePaid',
+			{ invoiceId: CONTRACT, txid: TXID },
+			'{"message":"Something went wrong"}',
+			/error message, although the status says success/,
+		],
 	])('%s answered %#', async (operation, parameters, body, problem) => {
-		const { error, items } = await againstAnswer(body, operation, { contractId: byId(CONTRACT), ...parameters });
+		const { error, items } = await againstAnswer(body, operation, {
+			contractId: byId(CONTRACT),
+			...parameters,
+		});
 		expect(items).toEqual([]);
 		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
 		expect(describedBy(error)).toMatch(problem);
@@ -628,10 +953,14 @@ describe('a server that answers 200 with something of no use gets an error, neve
 
 describe('input as people paste it', () => {
 	it('a contract ID in upper case is sent in lower case, as Lendasat stores it', async () => {
-		const { items, error } = await contract('createBtcInvoice', { contractId: byId(CONTRACTS.principalGiven.toUpperCase()) });
+		const { items, error } = await contract('createBtcInvoice', {
+			contractId: byId(CONTRACTS.principalGiven.toUpperCase()),
+		});
 		expect(error).toBeUndefined();
 		expect(items[0].contract_id).toBe(CONTRACTS.principalGiven);
-		expect(received()).toEqual([`POST /api/contracts/${CONTRACTS.principalGiven}/generate-btc-invoice`]);
+		expect(received()).toEqual([
+			`POST /api/contracts/${CONTRACTS.principalGiven}/generate-btc-invoice`,
+		]);
 	});
 
 	it('a signed transaction wrapped over several lines is sent as one hex string', async () => {
@@ -640,7 +969,10 @@ describe('input as people paste it', () => {
 		const signed = standInSign(String(psbt.items[0].psbt));
 		const wrapped = `  ${signed.match(/.{1,64}/g)!.join('\n')}\n`;
 		sandbox.requests.length = 0;
-		const { items, error } = await contract('broadcastClaim', { contractId: byId(loan.id), signedTx: wrapped });
+		const { items, error } = await contract('broadcastClaim', {
+			contractId: byId(loan.id),
+			signedTx: wrapped,
+		});
 		expect(error).toBeUndefined();
 		expect(items[0]).toMatchObject({ status: 'ClosingByClaim' });
 		expect(sandbox.requests[0].body).toEqual({ tx: signed });
@@ -650,14 +982,22 @@ describe('input as people paste it', () => {
 		// The workflow's own parameters hold what was pasted; the error must not repeat it.
 		const { error } = await runWorkflow(
 			singleNodeWorkflow(
-				{ resource: 'contract', operation: 'reportBtcInvoicePaid', contractId: byId(CONTRACTS.principalGiven), invoiceId: sandbox.keys.borrower, txid: TXID },
+				{
+					resource: 'contract',
+					operation: 'reportBtcInvoicePaid',
+					contractId: byId(CONTRACTS.principalGiven),
+					invoiceId: sandbox.keys.borrower,
+					txid: TXID,
+				},
 				{ typeVersion: 1.1 },
 			),
 			{ credential: borrower() },
 		);
 		expect(error?.message).toMatch(/^Invalid Invoice ID/);
 		expect(describedBy(error)).toContain('a text holding a Lendasat API key (not shown)');
-		expect(`${error?.message} ${describedBy(error)}`).not.toContain(sandbox.keys.borrower.slice(0, 20));
+		expect(`${error?.message} ${describedBy(error)}`).not.toContain(
+			sandbox.keys.borrower.slice(0, 20),
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });

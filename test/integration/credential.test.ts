@@ -17,20 +17,37 @@ const custom = () => ({ environment: 'custom' as const, baseUrl: sandbox.url });
 
 function nothingCreated() {
 	expect(sandbox.stats().contractsCreated).toBe(0);
-	expect(sandbox.requests.every((request) => request.body === undefined || JSON.stringify(request.body) === '{}')).toBe(true);
+	expect(
+		sandbox.requests.every(
+			(request) => request.body === undefined || JSON.stringify(request.body) === '{}',
+		),
+	).toBe(true);
 }
 
 describe('the credential test, for a partner master key', () => {
 	it('passes with the master key, creating nothing', async () => {
-		const result = await testCredential({ ...custom(), keyType: 'master', apiKey: sandbox.keys.master });
-		expect(result).toEqual({ status: 'OK', message: `The Partner Master Key works on ${sandbox.url}.` });
-		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/create-api-account']);
+		const result = await testCredential({
+			...custom(),
+			keyType: 'master',
+			apiKey: sandbox.keys.master,
+		});
+		expect(result).toEqual({
+			status: 'OK',
+			message: `The Partner Master Key works on ${sandbox.url}.`,
+		});
+		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'POST /api/create-api-account',
+		]);
 		expect(sandbox.state.accounts).toHaveLength(0);
 		nothingCreated();
 	});
 
 	it('fails for a borrower key stored as a master key', async () => {
-		const result = await testCredential({ ...custom(), keyType: 'master', apiKey: sandbox.keys.borrower });
+		const result = await testCredential({
+			...custom(),
+			keyType: 'master',
+			apiKey: sandbox.keys.borrower,
+		});
 		expect(result.status).toBe('Error');
 		expect(result.message).toContain('rejected the Partner Master Key');
 		expect(result.message).toContain('a Borrower Key does not work here');
@@ -45,22 +62,40 @@ describe('the credential test, for a partner master key', () => {
 
 describe('the credential test, for a borrower key', () => {
 	it('passes with the borrower key, creating nothing', async () => {
-		const result = await testCredential({ ...custom(), keyType: 'borrower', apiKey: sandbox.keys.borrower });
+		const result = await testCredential({
+			...custom(),
+			keyType: 'borrower',
+			apiKey: sandbox.keys.borrower,
+		});
 		expect(result).toEqual({ status: 'OK', message: `The Borrower Key works on ${sandbox.url}.` });
-		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/contracts']);
+		expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'POST /api/contracts',
+		]);
 		nothingCreated();
 	});
 
 	it('fails for a master key stored as a borrower key', async () => {
-		const result = await testCredential({ ...custom(), keyType: 'borrower', apiKey: sandbox.keys.master });
+		const result = await testCredential({
+			...custom(),
+			keyType: 'borrower',
+			apiKey: sandbox.keys.master,
+		});
 		expect(result.status).toBe('Error');
 		expect(result.message).toContain('rejected the Borrower Key');
 	});
 
 	it('passes against the live dialect too (422 for the empty body)', async () => {
 		sandbox.configure({ dialect: 'live' });
-		const good = await testCredential({ ...custom(), keyType: 'borrower', apiKey: sandbox.keys.borrower });
-		const bad = await testCredential({ ...custom(), keyType: 'borrower', apiKey: 'lndst_sk_000000000000_nope' });
+		const good = await testCredential({
+			...custom(),
+			keyType: 'borrower',
+			apiKey: sandbox.keys.borrower,
+		});
+		const bad = await testCredential({
+			...custom(),
+			keyType: 'borrower',
+			apiKey: 'lndst_sk_000000000000_nope',
+		});
 		expect(good.status).toBe('OK');
 		expect(bad.status).toBe('Error');
 	});
@@ -72,9 +107,16 @@ describe('the credential test says what is wrong with the address', () => {
 		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
 		const { port } = closed.address() as AddressInfo;
 		await new Promise<void>((resolve) => closed.close(() => resolve()));
-		const result = await testCredential({ environment: 'custom', baseUrl: `http://127.0.0.1:${port}`, keyType: 'borrower', apiKey: 'k-123456' });
+		const result = await testCredential({
+			environment: 'custom',
+			baseUrl: `http://127.0.0.1:${port}`,
+			keyType: 'borrower',
+			apiKey: 'k-123456',
+		});
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:\d+ \(connection refused \(ECONNREFUSED\)\)/);
+		expect(result.message).toMatch(
+			/^Cannot reach http:\/\/127\.0\.0\.1:\d+ \(connection refused \(ECONNREFUSED\)\)/,
+		);
 	});
 
 	it('reports a server that is not the borrower API (wrong environment or URL)', async () => {
@@ -84,21 +126,41 @@ describe('the credential test says what is wrong with the address', () => {
 		});
 		await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
 		const { port } = other.address() as AddressInfo;
-		const result = await testCredential({ environment: 'custom', baseUrl: `http://127.0.0.1:${port}/`, keyType: 'master', apiKey: 'k-123456' });
+		const result = await testCredential({
+			environment: 'custom',
+			baseUrl: `http://127.0.0.1:${port}/`,
+			keyType: 'master',
+			apiKey: 'k-123456',
+		});
 		await new Promise<void>((resolve) => other.close(() => resolve()));
 		expect(result.status).toBe('Error');
 		expect(result.message).toContain('does not look like the Lendasat borrower API');
 	});
 
 	it('asks for a key and a proper URL before sending anything', async () => {
-		expect((await testCredential({ ...custom(), apiKey: ' ' })).message).toBe('The credential has no API key: enter the key Lendasat gave you.');
-		expect((await testCredential({ environment: 'custom', baseUrl: 'apiborrow.lendasat.com', apiKey: 'k-123456' })).message).toMatch(/must start with http/);
+		expect((await testCredential({ ...custom(), apiKey: ' ' })).message).toBe(
+			'The credential has no API key: enter the key Lendasat gave you.',
+		);
+		expect(
+			(
+				await testCredential({
+					environment: 'custom',
+					baseUrl: 'apiborrow.lendasat.com',
+					apiKey: 'k-123456',
+				})
+			).message,
+		).toMatch(/must start with http/);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
 
 describe('interpretProbe', () => {
-	const probe = { contentType: 'application/json', keyType: 'borrower' as const, environment: 'production', baseUrl: 'https://apiborrow.lendasat.com' };
+	const probe = {
+		contentType: 'application/json',
+		keyType: 'borrower' as const,
+		environment: 'production',
+		baseUrl: 'https://apiborrow.lendasat.com',
+	};
 
 	it.each([
 		[400, 'OK'],
@@ -114,10 +176,19 @@ describe('interpretProbe', () => {
 	});
 
 	it('names the environment the key was rejected by', () => {
-		expect(interpretProbe({ ...probe, statusCode: 401, body: '' }).message).toMatch(/^Production rejected the Borrower Key/);
+		expect(interpretProbe({ ...probe, statusCode: 401, body: '' }).message).toMatch(
+			/^Production rejected the Borrower Key/,
+		);
 	});
 
 	it('does not take an HTML error page for a validation answer', () => {
-		expect(interpretProbe({ ...probe, statusCode: 400, contentType: 'text/html', body: '<html>400</html>' }).status).toBe('Error');
+		expect(
+			interpretProbe({
+				...probe,
+				statusCode: 400,
+				contentType: 'text/html',
+				body: '<html>400</html>',
+			}).status,
+		).toBe('Error');
 	});
 });

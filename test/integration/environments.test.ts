@@ -24,11 +24,29 @@ const proxied: string[] = [];
 function testCertificate(): { key: Buffer; cert: Buffer } {
 	const folder = mkdtempSync(path.join(os.tmpdir(), 'lendasat-cert-'));
 	try {
-		execFileSync('openssl', [
-			'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=lendasat.test',
-			'-keyout', path.join(folder, 'key.pem'), '-out', path.join(folder, 'cert.pem'),
-		], { stdio: 'ignore' });
-		return { key: readFileSync(path.join(folder, 'key.pem')), cert: readFileSync(path.join(folder, 'cert.pem')) };
+		execFileSync(
+			'openssl',
+			[
+				'req',
+				'-x509',
+				'-newkey',
+				'rsa:2048',
+				'-nodes',
+				'-days',
+				'1',
+				'-subj',
+				'/CN=lendasat.test',
+				'-keyout',
+				path.join(folder, 'key.pem'),
+				'-out',
+				path.join(folder, 'cert.pem'),
+			],
+			{ stdio: 'ignore' },
+		);
+		return {
+			key: readFileSync(path.join(folder, 'key.pem')),
+			cert: readFileSync(path.join(folder, 'cert.pem')),
+		};
 	} finally {
 		rmSync(folder, { recursive: true, force: true });
 	}
@@ -73,9 +91,15 @@ const LIVE_FIELDS = {
 	derivationPath: "m/84'/0'/0'/0/0",
 	loanType: 'StableCoin',
 };
-const ADDRESSES = { production: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', development: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' };
+const ADDRESSES = {
+	production: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+	development: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+};
 
-const contractCreate = (requestOptions: Record<string, unknown> = {}, environment: keyof typeof ADDRESSES = 'development') =>
+const contractCreate = (
+	requestOptions: Record<string, unknown> = {},
+	environment: keyof typeof ADDRESSES = 'development',
+) =>
 	singleNodeWorkflow({
 		resource: 'contract',
 		operation: 'create',
@@ -91,9 +115,12 @@ describe('every environment setting reaches its own base URL', () => {
 		['production', 'https://apiborrow.lendasat.com/api/contracts'],
 		['development', 'https://apiborrowersignet.lendasat.com/api/contracts'],
 	] as const)('%s', async (environment, url) => {
-		const { output, error } = await runWorkflow(contractCreate({ proxy: proxyUrl, allowUnauthorizedCerts: true }, environment), {
-			credential: { environment, keyType: 'borrower', apiKey: sandbox.keys.borrower },
-		});
+		const { output, error } = await runWorkflow(
+			contractCreate({ proxy: proxyUrl, allowUnauthorizedCerts: true }, environment),
+			{
+				credential: { environment, keyType: 'borrower', apiKey: sandbox.keys.borrower },
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(proxied).toEqual([`POST ${url}`]);
 		expect(output('Lendasat Borrower')[0].json.status).toBe('pending');
@@ -105,7 +132,12 @@ describe('every environment setting reaches its own base URL', () => {
 		['a pasted /api suffix', (url: string) => `${url}/api/`],
 	])('custom, with %s', async (_case, baseUrlOf) => {
 		const { error } = await runWorkflow(contractCreate(), {
-			credential: { environment: 'custom', baseUrl: baseUrlOf(sandbox.url), keyType: 'borrower', apiKey: sandbox.keys.borrower },
+			credential: {
+				environment: 'custom',
+				baseUrl: baseUrlOf(sandbox.url),
+				keyType: 'borrower',
+				apiKey: sandbox.keys.borrower,
+			},
 		});
 		expect(error).toBeUndefined();
 		expect(sandbox.requests.map((request) => request.path)).toEqual(['/api/contracts']);
@@ -113,7 +145,14 @@ describe('every environment setting reaches its own base URL', () => {
 
 	it('account creation too', async () => {
 		const { error } = await runWorkflow(
-			singleNodeWorkflow({ resource: 'account', operation: 'create', name: 'Ada', email: 'ada@example.com', timezone: 'Europe/London', requestOptions: { proxy: proxyUrl, allowUnauthorizedCerts: true } }),
+			singleNodeWorkflow({
+				resource: 'account',
+				operation: 'create',
+				name: 'Ada',
+				email: 'ada@example.com',
+				timezone: 'Europe/London',
+				requestOptions: { proxy: proxyUrl, allowUnauthorizedCerts: true },
+			}),
 			{ credential: { environment: 'production', keyType: 'master', apiKey: sandbox.keys.master } },
 		);
 		expect(error).toBeUndefined();

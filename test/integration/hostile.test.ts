@@ -16,7 +16,12 @@ import {
 	type RedirectTarget,
 	type Sandbox,
 } from '../../dev/sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type RunResult, type TestCredential } from '../../dev/harness/n8n';
+import {
+	runWorkflow,
+	singleNodeWorkflow,
+	type RunResult,
+	type TestCredential,
+} from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 const NODE = 'Lendasat Borrower';
@@ -34,7 +39,10 @@ beforeAll(async () => {
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const credentialFor = (server: Sandbox, overrides: Partial<TestCredential> = {}): TestCredential => ({
+const credentialFor = (
+	server: Sandbox,
+	overrides: Partial<TestCredential> = {},
+): TestCredential => ({
 	environment: 'custom',
 	baseUrl: server.url,
 	keyType: 'borrower',
@@ -47,7 +55,12 @@ const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 
 /** The node's parameters for each operation these tests drive. */
 const operations = {
-	contractGet: (options: object = {}) => ({ resource: 'contract', operation: 'get', contractId: byId(CONTRACTS.approved), options }),
+	contractGet: (options: object = {}) => ({
+		resource: 'contract',
+		operation: 'get',
+		contractId: byId(CONTRACTS.approved),
+		options,
+	}),
 	userGetMe: (options: object = {}) => ({ resource: 'user', operation: 'getMe', options }),
 	contractCreate: (options: object = {}) => ({
 		resource: 'contract',
@@ -57,9 +70,24 @@ const operations = {
 		durationDays: 30,
 		options,
 	}),
-	contractCancel: (options: object = {}) => ({ resource: 'contract', operation: 'cancel', contractId: byId(CONTRACTS.requested), options }),
-	apiKeyDelete: (options: object = {}) => ({ resource: 'apiKey', operation: 'delete', apiKeyId: borrowerKeyId(), options }),
-	markAllAsRead: (options: object = {}) => ({ resource: 'notification', operation: 'markAsRead', scope: 'all', options }),
+	contractCancel: (options: object = {}) => ({
+		resource: 'contract',
+		operation: 'cancel',
+		contractId: byId(CONTRACTS.requested),
+		options,
+	}),
+	apiKeyDelete: (options: object = {}) => ({
+		resource: 'apiKey',
+		operation: 'delete',
+		apiKeyId: borrowerKeyId(),
+		options,
+	}),
+	markAllAsRead: (options: object = {}) => ({
+		resource: 'notification',
+		operation: 'markAsRead',
+		scope: 'all',
+		options,
+	}),
 	offerGetAll: (options: object = {}) => ({ resource: 'offer', operation: 'getAll', options }),
 };
 
@@ -70,7 +98,12 @@ function borrowerKeyId(): number {
 	return record.id;
 }
 
-function run(parameters: object, credential = borrower(), items?: object[], settings: object = {}): Promise<RunResult> {
+function run(
+	parameters: object,
+	credential = borrower(),
+	items?: object[],
+	settings: object = {},
+): Promise<RunResult> {
 	return runWorkflow(singleNodeWorkflow(parameters, settings), { credential, items });
 }
 
@@ -84,7 +117,8 @@ function describedBy(error: unknown): string {
 	return String((error as { description?: unknown } | undefined)?.description ?? '');
 }
 
-const received = (server = sandbox) => server.requests.map(({ method, path }) => `${method} ${path}`);
+const received = (server = sandbox) =>
+	server.requests.map(({ method, path }) => `${method} ${path}`);
 
 /** A TypeError that escaped the node: what a shape it did not check would produce. */
 const CRASHED = /Cannot read properties|Cannot use 'in' operator|is not a function|is not iterable/;
@@ -104,26 +138,37 @@ describe('redirects: the key never leaves the base URL', () => {
 	] as const;
 
 	describe.each(cases)('%s', (_label, method, path, parameters) => {
-		it.each([301, 302, 307] as const)('a %i to another origin reaches nothing there and names that origin', async (status) => {
-			sandbox.configure({ faults: [{ kind: 'redirect', method, path, status, location: target.url, times: 99 }] });
+		it.each([301, 302, 307] as const)(
+			'a %i to another origin reaches nothing there and names that origin',
+			async (status) => {
+				sandbox.configure({
+					faults: [{ kind: 'redirect', method, path, status, location: target.url, times: 99 }],
+				});
 
-			const { error, run: execution, output } = await run(parameters(quickRetries));
+				const { error, run: execution, output } = await run(parameters(quickRetries));
 
-			expect(output(NODE)).toEqual([]);
-			expect(error?.message).toBe(`Lendasat answered with a redirect to ${target.url} (HTTP ${status})`);
-			expect(describedBy(error)).toContain(`Nothing was sent to ${target.url}`);
-			// Not one request reached the other origin, so certainly not the key.
-			expect(target.requests).toEqual([]);
-			expect(target.sawText(sandbox.keys.borrower)).toBe(false);
-			// Asked once, not retried, not followed.
-			expect(received()).toEqual([`${method} ${path}`]);
-			expect(everythingVisible(execution, error)).not.toContain(sandbox.keys.borrower);
-		});
+				expect(output(NODE)).toEqual([]);
+				expect(error?.message).toBe(
+					`Lendasat answered with a redirect to ${target.url} (HTTP ${status})`,
+				);
+				expect(describedBy(error)).toContain(`Nothing was sent to ${target.url}`);
+				// Not one request reached the other origin, so certainly not the key.
+				expect(target.requests).toEqual([]);
+				expect(target.sawText(sandbox.keys.borrower)).toBe(false);
+				// Asked once, not retried, not followed.
+				expect(received()).toEqual([`${method} ${path}`]);
+				expect(everythingVisible(execution, error)).not.toContain(sandbox.keys.borrower);
+			},
+		);
 	});
 
 	it('refuses a redirect to its own origin too, and says the base URL may be wrong', async () => {
 		const path = `/api/contracts/${CONTRACTS.approved}`;
-		sandbox.configure({ faults: [{ kind: 'redirect', path, status: 301, location: `${sandbox.url}/v2${path}`, times: 99 }] });
+		sandbox.configure({
+			faults: [
+				{ kind: 'redirect', path, status: 301, location: `${sandbox.url}/v2${path}`, times: 99 },
+			],
+		});
 
 		const { error, output } = await run(operations.contractGet(quickRetries));
 
@@ -150,39 +195,90 @@ describe('Return All and Limit: every walk over lying pages ends, never with a s
 	});
 
 	/** What each lie must end in, for Return All and for a Limit of 250 (more than two pages). */
-	const walkCannotContinue = (problem: RegExp) => ({ message: 'Lendasat sent pages the node cannot walk', description: problem });
+	const walkCannotContinue = (problem: RegExp) => ({
+		message: 'Lendasat sent pages the node cannot walk',
+		description: problem,
+	});
 
 	describe.each(listings)('%s', (label, resource, records, count) => {
-		const expectations: Array<[PagingMode, 'Return All' | 'Limit 250', { message: unknown; description: RegExp }]> = [
+		const expectations: Array<
+			[PagingMode, 'Return All' | 'Limit 250', { message: unknown; description: RegExp }]
+		> = [
 			// Page 2 is page 1 again: the node may say so, or that it got 100 of the total; never a list of 100.
-			['ignore-page', 'Return All', { message: expect.stringMatching(new RegExp(`^(Lendasat sent pages the node cannot walk|Lendasat returned 100 of ${count} ${records})$`)), description: /repeated records|pages ended after 100/ }],
-			['ignore-page', 'Limit 250', walkCannotContinue(/page 2 repeated records it had already sent/)],
-			['endless', 'Return All', walkCannotContinue(/it had read 1000 pages and the server still offered more/)],
-			['lying-total-pages', 'Return All', { message: `Lendasat returned 100 of ${count} ${records}`, description: /pages ended after 100/ }],
-			['lying-total-pages', 'Limit 250', { message: `Lendasat returned 100 of ${count} ${records}`, description: /pages ended after 100/ }],
+			[
+				'ignore-page',
+				'Return All',
+				{
+					message: expect.stringMatching(
+						new RegExp(
+							`^(Lendasat sent pages the node cannot walk|Lendasat returned 100 of ${count} ${records})$`,
+						),
+					),
+					description: /repeated records|pages ended after 100/,
+				},
+			],
+			[
+				'ignore-page',
+				'Limit 250',
+				walkCannotContinue(/page 2 repeated records it had already sent/),
+			],
+			[
+				'endless',
+				'Return All',
+				walkCannotContinue(/it had read 1000 pages and the server still offered more/),
+			],
+			[
+				'lying-total-pages',
+				'Return All',
+				{
+					message: `Lendasat returned 100 of ${count} ${records}`,
+					description: /pages ended after 100/,
+				},
+			],
+			[
+				'lying-total-pages',
+				'Limit 250',
+				{
+					message: `Lendasat returned 100 of ${count} ${records}`,
+					description: /pages ended after 100/,
+				},
+			],
 			['no-ids', 'Return All', walkCannotContinue(/page 1 holds records without an id/)],
 			['no-ids', 'Limit 250', walkCannotContinue(/page 1 holds records without an id/)],
 		];
 
-		it.each(expectations)('paging %s with %s fails with a clear error', async (paging, how, expected) => {
-			sandbox.configure({ paging });
-			const limit = how === 'Return All' ? { returnAll: true } : { returnAll: false, limit: 250 };
+		it.each(expectations)(
+			'paging %s with %s fails with a clear error',
+			async (paging, how, expected) => {
+				sandbox.configure({ paging });
+				const limit = how === 'Return All' ? { returnAll: true } : { returnAll: false, limit: 250 };
 
-			const { error, output } = await timed(run({ resource, operation: 'getAll', ...limit, options: quickRetries }));
+				const { error, output } = await timed(
+					run({ resource, operation: 'getAll', ...limit, options: quickRetries }),
+				);
 
-			expect(output(NODE)).toEqual([]);
-			expect(error?.message).toEqual(expected.message);
-			expect(describedBy(error)).toMatch(expected.description);
-			expect(describedBy(error)).toContain(label);
-		});
+				expect(output(NODE)).toEqual([]);
+				expect(error?.message).toEqual(expected.message);
+				expect(describedBy(error)).toMatch(expected.description);
+				expect(describedBy(error)).toContain(label);
+			},
+		);
 
 		it('paging endless with Limit 250 stops after three pages with 250 different records, as asked', async () => {
 			sandbox.configure({ paging: 'endless' });
 
-			const { error, output } = await run({ resource, operation: 'getAll', returnAll: false, limit: 250, options: quickRetries });
+			const { error, output } = await run({
+				resource,
+				operation: 'getAll',
+				returnAll: false,
+				limit: 250,
+				options: quickRetries,
+			});
 
 			expect(error).toBeUndefined();
-			const items = output(NODE).map((item) => item.json as { id?: string; data?: { id?: string } });
+			const items = output(NODE).map(
+				(item) => item.json as { id?: string; data?: { id?: string } },
+			);
 			expect(items).toHaveLength(250);
 			expect(new Set(items.map((item) => item.id ?? item.data?.id)).size).toBe(250);
 			expect(sandbox.requests).toHaveLength(3);
@@ -192,11 +288,23 @@ describe('Return All and Limit: every walk over lying pages ends, never with a s
 
 describe('200 answers the node cannot use', () => {
 	const cases = [
-		['Contract → Get', { method: 'GET', path: `/api/contracts/${CONTRACTS.approved}` }, operations.contractGet],
+		[
+			'Contract → Get',
+			{ method: 'GET', path: `/api/contracts/${CONTRACTS.approved}` },
+			operations.contractGet,
+		],
 		['Contract → Create', { method: 'POST', path: '/api/contracts' }, operations.contractCreate],
-		['Contract → Cancel', { method: 'DELETE', path: `/api/contracts/${CONTRACTS.requested}` }, operations.contractCancel],
+		[
+			'Contract → Cancel',
+			{ method: 'DELETE', path: `/api/contracts/${CONTRACTS.requested}` },
+			operations.contractCancel,
+		],
 		['API Key → Delete', { method: 'DELETE', path: '/api/keys' }, operations.apiKeyDelete],
-		['Notification → Mark as Read', { method: 'PUT', path: '/api/notifications' }, operations.markAllAsRead],
+		[
+			'Notification → Mark as Read',
+			{ method: 'PUT', path: '/api/notifications' },
+			operations.markAllAsRead,
+		],
 		['Offer → Get Many', { method: 'GET', path: '/api/offers' }, operations.offerGetAll],
 	] as const;
 	/** An empty 200 is how Cancel, Delete and Mark as Read succeed; a JSON array is what Offer → Get Many expects. */
@@ -206,39 +314,57 @@ describe('200 answers the node cannot use', () => {
 		'Notification → Mark as Read': ['empty'],
 		'Offer → Get Many': ['array'],
 	};
-	const variants: Bad200Body[] = ['malformed-json', 'empty', 'html', 'array', 'error-body', 'echo-key'];
+	const variants: Bad200Body[] = [
+		'malformed-json',
+		'empty',
+		'html',
+		'array',
+		'error-body',
+		'echo-key',
+	];
 	const matrix = cases.flatMap(([label, where, parameters]) =>
 		variants
 			.filter((variant) => !(theirOwnShape[label] ?? []).includes(variant))
 			.map((variant) => [label, variant, where, parameters] as const),
 	);
 
-	it.each(matrix)('%s answered %s: an error showing status and content type, never an item', async (_label, body200, where, parameters) => {
-		sandbox.configure({ faults: [{ kind: 'bad-200', ...where, body200, times: 99 } as FaultRule] });
+	it.each(matrix)(
+		'%s answered %s: an error showing status and content type, never an item',
+		async (_label, body200, where, parameters) => {
+			sandbox.configure({
+				faults: [{ kind: 'bad-200', ...where, body200, times: 99 } as FaultRule],
+			});
 
-		const { error, output, run: execution } = await run(parameters(quickRetries));
+			const { error, output, run: execution } = await run(parameters(quickRetries));
 
-		expect(output(NODE)).toEqual([]);
-		const visible = everythingVisible(execution, error);
-		expect(visible).not.toMatch(CRASHED);
-		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
-		const contentType = body200 === 'html' ? 'text/html; charset=utf-8' : 'application/json';
-		expect(describedBy(error)).toContain(`Status 200, content type ${contentType}`);
-		expect(visible).not.toContain(sandbox.keys.borrower);
-		if (body200 === 'echo-key') expect(describedBy(error)).toContain('it contains the API key');
-	});
+			expect(output(NODE)).toEqual([]);
+			const visible = everythingVisible(execution, error);
+			expect(visible).not.toMatch(CRASHED);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			const contentType = body200 === 'html' ? 'text/html; charset=utf-8' : 'application/json';
+			expect(describedBy(error)).toContain(`Status 200, content type ${contentType}`);
+			expect(visible).not.toContain(sandbox.keys.borrower);
+			if (body200 === 'echo-key') expect(describedBy(error)).toContain('it contains the API key');
+		},
+	);
 });
 
 describe('Notification → Mark as Read of all: failures are mapped like any other', () => {
 	it('a rejected key is a 401 naming the key', async () => {
-		const { error } = await run(operations.markAllAsRead(quickRetries), borrower({ apiKey: `${sandbox.keys.borrower}x` }));
+		const { error } = await run(
+			operations.markAllAsRead(quickRetries),
+			borrower({ apiKey: `${sandbox.keys.borrower}x` }),
+		);
 
 		expect(error?.message).toMatch(/^Lendasat rejected the API key \(HTTP 401/);
 		expect(everythingVisible(error)).not.toMatch(/Could not find property|Could not get parameter/);
 	});
 
 	it('a 404 (a base URL with an extra path) is a mapped not-found error', async () => {
-		const { error } = await run(operations.markAllAsRead(quickRetries), borrower({ baseUrl: `${sandbox.url}/elsewhere` }));
+		const { error } = await run(
+			operations.markAllAsRead(quickRetries),
+			borrower({ baseUrl: `${sandbox.url}/elsewhere` }),
+		);
 
 		expect(error?.message).toMatch(/HTTP 404/);
 		expect(received()).toEqual(['PUT /elsewhere/api/notifications']);
@@ -254,18 +380,34 @@ describe('Notification → Mark as Read of all: failures are mapped like any oth
 		afterEach(async () => limited.close());
 
 		it('a 429 that is not retried is the mapped rate-limit error', async () => {
-			limited.configure({ faults: [{ kind: '429', method: 'PUT', path: '/api/notifications', retryAfter: '0', times: 99 }] });
+			limited.configure({
+				faults: [
+					{ kind: '429', method: 'PUT', path: '/api/notifications', retryAfter: '0', times: 99 },
+				],
+			});
 
-			const { error } = await run(operations.markAllAsRead({ ...quickRetries, maxRetries: 0 }), credentialFor(limited));
+			const { error } = await run(
+				operations.markAllAsRead({ ...quickRetries, maxRetries: 0 }),
+				credentialFor(limited),
+			);
 
 			expect(error?.message).toMatch(/^Lendasat is rate limiting this API key \(HTTP 429/);
-			expect(everythingVisible(error)).not.toMatch(/Could not find property|Could not get parameter/);
+			expect(everythingVisible(error)).not.toMatch(
+				/Could not find property|Could not get parameter/,
+			);
 		});
 
 		it('a 429 is retried, and the second attempt marks them all', async () => {
-			limited.configure({ faults: [{ kind: '429', method: 'PUT', path: '/api/notifications', retryAfter: '0', times: 1 }] });
+			limited.configure({
+				faults: [
+					{ kind: '429', method: 'PUT', path: '/api/notifications', retryAfter: '0', times: 1 },
+				],
+			});
 
-			const { error, output } = await run(operations.markAllAsRead(quickRetries), credentialFor(limited));
+			const { error, output } = await run(
+				operations.markAllAsRead(quickRetries),
+				credentialFor(limited),
+			);
 
 			expect(error).toBeUndefined();
 			expect(output(NODE).map((item) => item.json)).toEqual([{ markedAsRead: 'all' }]);
@@ -280,18 +422,24 @@ describe('timeouts: every attempt has a deadline, body included, and every reque
 	it('an answer that never comes times out on each attempt', async () => {
 		sandbox.configure({ faults: [{ kind: 'hang', path, times: 99 }] });
 
-		const { error, ms } = await timed(run(operations.contractGet({ ...quickRetries, attemptTimeout: 300, maxRetries: 1 })));
+		const { error, ms } = await timed(
+			run(operations.contractGet({ ...quickRetries, attemptTimeout: 300, maxRetries: 1 })),
+		);
 
 		expect(ms).toBeLessThan(3000);
 		expect(error?.message).toBe('Could not get an answer from Lendasat: timed out');
-		expect(describedBy(error)).toContain('Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).');
+		expect(describedBy(error)).toContain(
+			'Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).',
+		);
 		expect(sandbox.requests).toHaveLength(2);
 	});
 
 	it('a body that trickles in a byte at a time times out: the deadline covers the body', async () => {
 		sandbox.configure({ faults: [{ kind: 'trickle', path, delayMs: 200, times: 99 }] });
 
-		const { error, ms } = await timed(run(operations.contractGet({ ...quickRetries, attemptTimeout: 500, maxRetries: 0 })));
+		const { error, ms } = await timed(
+			run(operations.contractGet({ ...quickRetries, attemptTimeout: 500, maxRetries: 0 })),
+		);
 
 		expect(ms).toBeLessThan(3000);
 		expect(error?.message).toBe('Could not get an answer from Lendasat: timed out');
@@ -302,7 +450,14 @@ describe('timeouts: every attempt has a deadline, body included, and every reque
 		sandbox.configure({ faults: [{ kind: 'hang', path, times: 99 }] });
 
 		const { error, ms } = await timed(
-			run(operations.contractGet({ ...quickRetries, attemptTimeout: 400, maxRetries: 50, timeBudget: 1500 })),
+			run(
+				operations.contractGet({
+					...quickRetries,
+					attemptTimeout: 400,
+					maxRetries: 50,
+					timeBudget: 1500,
+				}),
+			),
 		);
 
 		expect(ms).toBeGreaterThanOrEqual(1400);
@@ -322,11 +477,18 @@ describe('rate limits: a storm of 429s ends within the time budget', () => {
 
 	// A longer timeout than the budget calls for, so that a storm that outlasts it fails on the assertion, with its duration.
 	it('20 items against a server that always answers 429 all end within about the budget, each saying how many attempts it made', async () => {
-		stormy.configure({ faults: [{ kind: '429', path: '/api/contracts', retryAfter: '1', probability: 1 }] });
+		stormy.configure({
+			faults: [{ kind: '429', path: '/api/contracts', retryAfter: '1', probability: 1 }],
+		});
 		const items = Array.from({ length: 20 }, () => ({}));
 
 		const { output, ms } = await timed(
-			run(operations.contractGet({ ...quickRetries, timeBudget: 3000 }), credentialFor(stormy), items, { onError: 'continueRegularOutput' }),
+			run(
+				operations.contractGet({ ...quickRetries, timeBudget: 3000 }),
+				credentialFor(stormy),
+				items,
+				{ onError: 'continueRegularOutput' },
+			),
 		);
 
 		expect(ms).toBeLessThan(10_000);
@@ -334,7 +496,9 @@ describe('rate limits: a storm of 429s ends within the time budget', () => {
 		expect(errors).toHaveLength(20);
 		// Each either used up its attempts within the budget or, paced behind the others, got no turn in it.
 		for (const message of errors) {
-			expect(message).toMatch(/^Lendasat is rate limiting this API key( \(HTTP 429.*\)( — \d+ attempts made)?|: no turn within the time budget)$/);
+			expect(message).toMatch(
+				/^Lendasat is rate limiting this API key( \(HTTP 429.*\)( — \d+ attempts made)?|: no turn within the time budget)$/,
+			);
 		}
 		expect(errors.some((message) => / — \d+ attempts made$/.test(message))).toBe(true);
 	}, 120_000);
@@ -354,7 +518,10 @@ describe('Retry-After in the past or zero: backed off, not hammered', () => {
 		const path = `/api/contracts/${CONTRACTS.approved}`;
 		limited.configure({ faults: [{ kind: '429', path, retryAfter, times: 1 }] });
 
-		const { error } = await run(operations.contractGet({ initialDelay: 200, maxDelay: 400 }), credentialFor(limited));
+		const { error } = await run(
+			operations.contractGet({ initialDelay: 200, maxDelay: 400 }),
+			credentialFor(limited),
+		);
 
 		expect(error).toBeUndefined();
 		expect(limited.requests).toHaveLength(2);
@@ -386,7 +553,11 @@ describe('connection cap', () => {
 	it('60 items with Max Parallel Requests 5 never hold more than 5 connections, and all succeed', async () => {
 		const items = Array.from({ length: 60 }, () => ({}));
 
-		const { error, output } = await run(operations.contractGet({ ...quickRetries, maxConcurrent: 5 }), credentialFor(slow), items);
+		const { error, output } = await run(
+			operations.contractGet({ ...quickRetries, maxConcurrent: 5 }),
+			credentialFor(slow),
+			items,
+		);
 
 		expect(error).toBeUndefined();
 		expect(output(NODE)).toHaveLength(60);
@@ -406,7 +577,12 @@ describe('Limit and Return All are checked before anything is sent', () => {
 
 	describe.each(resources)('%s → Get Many', (resource) => {
 		it.each(badLimits)('Limit %s is refused', async (_case, limit) => {
-			const { error, output } = await run({ resource, operation: 'getAll', returnAll: false, limit });
+			const { error, output } = await run({
+				resource,
+				operation: 'getAll',
+				returnAll: false,
+				limit,
+			});
 
 			expect(error?.message).toBe('Invalid Limit [item 0]');
 			expect(output(NODE)).toEqual([]);
@@ -414,7 +590,12 @@ describe('Limit and Return All are checked before anything is sent', () => {
 		});
 
 		it('Return All given as the text "false" is refused', async () => {
-			const { error } = await run({ resource, operation: 'getAll', returnAll: '={{ "false" }}', limit: 1 });
+			const { error } = await run({
+				resource,
+				operation: 'getAll',
+				returnAll: '={{ "false" }}',
+				limit: 1,
+			});
 
 			expect(error?.message).toBe('Invalid Return All [item 0]');
 			expect(sandbox.requests).toEqual([]);
@@ -431,7 +612,12 @@ describe('Limit and Return All are checked before anything is sent', () => {
 				expect(created.ok).toBe(true);
 			}
 
-			const { error, output } = await run({ resource, operation: 'getAll', returnAll: false, limit: 1 });
+			const { error, output } = await run({
+				resource,
+				operation: 'getAll',
+				returnAll: false,
+				limit: 1,
+			});
 
 			expect(error).toBeUndefined();
 			expect(output(NODE)).toHaveLength(1);
@@ -444,7 +630,8 @@ describe('redaction: no secret of the credential reaches a message', () => {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	}
-	const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+	const closeServer = (server: http.Server) =>
+		new Promise<void>((resolve) => server.close(() => resolve()));
 
 	it('a key holding " and \\ that the server echoes JSON-escaped in a 400 is redacted in every form', async () => {
 		const apiKey = 'lndst_sk_0123456789ab_quo"te\\back';
@@ -457,12 +644,21 @@ describe('redaction: no secret of the credential reaches a message', () => {
 		});
 		const url = await listen(echo);
 		try {
-			const { error, run: execution } = await run(operations.contractGet(quickRetries), borrower({ baseUrl: url, apiKey }));
+			const { error, run: execution } = await run(
+				operations.contractGet(quickRetries),
+				borrower({ baseUrl: url, apiKey }),
+			);
 
 			expect(keysSeen).toEqual([apiKey]);
 			expect(error?.message).toMatch(/HTTP 400/);
 			const visible = everythingVisible(execution, error);
-			for (const form of [apiKey, JSON.stringify(apiKey).slice(1, -1), 'quo"te', 'te\\back', 'te\\\\back']) {
+			for (const form of [
+				apiKey,
+				JSON.stringify(apiKey).slice(1, -1),
+				'quo"te',
+				'te\\back',
+				'te\\\\back',
+			]) {
 				expect(`${error?.message}\n${describedBy(error)}`).not.toContain(form);
 				expect(visible).not.toContain(form);
 			}
@@ -492,10 +688,15 @@ describe('redaction: no secret of the credential reaches a message', () => {
 		const key = sandbox.keys.borrower;
 		const broken = `${key.slice(0, 25)}\n${key.slice(25)}`;
 
-		const { error, run: execution } = await run(operations.contractGet(quickRetries), borrower({ apiKey: broken }));
+		const { error, run: execution } = await run(
+			operations.contractGet(quickRetries),
+			borrower({ apiKey: broken }),
+		);
 
 		expect(error?.message).toBe('The Lendasat credential cannot be used');
-		expect(describedBy(error)).toMatch(/The API key contains a space, line break or control character/);
+		expect(describedBy(error)).toMatch(
+			/The API key contains a space, line break or control character/,
+		);
 		expect(sandbox.requests).toEqual([]);
 		expect(everythingVisible(execution, error)).not.toContain(key.slice(25));
 	});

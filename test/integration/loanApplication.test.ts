@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { mapApiError } from '../../nodes/LendasatBorrower/transport/errors';
-import { BLOCKED_ACCOUNT_GUIDANCE, TERMS_GUIDANCE } from '../../nodes/LendasatBorrower/resources/loanApplication/shared';
+import {
+	BLOCKED_ACCOUNT_GUIDANCE,
+	TERMS_GUIDANCE,
+} from '../../nodes/LendasatBorrower/resources/loanApplication/shared';
 import { everythingVisible } from '../helpers/secrets';
 
 let sandbox: Sandbox;
@@ -56,8 +59,15 @@ const borrower = (overrides: Partial<TestCredential> = {}): TestCredential => ({
 	...overrides,
 });
 
-async function loanApplication(operation: string, parameters: Record<string, unknown> = {}, credential = borrower()) {
-	const result = await runWorkflow(singleNodeWorkflow({ resource: 'loanApplication', operation, ...parameters }), { credential });
+async function loanApplication(
+	operation: string,
+	parameters: Record<string, unknown> = {},
+	credential = borrower(),
+) {
+	const result = await runWorkflow(
+		singleNodeWorkflow({ resource: 'loanApplication', operation, ...parameters }),
+		{ credential },
+	);
 	return { ...result, items: result.output(NODE).map((item) => item.json) };
 }
 
@@ -75,7 +85,11 @@ const CREATE_PARAMETERS = {
 	borrowerPublicKey: PUBLIC_KEY,
 	derivationPath: DERIVATION_PATH,
 	collateralAddress: COLLATERAL_ADDRESS,
-	additionalFields: { repaymentAddress: STABLECOIN_ADDRESS, borrowerNpub: NPUB, clientContractId: CLIENT_ID },
+	additionalFields: {
+		repaymentAddress: STABLECOIN_ADDRESS,
+		borrowerNpub: NPUB,
+		clientContractId: CLIENT_ID,
+	},
 };
 
 const CREATE_BODY = {
@@ -98,7 +112,8 @@ const CREATE_BODY = {
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
 const stored = (id: string) => sandbox.state.loanApplications.get(id);
-const describedBy = (error: unknown) => String((error as { description?: string } | undefined)?.description ?? '');
+const describedBy = (error: unknown) =>
+	String((error as { description?: string } | undefined)?.description ?? '');
 
 /** A run's outputs and error must never show the key. */
 function expectNoKey(...values: unknown[]) {
@@ -128,48 +143,134 @@ describe('Loan Application → Create', () => {
 			repayment_plan: 'interest_only_monthly',
 			client_contract_id: CLIENT_ID,
 		});
-		expect(stored(String(application.loan_deal_id))).toMatchObject({ ...CREATE_BODY, status: 'Available' });
+		expect(stored(String(application.loan_deal_id))).toMatchObject({
+			...CREATE_BODY,
+			status: 'Available',
+		});
 		expectNoKey(run, items);
 	});
 
 	it('leaves the optional fields out when they are not given or empty, and returns the whole record with Simplify off', async () => {
-		const { items, error } = await loanApplication('create', { ...CREATE_PARAMETERS, additionalFields: { repaymentAddress: '  ' }, simplify: false });
+		const { items, error } = await loanApplication('create', {
+			...CREATE_PARAMETERS,
+			additionalFields: { repaymentAddress: '  ' },
+			simplify: false,
+		});
 
 		expect(error).toBeUndefined();
 		const requiredBody: Record<string, unknown> = { ...CREATE_BODY };
-		for (const optional of ['borrower_loan_address', 'borrower_npub', 'client_contract_id']) delete requiredBody[optional];
+		for (const optional of ['borrower_loan_address', 'borrower_npub', 'client_contract_id'])
+			delete requiredBody[optional];
 		expect(sandbox.requests[0].body).toEqual(requiredBody);
 		// The backend stores a fallback npub of its own when none is given.
-		expect(items[0]).toMatchObject({ borrower_npub: expect.stringMatching(/^npub1/), borrower_loan_address: null, borrower_id: SEED_IDS.users.borrower });
+		expect(items[0]).toMatchObject({
+			borrower_npub: expect.stringMatching(/^npub1/),
+			borrower_loan_address: null,
+			borrower_id: SEED_IDS.users.borrower,
+		});
 	});
 
 	it.each([
-		['a LTV above 1', { ltv: 50 }, 'Loan-to-Value (LTV)', /more than 1: enter the loan-to-value ratio as a decimal/],
+		[
+			'a LTV above 1',
+			{ ltv: 50 },
+			'Loan-to-Value (LTV)',
+			/more than 1: enter the loan-to-value ratio as a decimal/,
+		],
 		['a negative LTV', { ltv: -0.1 }, 'Loan-to-Value (LTV)', /Must not be negative/],
 		['an interest rate in percent', { interestRate: 12 }, 'Interest Rate', /0\.12 for 12%/],
 		['a negative interest rate', { interestRate: -0.1 }, 'Interest Rate', /Must not be negative/],
 		['a zero minimum amount', { loanAmountMin: 0 }, 'Min Loan Amount', /greater than 0/],
-		['a minimum amount above the maximum', { loanAmountMin: 3000 }, 'Min Loan Amount', /Min Loan Amount \(3000\) is more than Max Loan Amount \(2500\.5\)/],
-		['a minimum duration above the maximum', { durationDaysMin: 120 }, 'Min Duration (Days)', /Min Duration \(Days\) \(120\) is more than Max Duration \(Days\) \(90\)/],
-		['a duration in part days', { durationDaysMax: 30.5 }, 'Max Duration (Days)', /whole number of days/],
+		[
+			'a minimum amount above the maximum',
+			{ loanAmountMin: 3000 },
+			'Min Loan Amount',
+			/Min Loan Amount \(3000\) is more than Max Loan Amount \(2500\.5\)/,
+		],
+		[
+			'a minimum duration above the maximum',
+			{ durationDaysMin: 120 },
+			'Min Duration (Days)',
+			/Min Duration \(Days\) \(120\) is more than Max Duration \(Days\) \(90\)/,
+		],
+		[
+			'a duration in part days',
+			{ durationDaysMax: 30.5 },
+			'Max Duration (Days)',
+			/whole number of days/,
+		],
 		['an unknown loan asset', { loanAsset: 'Doge' }, 'Loan Asset', /Expected one of Chf, Eur/],
-		['a fiat loan in a stablecoin', { loanType: 'Fiat' }, 'Loan Asset', /Loan Type Fiat is paid by bank transfer/],
-		['a stablecoin loan in euros', { loanAsset: 'Eur' }, 'Loan Asset', /Loan Type Fiat for a bank transfer/],
-		['a Moon card top-up in USDT', { loanType: 'PayWithMoon' }, 'Loan Asset', /USDC on Polygon only/],
-		['an unknown repayment plan', { repaymentPlan: 'balloon' }, 'Repayment Plan', /Expected one of bullet/],
-		['an uncompressed public key', { borrowerPublicKey: `04${'ab'.repeat(64)}` }, 'Borrower Public Key', /uncompressed key/],
-		['a derivation path without m/', { derivationPath: "84'/0'/0'" }, 'Derivation Path', /must start with m\//],
-		['a mistyped Bitcoin address', { collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr' }, 'Collateral Address', /not a valid Bitcoin address/],
+		[
+			'a fiat loan in a stablecoin',
+			{ loanType: 'Fiat' },
+			'Loan Asset',
+			/Loan Type Fiat is paid by bank transfer/,
+		],
+		[
+			'a stablecoin loan in euros',
+			{ loanAsset: 'Eur' },
+			'Loan Asset',
+			/Loan Type Fiat for a bank transfer/,
+		],
+		[
+			'a Moon card top-up in USDT',
+			{ loanType: 'PayWithMoon' },
+			'Loan Asset',
+			/USDC on Polygon only/,
+		],
+		[
+			'an unknown repayment plan',
+			{ repaymentPlan: 'balloon' },
+			'Repayment Plan',
+			/Expected one of bullet/,
+		],
+		[
+			'an uncompressed public key',
+			{ borrowerPublicKey: `04${'ab'.repeat(64)}` },
+			'Borrower Public Key',
+			/uncompressed key/,
+		],
+		[
+			'a derivation path without m/',
+			{ derivationPath: "84'/0'/0'" },
+			'Derivation Path',
+			/must start with m\//,
+		],
+		[
+			'a mistyped Bitcoin address',
+			{ collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr' },
+			'Collateral Address',
+			/not a valid Bitcoin address/,
+		],
 		[
 			'a hex Nostr key',
-			{ additionalFields: { borrowerNpub: '7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e' } },
+			{
+				additionalFields: {
+					borrowerNpub: '7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e',
+				},
+			},
 			'Nostr Public Key (Npub)',
 			/hex key; enter its npub1/,
 		],
-		['a mistyped npub', { additionalFields: { borrowerNpub: `${NPUB.slice(0, -1)}h` } }, 'Nostr Public Key (Npub)', /not a valid npub/],
+		[
+			'a mistyped npub',
+			{ additionalFields: { borrowerNpub: `${NPUB.slice(0, -1)}h` } },
+			'Nostr Public Key (Npub)',
+			/not a valid npub/,
+		],
 
-		['a client contract ID that is no UUID', { additionalFields: { clientContractId: 'order-42' } }, 'Client Contract ID', /8-4-4-4-12/],
-		['a repayment address with spaces', { additionalFields: { repaymentAddress: '0x5290 8400' } }, 'Repayment Address', /contains spaces/],
+		[
+			'a client contract ID that is no UUID',
+			{ additionalFields: { clientContractId: 'order-42' } },
+			'Client Contract ID',
+			/8-4-4-4-12/,
+		],
+		[
+			'a repayment address with spaces',
+			{ additionalFields: { repaymentAddress: '0x5290 8400' } },
+			'Repayment Address',
+			/contains spaces/,
+		],
 	])('refuses %s before sending anything', async (_case, change, label, problem) => {
 		const { error, items } = await loanApplication('create', { ...CREATE_PARAMETERS, ...change });
 
@@ -181,10 +282,15 @@ describe('Loan Application → Create', () => {
 
 	it('refuses a Nostr private key without repeating it anywhere', async () => {
 		const nsec = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
-		const { error, items } = await loanApplication('create', { ...CREATE_PARAMETERS, additionalFields: { borrowerNpub: nsec } });
+		const { error, items } = await loanApplication('create', {
+			...CREATE_PARAMETERS,
+			additionalFields: { borrowerNpub: nsec },
+		});
 
 		expect(error?.message).toBe('Invalid Nostr Public Key (Npub) [item 0]');
-		expect(describedBy(error)).toContain('This is a Nostr private key (nsec1…): never enter it anywhere.');
+		expect(describedBy(error)).toContain(
+			'This is a Nostr private key (nsec1…): never enter it anywhere.',
+		);
 		expect(`${error?.message} ${describedBy(error)}`).not.toContain(nsec.slice(5, 20));
 		expect(items).toEqual([]);
 		expect(sandbox.requests).toEqual([]);
@@ -195,8 +301,12 @@ describe('Loan Application → Create', () => {
 
 		const { error, run } = await loanApplication('create', CREATE_PARAMETERS);
 
-		expect(error?.message).toBe('Lendasat refuses loan applications for this borrower account (HTTP 400)');
-		expect(describedBy(error)).toContain('Loan Application → Create: Lendasat answers "Invalid request" when the borrower account is blocked');
+		expect(error?.message).toBe(
+			'Lendasat refuses loan applications for this borrower account (HTTP 400)',
+		);
+		expect(describedBy(error)).toContain(
+			'Loan Application → Create: Lendasat answers "Invalid request" when the borrower account is blocked',
+		);
 		expect(describedBy(error)).toContain('Server said: "Invalid request".');
 		expect(received()).toEqual(['POST /api/loan-applications']);
 		expect(sandbox.state.loanApplications.size).toBe(3);
@@ -205,34 +315,70 @@ describe('Loan Application → Create', () => {
 
 	it("maps the live create handler's own refusals to the field to fix", () => {
 		const guidance = [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE];
-		const map = (message: string) => mapApiError({ operation: 'Loan Application → Create', statusCode: 400, body: { message }, guidance });
+		const map = (message: string) =>
+			mapApiError({
+				operation: 'Loan Application → Create',
+				statusCode: 400,
+				body: { message },
+				guidance,
+			});
 
-		expect(map('LTV must be between 0 and 1 but was 1.5').message).toBe('Lendasat rejected the loan-to-value ratio (HTTP 400)');
-		expect(map('Interest rate must be between 0 and 1 but was 12').message).toBe('Lendasat rejected the interest rate (HTTP 400)');
+		expect(map('LTV must be between 0 and 1 but was 1.5').message).toBe(
+			'Lendasat rejected the loan-to-value ratio (HTTP 400)',
+		);
+		expect(map('Interest rate must be between 0 and 1 but was 12').message).toBe(
+			'Lendasat rejected the interest rate (HTTP 400)',
+		);
 		expect(map('Loan amount not valid. Was 0')).toEqual(
 			expect.objectContaining({
 				message: 'Lendasat rejected the loan amount range (HTTP 400)',
-				description: expect.stringContaining('the minimum must not exceed the maximum. Server said: "Loan amount not valid. Was 0".'),
+				description: expect.stringContaining(
+					'the minimum must not exceed the maximum. Server said: "Loan amount not valid. Was 0".',
+				),
 			}),
 		);
-		expect(map('Duration not valid. Was 0').message).toBe('Lendasat rejected the duration range (HTTP 400)');
+		expect(map('Duration not valid. Was 0').message).toBe(
+			'Lendasat rejected the duration range (HTTP 400)',
+		);
 	});
 });
 
 describe('Loan Application → Get', () => {
 	it('GETs /api/loan-applications/{id} and returns the application, simplified', async () => {
-		const { items, error } = await loanApplication('get', { loanApplicationId: ` ${APPLICATIONS.available} ` });
+		const { items, error } = await loanApplication('get', {
+			loanApplicationId: ` ${APPLICATIONS.available} `,
+		});
 
 		expect(error).toBeUndefined();
-		expect(sandbox.requests.map(({ method, path, query, rawBody }) => ({ method, path, query, rawBody }))).toEqual([
-			{ method: 'GET', path: `/api/loan-applications/${APPLICATIONS.available}`, query: {}, rawBody: '' },
+		expect(
+			sandbox.requests.map(({ method, path, query, rawBody }) => ({
+				method,
+				path,
+				query,
+				rawBody,
+			})),
+		).toEqual([
+			{
+				method: 'GET',
+				path: `/api/loan-applications/${APPLICATIONS.available}`,
+				query: {},
+				rawBody: '',
+			},
 		]);
 		expect(Object.keys(items[0])).toEqual(SIMPLIFIED_FIELDS);
-		expect(items[0]).toMatchObject({ loan_deal_id: APPLICATIONS.available, status: 'Available', loan_amount_min: 1000, loan_amount_max: 5000 });
+		expect(items[0]).toMatchObject({
+			loan_deal_id: APPLICATIONS.available,
+			status: 'Available',
+			loan_amount_min: 1000,
+			loan_amount_max: 5000,
+		});
 	});
 
 	it('returns the whole record with Simplify off, a Deleted one too', async () => {
-		const { items } = await loanApplication('get', { loanApplicationId: APPLICATIONS.deleted, simplify: false });
+		const { items } = await loanApplication('get', {
+			loanApplicationId: APPLICATIONS.deleted,
+			simplify: false,
+		});
 		expect(items).toEqual([JSON.parse(JSON.stringify(stored(APPLICATIONS.deleted)))]);
 		expect(items[0].status).toBe('Deleted');
 	});
@@ -246,8 +392,12 @@ describe('Loan Application → Get', () => {
 	});
 
 	it("says the same for another borrower's application", async () => {
-		const { error } = await loanApplication('get', { loanApplicationId: APPLICATIONS.otherBorrowers });
-		expect(error?.message).toBe(`Not found: loan application ${APPLICATIONS.otherBorrowers} (HTTP 400)`);
+		const { error } = await loanApplication('get', {
+			loanApplicationId: APPLICATIONS.otherBorrowers,
+		});
+		expect(error?.message).toBe(
+			`Not found: loan application ${APPLICATIONS.otherBorrowers} (HTTP 400)`,
+		);
 	});
 
 	it('refuses an ID that is no UUID before sending anything', async () => {
@@ -261,10 +411,11 @@ describe('Loan Application → Get Many', () => {
 	/** Two more Available applications of the borrower, newer than the seeded ones. */
 	function addNewer() {
 		const now = Date.now();
-		return [1, 2].map((hoursAgo) =>
-			sandbox.admin.addLoanApplication(sandbox.keys.borrower, {
-				created_at: new Date(now - hoursAgo * 3_600_000).toISOString(),
-			}).loan_deal_id,
+		return [1, 2].map(
+			(hoursAgo) =>
+				sandbox.admin.addLoanApplication(sandbox.keys.borrower, {
+					created_at: new Date(now - hoursAgo * 3_600_000).toISOString(),
+				}).loan_deal_id,
 		);
 	}
 
@@ -274,7 +425,11 @@ describe('Loan Application → Get Many', () => {
 		const { items, error } = await loanApplication('getAll');
 
 		expect(error).toBeUndefined();
-		expect(items.map((item) => item.loan_deal_id)).toEqual([newest, second, APPLICATIONS.available]);
+		expect(items.map((item) => item.loan_deal_id)).toEqual([
+			newest,
+			second,
+			APPLICATIONS.available,
+		]);
 		expect(items.every((item) => Object.keys(item).join() === SIMPLIFIED_FIELDS.join())).toBe(true);
 		expect(sandbox.requests.map(({ method, path, query }) => ({ method, path, query }))).toEqual([
 			{ method: 'GET', path: '/api/loan-applications', query: {} },
@@ -322,7 +477,12 @@ describe('Loan Application → Update', () => {
 		const newId = String(output.loan_deal_id);
 		expect(newId).toMatch(UUID);
 		expect(newId).not.toBe(APPLICATIONS.available);
-		expect(Object.keys(output)).toEqual(['loan_deal_id', 'previous_loan_deal_id', ...SIMPLIFIED_FIELDS.slice(1), 'note']);
+		expect(Object.keys(output)).toEqual([
+			'loan_deal_id',
+			'previous_loan_deal_id',
+			...SIMPLIFIED_FIELDS.slice(1),
+			'note',
+		]);
 		expect(output).toMatchObject({
 			previous_loan_deal_id: APPLICATIONS.available,
 			status: 'Available',
@@ -331,23 +491,37 @@ describe('Loan Application → Update', () => {
 			note: `Lendasat posted the updated application under a new ID: use loan_deal_id ${newId} from now on. The previous ID ${APPLICATIONS.available} is now Deleted.`,
 		});
 		expect(stored(APPLICATIONS.available)?.status).toBe('Deleted');
-		expect(stored(newId)).toMatchObject({ status: 'Available', interest_rate: 0.095, loan_asset: 'UsdcPol' });
+		expect(stored(newId)).toMatchObject({
+			status: 'Available',
+			interest_rate: 0.095,
+			loan_asset: 'UsdcPol',
+		});
 		expectNoKey(run, items);
 	});
 
 	it('afterwards Get Many shows only the new application', async () => {
-		await loanApplication('update', { loanApplicationId: APPLICATIONS.available, updateFields: { ltv: 0.4 } });
-		const newId = [...sandbox.state.loanApplications.values()].find((application) => application.ltv === 0.4)?.loan_deal_id;
+		await loanApplication('update', {
+			loanApplicationId: APPLICATIONS.available,
+			updateFields: { ltv: 0.4 },
+		});
+		const newId = [...sandbox.state.loanApplications.values()].find(
+			(application) => application.ltv === 0.4,
+		)?.loan_deal_id;
 
 		const { items } = await loanApplication('getAll');
 		expect(items.map((item) => item.loan_deal_id)).toEqual([newId]);
 	});
 
 	it('checks the merged terms like Create: a new minimum above the current maximum sends no PUT', async () => {
-		const { error } = await loanApplication('update', { loanApplicationId: APPLICATIONS.available, updateFields: { loanAmountMin: 6000 } });
+		const { error } = await loanApplication('update', {
+			loanApplicationId: APPLICATIONS.available,
+			updateFields: { loanAmountMin: 6000 },
+		});
 
 		expect(error?.message).toBe('Invalid Min Loan Amount [item 0]');
-		expect(describedBy(error)).toContain("Min Loan Amount (6000) is more than Max Loan Amount (the application's current value) (5000)");
+		expect(describedBy(error)).toContain(
+			"Min Loan Amount (6000) is more than Max Loan Amount (the application's current value) (5000)",
+		);
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 		expect(stored(APPLICATIONS.available)?.status).toBe('Available');
 	});
@@ -357,30 +531,48 @@ describe('Loan Application → Update', () => {
 		['a LTV above 1', { ltv: 1.2 }, 'Loan-to-Value (LTV)', /more than 1/],
 		['a duration of 0 days', { durationDaysMin: 0 }, 'Min Duration (Days)', /at least 1 day/],
 	])('refuses %s before sending anything', async (_case, updateFields, label, problem) => {
-		const { error } = await loanApplication('update', { loanApplicationId: APPLICATIONS.available, updateFields });
+		const { error } = await loanApplication('update', {
+			loanApplicationId: APPLICATIONS.available,
+			updateFields,
+		});
 		expect(error?.message).toBe(`Invalid ${label} [item 0]`);
 		expect(describedBy(error)).toMatch(problem);
 		expect(sandbox.requests).toEqual([]);
 	});
 
 	it('refuses a Deleted application, which Lendasat would post again as a new one', async () => {
-		const { error } = await loanApplication('update', { loanApplicationId: APPLICATIONS.deleted, updateFields: { ltv: 0.4 } });
+		const { error } = await loanApplication('update', {
+			loanApplicationId: APPLICATIONS.deleted,
+			updateFields: { ltv: 0.4 },
+		});
 
-		expect(error?.message).toBe(`Loan application ${APPLICATIONS.deleted} is Deleted and cannot be updated [item 0]`);
+		expect(error?.message).toBe(
+			`Loan application ${APPLICATIONS.deleted} is Deleted and cannot be updated [item 0]`,
+		);
 		expect(describedBy(error)).toContain('Update its newest ID instead');
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.deleted}`]);
 		expect(sandbox.state.loanApplications.size).toBe(3);
 	});
 
 	it('refuses a Taken application', async () => {
-		const taken = sandbox.admin.addLoanApplication(sandbox.keys.borrower, { status: 'Taken' }).loan_deal_id;
-		const { error } = await loanApplication('update', { loanApplicationId: taken, updateFields: { ltv: 0.4 } });
-		expect(error?.message).toBe(`Loan application ${taken} is Taken and cannot be updated [item 0]`);
+		const taken = sandbox.admin.addLoanApplication(sandbox.keys.borrower, {
+			status: 'Taken',
+		}).loan_deal_id;
+		const { error } = await loanApplication('update', {
+			loanApplicationId: taken,
+			updateFields: { ltv: 0.4 },
+		});
+		expect(error?.message).toBe(
+			`Loan application ${taken} is Taken and cannot be updated [item 0]`,
+		);
 		expect(received()).toEqual([`GET /api/loan-applications/${taken}`]);
 	});
 
 	it('says "not found" for an unknown ID and sends no PUT', async () => {
-		const { error, run } = await loanApplication('update', { loanApplicationId: UNKNOWN_ID, updateFields: { ltv: 0.4 } });
+		const { error, run } = await loanApplication('update', {
+			loanApplicationId: UNKNOWN_ID,
+			updateFields: { ltv: 0.4 },
+		});
 		expect(error?.message).toBe(`Not found: loan application ${UNKNOWN_ID} (HTTP 400)`);
 		expect(received()).toEqual([`GET /api/loan-applications/${UNKNOWN_ID}`]);
 		expectNoKey(run, error);
@@ -389,19 +581,29 @@ describe('Loan Application → Update', () => {
 
 describe('Loan Application → Delete', () => {
 	it('reads the application, PUTs /delete/{id} without a body and confirms with the ID', async () => {
-		const { items, error } = await loanApplication('delete', { loanApplicationId: APPLICATIONS.available });
+		const { items, error } = await loanApplication('delete', {
+			loanApplicationId: APPLICATIONS.available,
+		});
 
 		expect(error).toBeUndefined();
-		expect(sandbox.requests.map(({ method, path, rawBody }) => ({ method, path, rawBody }))).toEqual([
+		expect(
+			sandbox.requests.map(({ method, path, rawBody }) => ({ method, path, rawBody })),
+		).toEqual([
 			{ method: 'GET', path: `/api/loan-applications/${APPLICATIONS.available}`, rawBody: '' },
-			{ method: 'PUT', path: `/api/loan-applications/delete/${APPLICATIONS.available}`, rawBody: '' },
+			{
+				method: 'PUT',
+				path: `/api/loan-applications/delete/${APPLICATIONS.available}`,
+				rawBody: '',
+			},
 		]);
 		expect(items).toEqual([{ loan_deal_id: APPLICATIONS.available, deleted: true }]);
 		expect(stored(APPLICATIONS.available)?.status).toBe('Deleted');
 	});
 
 	it("fails for an unknown ID, which Lendasat's delete would answer 200 null, and sends no deletion", async () => {
-		const { error, items, run } = await loanApplication('delete', { loanApplicationId: UNKNOWN_ID });
+		const { error, items, run } = await loanApplication('delete', {
+			loanApplicationId: UNKNOWN_ID,
+		});
 
 		expect(error?.message).toBe(`Not found: loan application ${UNKNOWN_ID} (HTTP 400)`);
 		expect(describedBy(error)).toContain('Loan Application → Delete:');
@@ -411,9 +613,13 @@ describe('Loan Application → Delete', () => {
 	});
 
 	it('refuses a Taken application, which Lendasat would relabel Deleted', async () => {
-		const taken = sandbox.admin.addLoanApplication(sandbox.keys.borrower, { status: 'Taken' }).loan_deal_id;
+		const taken = sandbox.admin.addLoanApplication(sandbox.keys.borrower, {
+			status: 'Taken',
+		}).loan_deal_id;
 		const { error } = await loanApplication('delete', { loanApplicationId: taken });
-		expect(error?.message).toBe(`Loan application ${taken} was taken by a lender and cannot be deleted [item 0]`);
+		expect(error?.message).toBe(
+			`Loan application ${taken} was taken by a lender and cannot be deleted [item 0]`,
+		);
 		expect(received()).toEqual([`GET /api/loan-applications/${taken}`]);
 		expect(stored(taken)?.status).toBe('Taken');
 	});
@@ -427,10 +633,16 @@ describe('the whole life of a loan application on the spec dialect', () => {
 		expect(created.error).toBeUndefined();
 		const firstId = String(created.items[0].loan_deal_id);
 
-		const updated = await loanApplication('update', { loanApplicationId: firstId, updateFields: { durationDaysMax: 120 } });
+		const updated = await loanApplication('update', {
+			loanApplicationId: firstId,
+			updateFields: { durationDaysMax: 120 },
+		});
 		expect(updated.error).toBeUndefined();
 		const secondId = String(updated.items[0].loan_deal_id);
-		expect(updated.items[0]).toMatchObject({ previous_loan_deal_id: firstId, duration_days_max: 120 });
+		expect(updated.items[0]).toMatchObject({
+			previous_loan_deal_id: firstId,
+			duration_days_max: 120,
+		});
 		expect(secondId).not.toBe(firstId);
 
 		const listed = await loanApplication('getAll', { includeDeleted: true, returnAll: true });
@@ -445,41 +657,62 @@ describe('the whole life of a loan application on the spec dialect', () => {
 		expect(deleted.items).toEqual([{ loan_deal_id: secondId, deleted: true }]);
 
 		const gone = await loanApplication('get', { loanApplicationId: UNKNOWN_ID });
-		expect(gone.error?.message).toBe(`Not found: loan application ${UNKNOWN_ID} (HTTP 404, LOAN_APPLICATION_NOT_FOUND)`);
+		expect(gone.error?.message).toBe(
+			`Not found: loan application ${UNKNOWN_ID} (HTTP 404, LOAN_APPLICATION_NOT_FOUND)`,
+		);
 		expectNoKey(created.run, updated.run, listed.run, deleted.run, gone.run, gone.error);
 	});
 
 	it('explains a blocked account there too', async () => {
 		sandbox.admin.setJailed(sandbox.keys.borrower, true);
 		const { error } = await loanApplication('get', { loanApplicationId: APPLICATIONS.available });
-		expect(error?.message).toBe('Lendasat refuses loan applications for this borrower account (HTTP 403, ACCOUNT_BLOCKED)');
+		expect(error?.message).toBe(
+			'Lendasat refuses loan applications for this borrower account (HTTP 403, ACCOUNT_BLOCKED)',
+		);
 	});
 });
 
 describe('Loan Application → Update when things go wrong', () => {
 	it('two items updating the same application take turns: the second finds it replaced and changes nothing', async () => {
 		const result = await runWorkflow(
-			singleNodeWorkflow({
-				resource: 'loanApplication',
-				operation: 'update',
-				loanApplicationId: APPLICATIONS.available,
-				updateFields: { interestRate: '={{ $json.rate }}' },
-			}, { onError: 'continueRegularOutput' }),
+			singleNodeWorkflow(
+				{
+					resource: 'loanApplication',
+					operation: 'update',
+					loanApplicationId: APPLICATIONS.available,
+					updateFields: { interestRate: '={{ $json.rate }}' },
+				},
+				{ onError: 'continueRegularOutput' },
+			),
 			{ credential: borrower(), items: [{ rate: 0.1 }, { rate: 0.2 }] },
 		);
-		const available = [...sandbox.state.loanApplications.values()].filter((application) => application.status === 'Available');
-		expect(available.filter((application) => application.borrower_id === SEED_IDS.users.borrower)).toHaveLength(1);
+		const available = [...sandbox.state.loanApplications.values()].filter(
+			(application) => application.status === 'Available',
+		);
+		expect(
+			available.filter((application) => application.borrower_id === SEED_IDS.users.borrower),
+		).toHaveLength(1);
 		expect(received().filter((line) => line.startsWith('PUT'))).toHaveLength(1);
 		const outputs = result.output(NODE).map((item) => item.json);
-		expect(outputs[0]).toMatchObject({ interest_rate: 0.1, previous_loan_deal_id: APPLICATIONS.available });
+		expect(outputs[0]).toMatchObject({
+			interest_rate: 0.1,
+			previous_loan_deal_id: APPLICATIONS.available,
+		});
 		expect(JSON.stringify(outputs[1])).toMatch(/is Deleted and cannot be updated/);
 	});
 
 	it('a 500 on the edit says the update may already have happened, and where to look', async () => {
-		sandbox.configure({ faults: [{ kind: '500', method: 'PUT', path: '/api/loan-applications/edit' }] });
-		const { error, items } = await loanApplication('update', { loanApplicationId: APPLICATIONS.available, updateFields: { ltv: 0.4 } });
+		sandbox.configure({
+			faults: [{ kind: '500', method: 'PUT', path: '/api/loan-applications/edit' }],
+		});
+		const { error, items } = await loanApplication('update', {
+			loanApplicationId: APPLICATIONS.available,
+			updateFields: { ltv: 0.4 },
+		});
 		expect(items).toEqual([]);
-		expect(error?.message).toMatch(/^Lendasat could not confirm the update of the loan application/);
+		expect(error?.message).toMatch(
+			/^Lendasat could not confirm the update of the loan application/,
+		);
 		expect(describedBy(error)).toMatch(/Get Many with Include Deleted/);
 	});
 
@@ -506,7 +739,9 @@ describe('Loan Application → Update when things go wrong', () => {
 	});
 
 	it('an ID in upper case is sent in lower case, as Lendasat issues them', async () => {
-		const { error } = await loanApplication('get', { loanApplicationId: APPLICATIONS.available.toUpperCase() });
+		const { error } = await loanApplication('get', {
+			loanApplicationId: APPLICATIONS.available.toUpperCase(),
+		});
 		expect(error).toBeUndefined();
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 	});
@@ -517,7 +752,9 @@ describe('Loan Application → Create after a failure that may have come after L
 
 	it('a 500 after the application was stored: the node finds it in the list and returns it, once', async () => {
 		const before = count();
-		sandbox.configure({ faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications', after: true }] });
+		sandbox.configure({
+			faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications', after: true }],
+		});
 		const { items, error } = await loanApplication('create', CREATE_PARAMETERS);
 		expect(error).toBeUndefined();
 		expect(count()).toBe(before + 1);
@@ -528,7 +765,9 @@ describe('Loan Application → Create after a failure that may have come after L
 
 	it('a 500 before anything was stored: nothing found, not sent again, and the error says running again is safe', async () => {
 		const before = count();
-		sandbox.configure({ faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications' }] });
+		sandbox.configure({
+			faults: [{ kind: '500', method: 'POST', path: '/api/loan-applications' }],
+		});
 		const { items, error } = await loanApplication('create', CREATE_PARAMETERS);
 		expect(items).toEqual([]);
 		expect(count()).toBe(before);
@@ -537,7 +776,11 @@ describe('Loan Application → Create after a failure that may have come after L
 	});
 
 	it('a 400 is plainly refused: no lookup', async () => {
-		const { error } = await loanApplication('create', { ...CREATE_PARAMETERS, ltv: 0.6 }, borrower());
+		const { error } = await loanApplication(
+			'create',
+			{ ...CREATE_PARAMETERS, ltv: 0.6 },
+			borrower(),
+		);
 		expect(error).toBeUndefined();
 		sandbox.requests.length = 0;
 		sandbox.admin.setJailed(sandbox.keys.borrower, true);

@@ -20,13 +20,17 @@ const borrower = (): TestCredential => ({
 });
 
 function notifications(parameters: Record<string, unknown>, credential = borrower()) {
-	return runWorkflow(singleNodeWorkflow({ resource: 'notification', ...parameters }), { credential });
+	return runWorkflow(singleNodeWorkflow({ resource: 'notification', ...parameters }), {
+		credential,
+	});
 }
 
 async function listNotifications(parameters: Record<string, unknown> = {}) {
 	const { output, error } = await notifications({ operation: 'getAll', ...parameters });
 	expect(error).toBeUndefined();
-	return output('Lendasat Borrower').map((item) => item.json as { type: string; data: Record<string, unknown> });
+	return output('Lendasat Borrower').map(
+		(item) => item.json as { type: string; data: Record<string, unknown> },
+	);
 }
 
 /** The seed gives the main borrower five notifications, one of them already read. */
@@ -102,7 +106,9 @@ describe('Notification → Get Many: reading the feed', () => {
 		const items = await listNotifications({ limit: 7 });
 
 		expect(items).toHaveLength(7);
-		expect(sandbox.requests.map((request) => request.query)).toEqual([{ unread_only: 'true', page: '1', limit: '7' }]);
+		expect(sandbox.requests.map((request) => request.query)).toEqual([
+			{ unread_only: 'true', page: '1', limit: '7' },
+		]);
 	});
 
 	it('a Limit above one page stops as soon as it has enough', async () => {
@@ -165,7 +171,9 @@ describe('Notification → Mark as Read', () => {
 		});
 
 		expect(error).toBeUndefined();
-		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([{ markedAsRead: newest.data.id }]);
+		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([
+			{ markedAsRead: newest.data.id },
+		]);
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
 		expect(request.method).toBe('PUT');
@@ -188,7 +196,12 @@ describe('Notification → Mark as Read', () => {
 		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([{ markedAsRead: 'all' }]);
 		expect(sandbox.requests).toHaveLength(1);
 		expect(sandbox.requests[0]).toEqual(
-			expect.objectContaining({ method: 'PUT', path: '/api/notifications', query: {}, rawBody: '' }),
+			expect.objectContaining({
+				method: 'PUT',
+				path: '/api/notifications',
+				query: {},
+				rawBody: '',
+			}),
 		);
 
 		expect(await listNotifications()).toEqual([]);
@@ -199,7 +212,11 @@ describe('Notification → Mark as Read', () => {
 
 	it('sends the ID trimmed of stray white space', async () => {
 		const id = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
-		const { output } = await notifications({ operation: 'markAsRead', scope: 'one', notificationId: `  ${id} ` });
+		const { output } = await notifications({
+			operation: 'markAsRead',
+			scope: 'one',
+			notificationId: `  ${id} `,
+		});
 		expect(output('Lendasat Borrower')[0].json).toEqual({ markedAsRead: id });
 		expect(sandbox.requests[0].path).toBe(`/api/notifications/${id}`);
 	});
@@ -211,16 +228,37 @@ describe('Notification: bad input is refused before any request', () => {
 		['a UUID without dashes', '3f2b8c1e9d4a4b6f8e2a1c5d7f9a0b3e'],
 		['an expression giving nothing', '={{ "  " }}'],
 	])('%s', async (_case, notificationId) => {
-		const { error } = await notifications({ operation: 'markAsRead', scope: 'one', notificationId });
+		const { error } = await notifications({
+			operation: 'markAsRead',
+			scope: 'one',
+			notificationId,
+		});
 		expect(error?.message).toBe('Invalid Notification ID [item 0]');
-		expect((error as { description?: string }).description).toMatch(/^Notification ID: .*3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e/);
+		expect((error as { description?: string }).description).toMatch(
+			/^Notification ID: .*3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e/,
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
 	it.each([
-		['a Scope in capitals', { operation: 'markAsRead', scope: 'ALL' }, 'Invalid Scope [item 0]', 'Expected one of one, all, got "ALL".'],
-		['Unread Only given as text', { operation: 'getAll', unreadOnly: '={{ "false" }}' }, 'Invalid Unread Only [item 0]', 'Expected true or false'],
-		['Unread Only given as an object', { operation: 'getAll', unreadOnly: '={{ { a: 1 } }}' }, 'Invalid Unread Only [item 0]', 'Expected true or false'],
+		[
+			'a Scope in capitals',
+			{ operation: 'markAsRead', scope: 'ALL' },
+			'Invalid Scope [item 0]',
+			'Expected one of one, all, got "ALL".',
+		],
+		[
+			'Unread Only given as text',
+			{ operation: 'getAll', unreadOnly: '={{ "false" }}' },
+			'Invalid Unread Only [item 0]',
+			'Expected true or false',
+		],
+		[
+			'Unread Only given as an object',
+			{ operation: 'getAll', unreadOnly: '={{ { a: 1 } }}' },
+			'Invalid Unread Only [item 0]',
+			'Expected true or false',
+		],
 	])('refuses %s, naming the field', async (_case, parameters, message, problem) => {
 		const { error } = await notifications(parameters);
 		expect(error?.message).toBe(message);
@@ -238,7 +276,9 @@ describe('Notification: bad input is refused before any request', () => {
 			{ operation, ...parameters },
 			{ ...borrower(), keyType: 'master', apiKey: sandbox.keys.master },
 		);
-		expect(error?.message).toMatch(/needs a Borrower Key, but the credential holds a Partner Master Key$/);
+		expect(error?.message).toMatch(
+			/needs a Borrower Key, but the credential holds a Partner Master Key$/,
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
@@ -254,7 +294,8 @@ const SETTING_FIELDS = [
 	'new_chat_message_email',
 	'new_chat_message_telegram',
 ];
-const allSettings = (value: boolean): Record<string, boolean> => Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
+const allSettings = (value: boolean): Record<string, boolean> =>
+	Object.fromEntries(SETTING_FIELDS.map((field) => [field, value]));
 const storedSettings = () => sandbox.state.notificationSettings.get(SEED_IDS.users.borrower);
 const requestLines = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
 
@@ -268,7 +309,14 @@ describe.each(['spec', 'live'] as const)('Notification → Get Settings (%s dial
 		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([allSettings(true)]);
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
-		expect(request).toEqual(expect.objectContaining({ method: 'GET', path: '/api/notification-settings', query: {}, rawBody: '' }));
+		expect(request).toEqual(
+			expect.objectContaining({
+				method: 'GET',
+				path: '/api/notification-settings',
+				query: {},
+				rawBody: '',
+			}),
+		);
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 	});
 
@@ -282,119 +330,190 @@ describe.each(['spec', 'live'] as const)('Notification → Get Settings (%s dial
 	});
 });
 
-describe.each(['spec', 'live'] as const)('Notification → Update Settings (%s dialect): read, merge, write', (dialect) => {
-	beforeEach(() => sandbox.configure({ dialect }));
+describe.each(['spec', 'live'] as const)(
+	'Notification → Update Settings (%s dialect): read, merge, write',
+	(dialect) => {
+		beforeEach(() => sandbox.configure({ dialect }));
 
-	it('sends all eight switches, the chosen ones changed, and returns the stored settings', async () => {
-		const { output, error } = await notifications({
-			operation: 'updateSettings',
-			updateFields: { newChatMessageEmail: false, onLoginTelegram: false },
+		it('sends all eight switches, the chosen ones changed, and returns the stored settings', async () => {
+			const { output, error } = await notifications({
+				operation: 'updateSettings',
+				updateFields: { newChatMessageEmail: false, onLoginTelegram: false },
+			});
+
+			expect(error).toBeUndefined();
+			const expected = {
+				...allSettings(true),
+				new_chat_message_email: false,
+				on_login_telegram: false,
+			};
+			expect(requestLines()).toEqual([
+				'GET /api/notification-settings',
+				'PUT /api/notification-settings',
+			]);
+			const put = sandbox.requests[1];
+			expect(put.body).toEqual(expected);
+			expect(Object.keys(put.body as object)).toEqual(SETTING_FIELDS);
+			expect(put.headers['content-type']).toMatch(/^application\/json/);
+			expect(put.headers['x-api-key']).toBe(sandbox.keys.borrower);
+			expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([expected]);
+			expect(storedSettings()).toEqual(expected);
 		});
 
-		expect(error).toBeUndefined();
-		const expected = { ...allSettings(true), new_chat_message_email: false, on_login_telegram: false };
-		expect(requestLines()).toEqual(['GET /api/notification-settings', 'PUT /api/notification-settings']);
-		const put = sandbox.requests[1];
-		expect(put.body).toEqual(expected);
-		expect(Object.keys(put.body as object)).toEqual(SETTING_FIELDS);
-		expect(put.headers['content-type']).toMatch(/^application\/json/);
-		expect(put.headers['x-api-key']).toBe(sandbox.keys.borrower);
-		expect(output('Lendasat Borrower').map((item) => item.json)).toEqual([expected]);
-		expect(storedSettings()).toEqual(expected);
-	});
+		it('keeps every switch it was not given at its stored value, and can switch one back on', async () => {
+			const stored = { ...allSettings(false), daily_offer_digest_email: true };
+			sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, { ...stored } as never);
 
-	it('keeps every switch it was not given at its stored value, and can switch one back on', async () => {
-		const stored = { ...allSettings(false), daily_offer_digest_email: true };
-		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, { ...stored } as never);
-
-		const { output, error } = await notifications({ operation: 'updateSettings', updateFields: { contractStatusChangedTelegram: true } });
-
-		expect(error).toBeUndefined();
-		const expected = { ...stored, contract_status_changed_telegram: true };
-		expect(sandbox.requests[1].body).toEqual(expected);
-		expect(output('Lendasat Borrower')[0].json).toEqual(expected);
-	});
-
-	it('takes every switch from an expression, per item; items of one run each read what the one before wrote', async () => {
-		const { output, error } = await runWorkflow(
-			singleNodeWorkflow({
-				resource: 'notification',
+			const { output, error } = await notifications({
 				operation: 'updateSettings',
-				updateFields: { onLoginEmail: '={{ $json.login }}', newLoanOfferTelegram: '={{ $json.offers }}' },
-			}),
-			{ credential: borrower(), items: [{ login: false, offers: true }, { login: true, offers: false }] },
-		);
+				updateFields: { contractStatusChangedTelegram: true },
+			});
 
-		expect(error).toBeUndefined();
-		// Not GET, GET, PUT, PUT: a second read before the first write would undo the first item's change.
-		expect(requestLines()).toEqual([
-			'GET /api/notification-settings',
-			'PUT /api/notification-settings',
-			'GET /api/notification-settings',
-			'PUT /api/notification-settings',
-		]);
-		expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false });
-		expect(sandbox.requests[3].body).toEqual({ ...allSettings(true), new_loan_offer_telegram: false });
-		expect(output('Lendasat Borrower').map((item) => [item.json.on_login_email, item.json.new_loan_offer_telegram, item.pairedItem])).toEqual([
-			[false, true, { item: 0 }],
-			[true, false, { item: 1 }],
-		]);
-	});
+			expect(error).toBeUndefined();
+			const expected = { ...stored, contract_status_changed_telegram: true };
+			expect(sandbox.requests[1].body).toEqual(expected);
+			expect(output('Lendasat Borrower')[0].json).toEqual(expected);
+		});
 
-	it('refuses an update that changes nothing, before any request', async () => {
-		const { error } = await notifications({ operation: 'updateSettings', updateFields: {} });
+		it('takes every switch from an expression, per item; items of one run each read what the one before wrote', async () => {
+			const { output, error } = await runWorkflow(
+				singleNodeWorkflow({
+					resource: 'notification',
+					operation: 'updateSettings',
+					updateFields: {
+						onLoginEmail: '={{ $json.login }}',
+						newLoanOfferTelegram: '={{ $json.offers }}',
+					},
+				}),
+				{
+					credential: borrower(),
+					items: [
+						{ login: false, offers: true },
+						{ login: true, offers: false },
+					],
+				},
+			);
 
-		expect(error?.message).toBe('No notification setting to update [item 0]');
-		expect((error as { description?: string }).description).toMatch(/^Notification → Update Settings: add at least one setting under Update Fields.*Nothing was sent/);
-		expect(sandbox.requests).toHaveLength(0);
-	});
+			expect(error).toBeUndefined();
+			// Not GET, GET, PUT, PUT: a second read before the first write would undo the first item's change.
+			expect(requestLines()).toEqual([
+				'GET /api/notification-settings',
+				'PUT /api/notification-settings',
+				'GET /api/notification-settings',
+				'PUT /api/notification-settings',
+			]);
+			expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false });
+			expect(sandbox.requests[3].body).toEqual({
+				...allSettings(true),
+				new_loan_offer_telegram: false,
+			});
+			expect(
+				output('Lendasat Borrower').map((item) => [
+					item.json.on_login_email,
+					item.json.new_loan_offer_telegram,
+					item.pairedItem,
+				]),
+			).toEqual([
+				[false, true, { item: 0 }],
+				[true, false, { item: 1 }],
+			]);
+		});
 
-	it('refuses a switch that is not true or false, naming it', async () => {
-		const { error } = await notifications({ operation: 'updateSettings', updateFields: { newChatMessageEmail: '={{ "false" }}' } });
+		it('refuses an update that changes nothing, before any request', async () => {
+			const { error } = await notifications({ operation: 'updateSettings', updateFields: {} });
 
-		expect(error?.message).toBe('Invalid New Chat Message (Email) [item 0]');
-		expect((error as { description?: string }).description).toContain('Expected true or false');
-		expect(sandbox.requests).toHaveLength(0);
-	});
+			expect(error?.message).toBe('No notification setting to update [item 0]');
+			expect((error as { description?: string }).description).toMatch(
+				/^Notification → Update Settings: add at least one setting under Update Fields.*Nothing was sent/,
+			);
+			expect(sandbox.requests).toHaveLength(0);
+		});
 
-	it('does not guess a switch the server did not report: it names it and writes nothing', async () => {
-		const partial: Record<string, boolean> = allSettings(false);
-		delete partial.new_chat_message_telegram;
-		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
+		it('refuses a switch that is not true or false, naming it', async () => {
+			const { error } = await notifications({
+				operation: 'updateSettings',
+				updateFields: { newChatMessageEmail: '={{ "false" }}' },
+			});
 
-		const { error } = await notifications({ operation: 'updateSettings', updateFields: { onLoginEmail: true } });
+			expect(error?.message).toBe('Invalid New Chat Message (Email) [item 0]');
+			expect((error as { description?: string }).description).toContain('Expected true or false');
+			expect(sandbox.requests).toHaveLength(0);
+		});
 
-		expect(error?.message).toBe('Lendasat did not report the current value of new_chat_message_telegram [item 0]');
-		expect(requestLines()).toEqual(['GET /api/notification-settings']);
+		it('does not guess a switch the server did not report: it names it and writes nothing', async () => {
+			const partial: Record<string, boolean> = allSettings(false);
+			delete partial.new_chat_message_telegram;
+			sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
 
-		sandbox.reset();
-		sandbox.configure({ dialect });
-		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
-		const given = await notifications({ operation: 'updateSettings', updateFields: { newChatMessageTelegram: true } });
-		expect(given.error).toBeUndefined();
-		expect(sandbox.requests[1].body).toEqual({ ...allSettings(false), new_chat_message_telegram: true });
-	});
+			const { error } = await notifications({
+				operation: 'updateSettings',
+				updateFields: { onLoginEmail: true },
+			});
 
-	it('writes back a further switch a newer server reports, unchanged', async () => {
-		sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, { ...allSettings(true), margin_call_sms: false } as never);
+			expect(error?.message).toBe(
+				'Lendasat did not report the current value of new_chat_message_telegram [item 0]',
+			);
+			expect(requestLines()).toEqual(['GET /api/notification-settings']);
 
-		const { error } = await notifications({ operation: 'updateSettings', updateFields: { onLoginEmail: false } });
+			sandbox.reset();
+			sandbox.configure({ dialect });
+			sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, partial as never);
+			const given = await notifications({
+				operation: 'updateSettings',
+				updateFields: { newChatMessageTelegram: true },
+			});
+			expect(given.error).toBeUndefined();
+			expect(sandbox.requests[1].body).toEqual({
+				...allSettings(false),
+				new_chat_message_telegram: true,
+			});
+		});
 
-		expect(error).toBeUndefined();
-		expect(sandbox.requests[1].body).toEqual({ ...allSettings(true), on_login_email: false, margin_call_sms: false });
-	});
-});
+		it('writes back a further switch a newer server reports, unchanged', async () => {
+			sandbox.state.notificationSettings.set(SEED_IDS.users.borrower, {
+				...allSettings(true),
+				margin_call_sms: false,
+			} as never);
+
+			const { error } = await notifications({
+				operation: 'updateSettings',
+				updateFields: { onLoginEmail: false },
+			});
+
+			expect(error).toBeUndefined();
+			expect(sandbox.requests[1].body).toEqual({
+				...allSettings(true),
+				on_login_email: false,
+				margin_call_sms: false,
+			});
+		});
+	},
+);
 
 describe('Notification settings from a server that answers 200 with something else', () => {
 	it.each([
 		['getSettings', {}, '{"message":"Something went wrong"}', /it lacks on_login_email/],
-		['getSettings', {}, JSON.stringify({ ...allSettings(true), on_login_email: 'yes' }), /its on_login_email is "yes", not true or false/],
-		['updateSettings', { updateFields: { onLoginEmail: false } }, '{"ok":true}', /it lacks on_login_email/],
+		[
+			'getSettings',
+			{},
+			JSON.stringify({ ...allSettings(true), on_login_email: 'yes' }),
+			/its on_login_email is "yes", not true or false/,
+		],
+		[
+			'updateSettings',
+			{ updateFields: { onLoginEmail: false } },
+			'{"ok":true}',
+			/it lacks on_login_email/,
+		],
 	])('%s answered %#: an error, never an item', async (operation, parameters, body, problem) => {
 		// GET answers the stored settings; the answer under test comes back for the operation's own request.
 		const server = http.createServer((request, response) => {
 			response.writeHead(200, { 'content-type': 'application/json' });
-			response.end(operation === 'updateSettings' && request.method === 'GET' ? JSON.stringify(allSettings(true)) : body);
+			response.end(
+				operation === 'updateSettings' && request.method === 'GET'
+					? JSON.stringify(allSettings(true))
+					: body,
+			);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		try {

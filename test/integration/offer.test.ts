@@ -1,7 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
-import { runWorkflow, searchList, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import {
+	runWorkflow,
+	searchList,
+	singleNodeWorkflow,
+	type TestCredential,
+} from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 
 let sandbox: Sandbox;
@@ -28,7 +33,12 @@ function offerGet(offerId: IDataObject | string, parameters: IDataObject = {}) {
 }
 
 function offerGetMany(parameters: IDataObject = {}) {
-	return singleNodeWorkflow({ resource: 'offer', operation: 'getAll', returnAll: true, ...parameters });
+	return singleNodeWorkflow({
+		resource: 'offer',
+		operation: 'getAll',
+		returnAll: true,
+		...parameters,
+	});
 }
 
 const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
@@ -71,7 +81,11 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 		]);
 		expect(offers[0].json).toEqual(SIMPLIFIED_USDC_POLYGON);
 		expect(offers[5].json).toMatchObject({ collateral_asset: 'ArkadeBtc', loan_payout: 'Direct' });
-		expect(offers[3].json).toMatchObject({ lender_name: 'Alpen Credit', loan_asset: 'Eur', kyc_required: true });
+		expect(offers[3].json).toMatchObject({
+			lender_name: 'Alpen Credit',
+			loan_asset: 'Eur',
+			kyc_required: true,
+		});
 
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
@@ -98,7 +112,11 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 		);
 		expect(error).toBeUndefined();
 		// The Indirect USDT offer shows up only because Loan Type is All, the Arkade one because collateral is Any.
-		expect(ids(output(NODE))).toEqual([OFFERS.usdcPolygon, OFFERS.usdtPolygonIndirect, OFFERS.arkade]);
+		expect(ids(output(NODE))).toEqual([
+			OFFERS.usdcPolygon,
+			OFFERS.usdtPolygonIndirect,
+			OFFERS.arkade,
+		]);
 		expect(sandbox.requests[0].query).toEqual({
 			collateral_asset_type: 'Any',
 			loan_type: 'All',
@@ -117,14 +135,25 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			{ credential: borrower() },
 		);
 		expect(error).toBeUndefined();
-		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: 'Any', loan_type: 'All', loan_assets: 'UsdtPol,UsdtEth' });
-		expect(ids(output(NODE))).toEqual([OFFERS.usdtEthereumMonthly, OFFERS.usdtPolygonIndirect, OFFERS.autoAccept]);
+		expect(sandbox.requests[0].query).toEqual({
+			collateral_asset_type: 'Any',
+			loan_type: 'All',
+			loan_assets: 'UsdtPol,UsdtEth',
+		});
+		expect(ids(output(NODE))).toEqual([
+			OFFERS.usdtEthereumMonthly,
+			OFFERS.usdtPolygonIndirect,
+			OFFERS.autoAccept,
+		]);
 	});
 
 	it('keeps only the first Limit offers of the unpaginated answer, raw when Simplify is off', async () => {
-		const { output, error } = await runWorkflow(offerGetMany({ returnAll: false, limit: 2, simplify: false }), {
-			credential: borrower(),
-		});
+		const { output, error } = await runWorkflow(
+			offerGetMany({ returnAll: false, limit: 2, simplify: false }),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(error).toBeUndefined();
 		const offers = output(NODE);
 		expect(ids(offers)).toEqual([OFFERS.usdcPolygon, OFFERS.usdtEthereumMonthly]);
@@ -140,9 +169,21 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 
 	it.each([
 		['Arkade', [OFFERS.arkade]],
-		['Bitcoin', [OFFERS.usdcPolygon, OFFERS.usdtEthereumMonthly, OFFERS.usdcSolanaShort, OFFERS.eurBankKyc, OFFERS.usdtLiquidWeekly, OFFERS.autoAccept]],
+		[
+			'Bitcoin',
+			[
+				OFFERS.usdcPolygon,
+				OFFERS.usdtEthereumMonthly,
+				OFFERS.usdcSolanaShort,
+				OFFERS.eurBankKyc,
+				OFFERS.usdtLiquidWeekly,
+				OFFERS.autoAccept,
+			],
+		],
 	])('filters by collateral asset: %s', async (collateralAsset, expected) => {
-		const { output, error } = await runWorkflow(offerGetMany({ filters: { collateralAsset } }), { credential: borrower() });
+		const { output, error } = await runWorkflow(offerGetMany({ filters: { collateralAsset } }), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(ids(output(NODE))).toEqual(expected);
 		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: collateralAsset });
@@ -165,20 +206,43 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 	});
 
 	it('returns no items when no offer matches', async () => {
-		const { output, error } = await runWorkflow(offerGetMany({ filters: { maxInterestRate: 0.01 } }), {
-			credential: borrower(),
-		});
+		const { output, error } = await runWorkflow(
+			offerGetMany({ filters: { maxInterestRate: 0.01 } }),
+			{
+				credential: borrower(),
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(output(NODE)).toEqual([]);
 	});
 
 	it.each([
-		[{ filters: { maxInterestRate: 12 } }, 'Max Interest Rate', '12 is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.'],
-		[{ filters: { maxInterestRate: -0.1 } }, 'Max Interest Rate', 'Must not be negative, got -0.1.'],
-		[{ filters: { minLoanAmount: '1,5' } }, 'Loan Amount', '"1,5" uses a comma; write the decimal separator as a dot, like 250.5.'],
+		[
+			{ filters: { maxInterestRate: 12 } },
+			'Max Interest Rate',
+			'12 is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.',
+		],
+		[
+			{ filters: { maxInterestRate: -0.1 } },
+			'Max Interest Rate',
+			'Must not be negative, got -0.1.',
+		],
+		[
+			{ filters: { minLoanAmount: '1,5' } },
+			'Loan Amount',
+			'"1,5" uses a comma; write the decimal separator as a dot, like 250.5.',
+		],
 		[{ filters: { minLoanAmount: 0 } }, 'Loan Amount', 'Must be greater than 0, got 0.'],
-		[{ filters: { durationDays: 2.5 } }, 'Duration (Days)', 'Must be a whole number of days like 30, got 2.5.'],
-		[{ returnAll: false, limit: 0 }, 'Limit', 'Expected a whole number of at least 1, like 50, got 0.'],
+		[
+			{ filters: { durationDays: 2.5 } },
+			'Duration (Days)',
+			'Must be a whole number of days like 30, got 2.5.',
+		],
+		[
+			{ returnAll: false, limit: 0 },
+			'Limit',
+			'Expected a whole number of at least 1, like 50, got 0.',
+		],
 	])('refuses %j before sending anything', async (parameters, field, problem) => {
 		const { error } = await runWorkflow(offerGetMany(parameters), { credential: borrower() });
 		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
@@ -189,7 +253,9 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 	it('says so when the base URL answers with something other than the offer list', async () => {
 		// A base URL with a query string turns every request into GET /api/offers/{id}: one object, no list.
 		const misconfigured = `${sandbox.url}/api/offers/${OFFERS.usdcPolygon}?from=`;
-		const { error } = await runWorkflow(offerGetMany(), { credential: borrower({ baseUrl: misconfigured }) });
+		const { error } = await runWorkflow(offerGetMany(), {
+			credential: borrower({ baseUrl: misconfigured }),
+		});
 		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
 		expect(descriptionOf(error)).toMatch(
 			/^Offer → Get Many: the answer was not used because it is an object where a JSON array of objects belongs\. Status 200, content type application\/json[^.]*\. Server answered: "\{"id":"0ffe0000/,
@@ -201,14 +267,18 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 		const { error } = await runWorkflow(offerGetMany(), {
 			credential: borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
 		});
-		expect(error?.message).toBe('Offer → Get Many needs a Borrower Key, but the credential holds a Partner Master Key');
+		expect(error?.message).toBe(
+			'Offer → Get Many needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
 
 describe('Offer → Get: a borrower looks at one offer', () => {
 	it('gets an offer by ID, whatever its loan type', async () => {
-		const { output, error } = await runWorkflow(offerGet(byId(OFFERS.usdtPolygonIndirect)), { credential: borrower() });
+		const { output, error } = await runWorkflow(offerGet(byId(OFFERS.usdtPolygonIndirect)), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(output(NODE).map((item) => item.json)).toEqual([
 			{
@@ -230,20 +300,34 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 			},
 		]);
 		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe(`GET /api/offers/${OFFERS.usdtPolygonIndirect}`);
+		expect(`${request.method} ${request.path}`).toBe(
+			`GET /api/offers/${OFFERS.usdtPolygonIndirect}`,
+		);
 		// The API may filter this endpoint like the list, with its defaults (Direct, Bitcoin collateral).
 		expect(request.query).toEqual({ loan_type: 'All', collateral_asset_type: 'Any' });
 	});
 
 	it('finds an offer that takes Arkade collateral (the by-ID route defaults to Bitcoin collateral)', async () => {
-		const { output, error } = await runWorkflow(offerGet(byId(OFFERS.arkade)), { credential: borrower() });
+		const { output, error } = await runWorkflow(offerGet(byId(OFFERS.arkade)), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
-		expect(output(NODE)[0].json).toMatchObject({ id: OFFERS.arkade, collateral_asset: 'ArkadeBtc' });
+		expect(output(NODE)[0].json).toMatchObject({
+			id: OFFERS.arkade,
+			collateral_asset: 'ArkadeBtc',
+		});
 	});
 
 	it('gets the offer picked from the list, raw when Simplify is off', async () => {
-		const picked = { __rl: true, mode: 'list', value: OFFERS.eurBankKyc, cachedResultName: 'Eur · €1,000–€50,000' };
-		const { output, error } = await runWorkflow(offerGet(picked, { simplify: false }), { credential: borrower() });
+		const picked = {
+			__rl: true,
+			mode: 'list',
+			value: OFFERS.eurBankKyc,
+			cachedResultName: 'Eur · €1,000–€50,000',
+		};
+		const { output, error } = await runWorkflow(offerGet(picked, { simplify: false }), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(output(NODE)[0].json).toMatchObject({
 			id: OFFERS.eurBankKyc,
@@ -271,7 +355,9 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 		const missing = '0ffe0000-0000-4000-8000-0000000000ff';
 		const { error } = await runWorkflow(offerGet(byId(missing)), { credential: borrower() });
 		expect(error?.message).toBe(`Not found: loan offer ${missing} (HTTP 404, OFFER_NOT_FOUND)`);
-		expect(descriptionOf(error)).toContain("Offer → Get: check the ID, and that it exists in the credential's environment.");
+		expect(descriptionOf(error)).toContain(
+			"Offer → Get: check the ID, and that it exists in the credential's environment.",
+		);
 	});
 
 	it('reads the live backend\'s 400 "Loan offer not found" as not found', async () => {
@@ -284,12 +370,20 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 
 	it('treats a withdrawn offer as not found', async () => {
 		sandbox.admin.withdrawOffer(OFFERS.usdcSolanaShort);
-		const { error } = await runWorkflow(offerGet(byId(OFFERS.usdcSolanaShort)), { credential: borrower() });
-		expect(error?.message).toBe(`Not found: loan offer ${OFFERS.usdcSolanaShort} (HTTP 404, OFFER_NOT_FOUND)`);
+		const { error } = await runWorkflow(offerGet(byId(OFFERS.usdcSolanaShort)), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(
+			`Not found: loan offer ${OFFERS.usdcSolanaShort} (HTTP 404, OFFER_NOT_FOUND)`,
+		);
 	});
 
 	it.each([
-		['an expression giving no UUID', '={{ "offer-42" }}', '"offer-42" is not an ID of the form 8-4-4-4-12 hexadecimal characters.'],
+		[
+			'an expression giving no UUID',
+			'={{ "offer-42" }}',
+			'"offer-42" is not an ID of the form 8-4-4-4-12 hexadecimal characters.',
+		],
 		['an expression giving nothing', '={{ $json.missing }}', 'Expected an ID like'],
 	])('refuses %s before sending anything', async (_case, value, problem) => {
 		const { error } = await runWorkflow(offerGet(byId(value)), { credential: borrower() });
@@ -298,7 +392,7 @@ describe('Offer → Get: a borrower looks at one offer', () => {
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
-	it('leaves a typed ID that is no UUID to n8n\'s own check of the By ID field', async () => {
+	it("leaves a typed ID that is no UUID to n8n's own check of the By ID field", async () => {
 		const { error } = await runWorkflow(offerGet(byId('offer-42')), { credential: borrower() });
 		expect(error?.message).toContain('Not a loan offer ID: expected a UUID such as');
 		expect(sandbox.requests).toHaveLength(0);
@@ -309,14 +403,38 @@ describe('Loan offer picker ("From List")', () => {
 	it('lists every offer, cheapest interest first, each named by what a borrower compares', async () => {
 		const { results } = await searchList('searchLoanOffers', undefined, borrower());
 		expect(results).toEqual([
-			{ name: 'Eur · €1,000–€50,000 · 90–730 days · 8.9% · Alpen Credit · BTC collateral · Direct payout · KYC', value: OFFERS.eurBankKyc },
-			{ name: 'UsdtEth · $500–$25,000 · 30–360 days · 9.5% · Satoshi Capital · BTC collateral · Direct payout', value: OFFERS.usdtEthereumMonthly },
-			{ name: 'UsdcPol · $100–$5,000 · 7–180 days · 10.0% · Northwind Lending · Arkade collateral · Direct payout', value: OFFERS.arkade },
-			{ name: 'UsdtPol · $100–$5,000 · 14–180 days · 11.0% · Satoshi Capital · BTC collateral · Indirect payout', value: OFFERS.usdtPolygonIndirect },
-			{ name: 'UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdcPolygon },
-			{ name: 'UsdtLiquid · $200–$15,000 · 28–365 days · 13.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdtLiquidWeekly },
-			{ name: 'UsdtPol · $100–$20,000 · 7–365 days · 14.0% · Satoshi Capital · BTC collateral · Direct payout', value: OFFERS.autoAccept },
-			{ name: 'UsdcSol · $50–$2,000 · 7–90 days · 15.0% · Northwind Lending · BTC collateral · Direct payout', value: OFFERS.usdcSolanaShort },
+			{
+				name: 'Eur · €1,000–€50,000 · 90–730 days · 8.9% · Alpen Credit · BTC collateral · Direct payout · KYC',
+				value: OFFERS.eurBankKyc,
+			},
+			{
+				name: 'UsdtEth · $500–$25,000 · 30–360 days · 9.5% · Satoshi Capital · BTC collateral · Direct payout',
+				value: OFFERS.usdtEthereumMonthly,
+			},
+			{
+				name: 'UsdcPol · $100–$5,000 · 7–180 days · 10.0% · Northwind Lending · Arkade collateral · Direct payout',
+				value: OFFERS.arkade,
+			},
+			{
+				name: 'UsdtPol · $100–$5,000 · 14–180 days · 11.0% · Satoshi Capital · BTC collateral · Indirect payout',
+				value: OFFERS.usdtPolygonIndirect,
+			},
+			{
+				name: 'UsdcPol · $100–$10,000 · 7–365 days · 12.0% · Northwind Lending · BTC collateral · Direct payout',
+				value: OFFERS.usdcPolygon,
+			},
+			{
+				name: 'UsdtLiquid · $200–$15,000 · 28–365 days · 13.0% · Northwind Lending · BTC collateral · Direct payout',
+				value: OFFERS.usdtLiquidWeekly,
+			},
+			{
+				name: 'UsdtPol · $100–$20,000 · 7–365 days · 14.0% · Satoshi Capital · BTC collateral · Direct payout',
+				value: OFFERS.autoAccept,
+			},
+			{
+				name: 'UsdcSol · $50–$2,000 · 7–90 days · 15.0% · Northwind Lending · BTC collateral · Direct payout',
+				value: OFFERS.usdcSolanaShort,
+			},
 		]);
 		expect(sandbox.requests).toHaveLength(1);
 		const [request] = sandbox.requests;
@@ -326,8 +444,16 @@ describe('Loan offer picker ("From List")', () => {
 	});
 
 	it.each([
-		['a lender', 'northwind', [OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdtLiquidWeekly, OFFERS.usdcSolanaShort]],
-		['an asset and a lender', 'USDC northwind', [OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdcSolanaShort]],
+		[
+			'a lender',
+			'northwind',
+			[OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdtLiquidWeekly, OFFERS.usdcSolanaShort],
+		],
+		[
+			'an asset and a lender',
+			'USDC northwind',
+			[OFFERS.arkade, OFFERS.usdcPolygon, OFFERS.usdcSolanaShort],
+		],
 		['a collateral', 'arkade', [OFFERS.arkade]],
 		['a payout type', 'indirect', [OFFERS.usdtPolygonIndirect]],
 		['words of the offer name', 'monthly interest', [OFFERS.usdtEthereumMonthly]],
@@ -342,13 +468,20 @@ describe('Loan offer picker ("From List")', () => {
 		const added = sandbox.admin.addOffer({ loan_asset: 'UsdcBase' as never, interest_rate: 0.07 });
 		const { results } = await searchList('searchLoanOffers', 'usdcbase', borrower());
 		expect(results).toEqual([
-			{ name: 'UsdcBase · $100–$10,000 · 7–365 days · 7.0% · Northwind Lending · BTC collateral · Direct payout', value: added.id },
+			{
+				name: 'UsdcBase · $100–$10,000 · 7–365 days · 7.0% · Northwind Lending · BTC collateral · Direct payout',
+				value: added.id,
+			},
 		]);
 	});
 
 	it('explains a rejected key without showing it', async () => {
 		const wrongKey = 'lndst_sk_0123456789ab_notTheRightSecretAtAll';
-		const error = await searchList('searchLoanOffers', undefined, borrower({ apiKey: wrongKey })).catch((e) => e);
+		const error = await searchList(
+			'searchLoanOffers',
+			undefined,
+			borrower({ apiKey: wrongKey }),
+		).catch((e) => e);
 		expect(error.constructor.name).toBe('NodeApiError');
 		expect(error.message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
 		expect(error.description).toMatch(/^Loan Offer list: this operation needs a Borrower Key\./);
@@ -361,7 +494,9 @@ describe('Loan offer picker ("From List")', () => {
 			undefined,
 			borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
 		).catch((e) => e);
-		expect(error.message).toBe('The Loan Offer list needs a Borrower Key, but the credential holds a Partner Master Key');
+		expect(error.message).toBe(
+			'The Loan Offer list needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
@@ -369,43 +504,74 @@ describe('Loan offer picker ("From List")', () => {
 		const closed = await startSandbox();
 		const url = closed.url;
 		await closed.close();
-		const error = await searchList('searchLoanOffers', undefined, borrower({ baseUrl: url })).catch((e) => e);
+		const error = await searchList('searchLoanOffers', undefined, borrower({ baseUrl: url })).catch(
+			(e) => e,
+		);
 		expect(error.constructor.name).toBe('NodeApiError');
 		expect(error.message).toBe('Could not get an answer from Lendasat: connection refused');
 		expect(error.description).toMatch(
-			new RegExp(`^Loan Offer list: the request to ${url} failed \\(connection refused \\(ECONNREFUSED\\)\\)\\..*Check the credential.*By ID\\.$`),
+			new RegExp(
+				`^Loan Offer list: the request to ${url} failed \\(connection refused \\(ECONNREFUSED\\)\\)\\..*Check the credential.*By ID\\.$`,
+			),
 		);
 		expect(everythingVisible(error)).not.toContain(sandbox.keys.borrower);
 	});
 
 	it('says so when the base URL answers with something other than the offer list', async () => {
 		const misconfigured = `${sandbox.url}/api/offers/${OFFERS.usdcPolygon}?from=`;
-		const error = await searchList('searchLoanOffers', undefined, borrower({ baseUrl: misconfigured })).catch((e) => e);
+		const error = await searchList(
+			'searchLoanOffers',
+			undefined,
+			borrower({ baseUrl: misconfigured }),
+		).catch((e) => e);
 		expect(error.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
-		expect(error.description).toMatch(/^Loan Offer list: the answer was not used because it is an object where a JSON array of objects belongs\..*"\{"id":"0ffe0000/);
+		expect(error.description).toMatch(
+			/^Loan Offer list: the answer was not used because it is an object where a JSON array of objects belongs\..*"\{"id":"0ffe0000/,
+		);
 	});
 
 	it('explains a proxy error page in one readable line', async () => {
 		sandbox.configure({ faults: [{ path: '/api/offers', kind: '502-html', times: 5 }] });
 		const error = await searchList('searchLoanOffers', undefined, borrower()).catch((e) => e);
 		expect(error.message).toBe('Lendasat is temporarily unavailable (HTTP 502) — 2 attempts made');
-		expect(error.description).toContain('Server answered: "502 Bad Gateway 502 Bad Gateway sandbox-proxy".');
+		expect(error.description).toContain(
+			'Server answered: "502 Bad Gateway 502 Bad Gateway sandbox-proxy".',
+		);
 	});
 });
 
 describe('Contract → Create takes the loan offer from the picker and from saved workflows', () => {
 	function contractCreate(loanId: IDataObject | string) {
-		return singleNodeWorkflow({ resource: 'contract', operation: 'create', loanId, loanAmount: 1500, durationDays: 30 });
+		return singleNodeWorkflow({
+			resource: 'contract',
+			operation: 'create',
+			loanId,
+			loanAmount: 1500,
+			durationDays: 30,
+		});
 	}
 
 	it.each([
-		['picked from the list', { __rl: true, mode: 'list', value: OFFERS.usdcPolygon, cachedResultName: 'UsdcPol · $100–$10,000' }],
+		[
+			'picked from the list',
+			{
+				__rl: true,
+				mode: 'list',
+				value: OFFERS.usdcPolygon,
+				cachedResultName: 'UsdcPol · $100–$10,000',
+			},
+		],
 		['saved By ID', { __rl: true, mode: 'id', value: OFFERS.usdcPolygon }],
 		['saved as a plain string', OFFERS.usdcPolygon],
 	])('sends the offer %s as loan_id and id', async (_case, loanId) => {
 		const { output, error } = await runWorkflow(contractCreate(loanId), { credential: borrower() });
 		expect(error).toBeUndefined();
 		expect(output(NODE)[0].json).toMatchObject({ status: 'pending', loan_amount: 1500 });
-		expect(sandbox.requests[0].body).toMatchObject({ loan_id: OFFERS.usdcPolygon, id: OFFERS.usdcPolygon, loan_amount: 1500, duration_days: 30 });
+		expect(sandbox.requests[0].body).toMatchObject({
+			loan_id: OFFERS.usdcPolygon,
+			id: OFFERS.usdcPolygon,
+			loan_amount: 1500,
+			duration_days: 30,
+		});
 	});
 });

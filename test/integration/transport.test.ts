@@ -53,22 +53,30 @@ describe('rate limits', () => {
 	afterEach(async () => limited.close());
 	const onLimited = () => borrower({ baseUrl: limited.url, apiKey: limited.keys.borrower });
 
-	it.each(['seconds', 'http-date'] as const)('waits out a 429 (Retry-After as %s) and succeeds', async (retryAfter) => {
-		limited.configure({ rateLimit: { requestsPerSecond: 2, retryAfter } });
-		const { output, error } = await runWorkflow(contractCreate(), {
-			credential: onLimited(),
-			items: [{ amount: 101 }, { amount: 102 }, { amount: 103 }, { amount: 104 }],
-		});
-		expect(error).toBeUndefined();
-		expect(output('Lendasat Borrower').map((item) => item.json.loan_amount)).toEqual([101, 102, 103, 104]);
-		expect(limited.stats().rateLimited).toBeGreaterThan(0);
-		expect(limited.stats().contractsCreated).toBe(4);
-	});
+	it.each(['seconds', 'http-date'] as const)(
+		'waits out a 429 (Retry-After as %s) and succeeds',
+		async (retryAfter) => {
+			limited.configure({ rateLimit: { requestsPerSecond: 2, retryAfter } });
+			const { output, error } = await runWorkflow(contractCreate(), {
+				credential: onLimited(),
+				items: [{ amount: 101 }, { amount: 102 }, { amount: 103 }, { amount: 104 }],
+			});
+			expect(error).toBeUndefined();
+			expect(output('Lendasat Borrower').map((item) => item.json.loan_amount)).toEqual([
+				101, 102, 103, 104,
+			]);
+			expect(limited.stats().rateLimited).toBeGreaterThan(0);
+			expect(limited.stats().contractsCreated).toBe(4);
+		},
+	);
 
 	it('gets 200 items through a limit of 20 requests per second with default settings, no duplicate', async () => {
 		limited.configure({ rateLimit: { requestsPerSecond: 20 }, idempotency: true });
 		const items = Array.from({ length: 200 }, (_, index) => ({ amount: 100 + index }));
-		const { output, error } = await runWorkflow(contractCreate(), { credential: onLimited(), items });
+		const { output, error } = await runWorkflow(contractCreate(), {
+			credential: onLimited(),
+			items,
+		});
 		expect(error).toBeUndefined();
 		const out = output('Lendasat Borrower');
 		expect(out).toHaveLength(200);
@@ -83,15 +91,23 @@ describe('rate limits', () => {
 			credential: onLimited(),
 			items: [{ amount: 101 }, { amount: 102 }],
 		});
-		expect(error?.message).toBe('Lendasat is rate limiting this API key (HTTP 429, RATE_LIMITED) — 3 attempts made');
-		expect((error as { description?: string }).description).toContain('Gave up after 3 attempts: HTTP 429, HTTP 429, HTTP 429.');
+		expect(error?.message).toBe(
+			'Lendasat is rate limiting this API key (HTTP 429, RATE_LIMITED) — 3 attempts made',
+		);
+		expect((error as { description?: string }).description).toContain(
+			'Gave up after 3 attempts: HTTP 429, HTTP 429, HTTP 429.',
+		);
 	});
 });
 
 describe('transient failures', () => {
 	it('retries a 503 until it succeeds, each time after making sure the contract was not created', async () => {
-		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 2 }] });
-		const { output, error } = await runWorkflow(contractCreate(quickRetries), { credential: borrower() });
+		sandbox.configure({
+			faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 2 }],
+		});
+		const { output, error } = await runWorkflow(contractCreate(quickRetries), {
+			credential: borrower(),
+		});
 		expect(error).toBeUndefined();
 		expect(output('Lendasat Borrower')[0].json.status).toBe('pending');
 		expect(received()).toEqual([
@@ -107,7 +123,12 @@ describe('transient failures', () => {
 	it('retries a read (Contract → Get) on a 503 without looking anything up', async () => {
 		sandbox.configure({ faults: [{ kind: '503', path: '/api/contracts', times: 2 }] });
 		const { error } = await runWorkflow(
-			singleNodeWorkflow({ resource: 'contract', operation: 'get', contractId: SEED_IDS.contracts.approved, options: quickRetries }),
+			singleNodeWorkflow({
+				resource: 'contract',
+				operation: 'get',
+				contractId: SEED_IDS.contracts.approved,
+				options: quickRetries,
+			}),
 			{ credential: borrower() },
 		);
 		expect(error).toBeUndefined();
@@ -115,19 +136,34 @@ describe('transient failures', () => {
 	});
 
 	it('gives up after the maximum retries and lists every attempt', async () => {
-		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 10 }] });
-		const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), { credential: borrower() });
-		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503, SERVICE_UNAVAILABLE) — 3 attempts made');
-		expect((error as { description?: string }).description).toContain('Gave up after 3 attempts: HTTP 503, HTTP 503, HTTP 503.');
+		sandbox.configure({
+			faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 10 }],
+		});
+		const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(
+			'Lendasat is temporarily unavailable (HTTP 503, SERVICE_UNAVAILABLE) — 3 attempts made',
+		);
+		expect((error as { description?: string }).description).toContain(
+			'Gave up after 3 attempts: HTTP 503, HTTP 503, HTTP 503.',
+		);
 		expect((error as { description?: string }).description).toContain('it was not created');
 		expect(received().filter((request) => request === 'POST /api/contracts')).toHaveLength(3);
 	});
 
 	it('retries only the failures the user chose, and says the contract was not created', async () => {
-		sandbox.configure({ faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 1 }] });
-		const { error } = await runWorkflow(contractCreate({ ...quickRetries, retryOn: ['rateLimit'] }), { credential: borrower() });
+		sandbox.configure({
+			faults: [{ kind: '503', method: 'POST', path: '/api/contracts', times: 1 }],
+		});
+		const { error } = await runWorkflow(
+			contractCreate({ ...quickRetries, retryOn: ['rateLimit'] }),
+			{ credential: borrower() },
+		);
 		expect(error?.message).toMatch(/HTTP 503/);
-		expect((error as { description?: string }).description).toMatch(/No contract with client_contract_id [0-9a-f-]{36} exists: it was not created\./);
+		expect((error as { description?: string }).description).toMatch(
+			/No contract with client_contract_id [0-9a-f-]{36} exists: it was not created\./,
+		);
 		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
 	});
 
@@ -153,8 +189,13 @@ describe('duplicate-safe contract creation', () => {
 		['a 503 after the contract was created', '503'],
 		['a connection reset after the contract was created', 'reset'],
 	] as const)('%s yields exactly one contract', async (_case, kind) => {
-		sandbox.configure({ faults: [{ kind, method: 'POST', path: '/api/contracts', after: true, times: 1 }] });
-		const { output, error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), { credential: borrower() });
+		sandbox.configure({
+			faults: [{ kind, method: 'POST', path: '/api/contracts', after: true, times: 1 }],
+		});
+		const { output, error } = await runWorkflow(
+			contractCreate({ ...quickRetries, sendIdempotencyKey: false }),
+			{ credential: borrower() },
+		);
 		expect(error).toBeUndefined();
 		// Found by its client_contract_id, without sending it again (and without the header).
 		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
@@ -170,9 +211,18 @@ describe('duplicate-safe contract creation', () => {
 		beforeAll(async () => {
 			// Every contract request fails with a 503 after it was processed; there is no GET /api/contracts.
 			server = http.createServer((request, response) => {
-				if (request.method === 'POST') posts.push(request.headers['idempotency-key'] as string | undefined);
-				response.writeHead(request.method === 'POST' ? 503 : 404, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ error: 'Unavailable', code: request.method === 'POST' ? 'UNAVAILABLE' : 'NOT_FOUND', details: '' }));
+				if (request.method === 'POST')
+					posts.push(request.headers['idempotency-key'] as string | undefined);
+				response.writeHead(request.method === 'POST' ? 503 : 404, {
+					'content-type': 'application/json',
+				});
+				response.end(
+					JSON.stringify({
+						error: 'Unavailable',
+						code: request.method === 'POST' ? 'UNAVAILABLE' : 'NOT_FOUND',
+						details: '',
+					}),
+				);
 			});
 			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 			url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -183,17 +233,24 @@ describe('duplicate-safe contract creation', () => {
 		});
 
 		it('sends again only with the Idempotency-Key, which lets such a server recognise the repeat', async () => {
-			const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), { credential: borrower({ baseUrl: url }) });
+			const { error } = await runWorkflow(contractCreate({ ...quickRetries, maxRetries: 2 }), {
+				credential: borrower({ baseUrl: url }),
+			});
 			expect(posts).toHaveLength(3);
 			expect(new Set(posts).size).toBe(1);
 			expect(posts[0]).toMatch(/^n8n-/);
-			expect((error as { description?: string }).description).toContain('a repeat carried the same Idempotency-Key');
+			expect((error as { description?: string }).description).toContain(
+				'a repeat carried the same Idempotency-Key',
+			);
 		});
 
 		it('does not send again without the header, and says why', async () => {
-			const { error } = await runWorkflow(contractCreate({ ...quickRetries, sendIdempotencyKey: false }), {
-				credential: borrower({ baseUrl: url }),
-			});
+			const { error } = await runWorkflow(
+				contractCreate({ ...quickRetries, sendIdempotencyKey: false }),
+				{
+					credential: borrower({ baseUrl: url }),
+				},
+			);
 			expect(posts).toEqual([undefined]);
 			expect(error?.message).toMatch(/HTTP 503/);
 			expect((error as { description?: string }).description).toContain(
@@ -213,10 +270,25 @@ describe('duplicate-safe contract creation', () => {
 	});
 
 	it('never retries account creation after a possible delivery: it has no idempotency key', async () => {
-		sandbox.configure({ faults: [{ kind: '503', path: '/api/create-api-account', after: true, times: 1 }] });
+		sandbox.configure({
+			faults: [{ kind: '503', path: '/api/create-api-account', after: true, times: 1 }],
+		});
 		const { error } = await runWorkflow(
-			singleNodeWorkflow({ resource: 'account', operation: 'create', name: 'Ada', email: 'ada@example.com', timezone: 'Europe/London' }),
-			{ credential: { environment: 'custom', baseUrl: sandbox.url, keyType: 'master', apiKey: sandbox.keys.master } },
+			singleNodeWorkflow({
+				resource: 'account',
+				operation: 'create',
+				name: 'Ada',
+				email: 'ada@example.com',
+				timezone: 'Europe/London',
+			}),
+			{
+				credential: {
+					environment: 'custom',
+					baseUrl: sandbox.url,
+					keyType: 'master',
+					apiKey: sandbox.keys.master,
+				},
+			},
 		);
 		expect(error?.message).toMatch(/HTTP 503/);
 		expect(sandbox.requests).toHaveLength(1);
@@ -235,8 +307,13 @@ describe('secrets', () => {
 		const runs = await Promise.all([
 			runWorkflow(contractCreate({ ...quickRetries, maxRetries: 0 }), { credential: borrower() }),
 			runWorkflow(contractCreate({ ...quickRetries, maxRetries: 0 }), { credential: borrower() }),
-			runWorkflow(contractCreate(), { credential: borrower({ apiKey: `${sandbox.keys.borrower}x` }) }),
-			runWorkflow(contractCreate(), { credential: borrower(), items: [{ amount: 1 }, { amount: 1500 }] }),
+			runWorkflow(contractCreate(), {
+				credential: borrower({ apiKey: `${sandbox.keys.borrower}x` }),
+			}),
+			runWorkflow(contractCreate(), {
+				credential: borrower(),
+				items: [{ amount: 1 }, { amount: 1500 }],
+			}),
 		]);
 		for (const { run, error } of runs) {
 			const visible = everythingVisible(run, error);

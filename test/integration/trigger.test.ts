@@ -51,7 +51,11 @@ function activeTrigger(parameters: IDataObject, credential: TestCredential = bor
 }
 
 async function fetchTestEvent(parameters: IDataObject, staticData: IDataObject = {}) {
-	const { items, error } = await pollTrigger(parameters, { credential: borrower(), mode: 'manual', staticData });
+	const { items, error } = await pollTrigger(parameters, {
+		credential: borrower(),
+		mode: 'manual',
+		staticData,
+	});
 	expect(error).toBeUndefined();
 	return (items ?? []).map((item) => item.json);
 }
@@ -88,7 +92,9 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		const trigger = activeTrigger(statusChanged);
 		await trigger.emitted();
 
-		const created = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: OFFERS.usdcPolygon });
+		const created = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: OFFERS.usdcPolygon,
+		});
 		expect(await trigger.emitted()).toEqual([
 			expect.objectContaining({ id: created.id, status: 'Requested', previousStatus: null }),
 		]);
@@ -101,21 +107,29 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		sandbox.admin.setContractStatus(CONTRACTS.requested, 'Approved');
 		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ id: CONTRACTS.requested, status: 'Approved', previousStatus: 'Requested' }),
+			expect.objectContaining({
+				id: CONTRACTS.requested,
+				status: 'Approved',
+				previousStatus: 'Requested',
+			}),
 		]);
 
 		sandbox.admin.setContractStatus(CONTRACTS.approved, 'Approved');
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ id: CONTRACTS.approved, status: 'Approved', previousStatus: 'CollateralSeen' }),
+			expect.objectContaining({
+				id: CONTRACTS.approved,
+				status: 'Approved',
+				previousStatus: 'CollateralSeen',
+			}),
 		]);
 	});
 
 	it('stays quiet when a long-finished contract is touched again without changing status', async () => {
 		const trigger = activeTrigger(statusChanged);
 		await trigger.emitted();
-		expect(Object.keys((trigger.staticData.contracts as IDataObject).contracts as IDataObject)).not.toContain(
-			CONTRACTS.closed,
-		);
+		expect(
+			Object.keys((trigger.staticData.contracts as IDataObject).contracts as IDataObject),
+		).not.toContain(CONTRACTS.closed);
 
 		sandbox.admin.setLiquidationStatus(CONTRACTS.closed, 'Healthy');
 		expect(await trigger.emitted()).toEqual([]);
@@ -136,7 +150,9 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 	});
 
 	it('emits every one of 160 changes exactly once, across several pages', async () => {
-		const contracts = sandbox.admin.createContracts(sandbox.keys.borrower, 160, { loan_id: OFFERS.usdcPolygon });
+		const contracts = sandbox.admin.createContracts(sandbox.keys.borrower, 160, {
+			loan_id: OFFERS.usdcPolygon,
+		});
 		const trigger = activeTrigger(statusChanged);
 		await trigger.emitted();
 
@@ -146,7 +162,11 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 
 		expect(changes).toHaveLength(160);
 		expect(new Set(idsOf(changes))).toEqual(new Set(contracts.map((contract) => contract.id)));
-		expect(changes.every((change) => change.status === 'Approved' && change.previousStatus === 'Requested')).toBe(true);
+		expect(
+			changes.every(
+				(change) => change.status === 'Approved' && change.previousStatus === 'Requested',
+			),
+		).toBe(true);
 		expect(requestsTo('/api/contracts').map((request) => request.query.page)).toEqual(['1', '2']);
 		expect(await trigger.emitted()).toEqual([]);
 	});
@@ -182,11 +202,16 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		const before = snapshot(trigger.staticData);
 
 		// The live backend's error dialect: only {"message": "Something went wrong"}.
-		sandbox.configure({ dialect: 'live', faults: [{ kind: '500', path: '/api/contracts', times: 1 }] });
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: '500', path: '/api/contracts', times: 1 }],
+		});
 		const failed = await trigger.poll();
 		expect(failed.error).toBeInstanceOf(NodeApiError);
 		expect(failed.error?.message).toBe('Lendasat had an internal error (HTTP 500)');
-		expect((failed.error as NodeApiError).description).toContain('Server said: "Something went wrong".');
+		expect((failed.error as NodeApiError).description).toContain(
+			'Server said: "Something went wrong".',
+		);
 		expect((failed.error as NodeApiError).description).toContain('the next poll tries again');
 		expect(failed.items).toBeNull();
 		expect(snapshot(trigger.staticData)).toEqual(before);
@@ -196,7 +221,9 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 	});
 
 	it('a poll that fails on its second page emits nothing, and the next poll emits all changes once', async () => {
-		const contracts = sandbox.admin.createContracts(sandbox.keys.borrower, 120, { loan_id: OFFERS.usdcPolygon });
+		const contracts = sandbox.admin.createContracts(sandbox.keys.borrower, 120, {
+			loan_id: OFFERS.usdcPolygon,
+		});
 		const trigger = activeTrigger(statusChanged);
 		await trigger.emitted();
 		for (const contract of contracts) sandbox.admin.setContractStatus(contract.id, 'Cancelled');
@@ -258,7 +285,10 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		'"Fetch Test Event" shows the newest contract in the chosen statuses, the specification\'s pending included (%s dialect)',
 		async (dialect) => {
 			sandbox.configure({ dialect });
-			const [sample] = await fetchTestEvent({ ...statusChanged, statuses: ['pending', 'Approved', 'Requested'] });
+			const [sample] = await fetchTestEvent({
+				...statusChanged,
+				statuses: ['pending', 'Approved', 'Requested'],
+			});
 			expect(sample).toMatchObject({ id: CONTRACTS.requested, status: 'Requested' });
 			// Filtered by the node: the live backend refuses pending in a status query.
 			expect(requestsTo('/api/contracts')[0].query.status).toBeUndefined();
@@ -324,10 +354,19 @@ describe('New Loan Offer: a borrower watches the market', () => {
 		const trigger = activeTrigger(newOffer);
 		expect(await trigger.emitted()).toEqual([]);
 		expect(requestsTo('/api/offers').map((request) => request.query)).toEqual([
-			{ collateral_asset_type: 'Any', loan_type: 'All', loan_assets: 'UsdcPol,UsdtPol', max_interest_rate: '0.12' },
+			{
+				collateral_asset_type: 'Any',
+				loan_type: 'All',
+				loan_assets: 'UsdcPol,UsdtPol',
+				max_interest_rate: '0.12',
+			},
 		]);
 
-		const cheap = sandbox.admin.addOffer({ name: 'Cheap USDT on Polygon', loan_asset: 'UsdtPol', interest_rate: 0.08 });
+		const cheap = sandbox.admin.addOffer({
+			name: 'Cheap USDT on Polygon',
+			loan_asset: 'UsdtPol',
+			interest_rate: 0.08,
+		});
 		sandbox.admin.addOffer({ name: 'Expensive', loan_asset: 'UsdcPol', interest_rate: 0.2 });
 		sandbox.admin.addOffer({ name: 'Wrong asset', loan_asset: 'UsdcSol', interest_rate: 0.05 });
 		expect(await trigger.emitted()).toEqual([
@@ -369,7 +408,9 @@ describe('New Loan Offer: a borrower watches the market', () => {
 
 	it('"Fetch Test Event" shows the newest matching offer', async () => {
 		const offer = sandbox.admin.addOffer({ loan_asset: 'UsdtPol', interest_rate: 0.1 });
-		expect(await fetchTestEvent(newOffer)).toEqual([expect.objectContaining({ id: offer.id, event: 'newOffer' })]);
+		expect(await fetchTestEvent(newOffer)).toEqual([
+			expect.objectContaining({ id: offer.id, event: 'newOffer' }),
+		]);
 	});
 });
 
@@ -387,7 +428,9 @@ describe('New Notification: a borrower reads the feed as it grows', () => {
 			type: 'ChatMessage',
 			data: { contract_id: CONTRACTS.approved, counterparty_name: 'Satoshi Capital', read: true },
 		});
-		sandbox.admin.postNotification(sandbox.keys.otherBorrower, { data: { contract_id: CONTRACTS.otherBorrowers } });
+		sandbox.admin.postNotification(sandbox.keys.otherBorrower, {
+			data: { contract_id: CONTRACTS.otherBorrowers },
+		});
 		expect(await trigger.emitted()).toEqual([
 			{ type: 'ChatMessage', data: chat.data, event: 'newNotification' },
 		]);
@@ -402,7 +445,9 @@ describe('New Notification: a borrower reads the feed as it grows', () => {
 
 		const posted = Array.from({ length: 150 }, (_, index) => {
 			frozenAt = new Date(Date.parse('2026-03-01T12:00:00.000Z') + Math.floor(index / 3) * 1000);
-			return sandbox.admin.postNotification(sandbox.keys.borrower, { data: { status: 'Approved', index } });
+			return sandbox.admin.postNotification(sandbox.keys.borrower, {
+				data: { status: 'Approved', index },
+			});
 		});
 		sandbox.requests.length = 0;
 		const emitted = await trigger.emitted();
@@ -413,7 +458,10 @@ describe('New Notification: a borrower reads the feed as it grows', () => {
 		);
 		const times = emitted.map((item) => Date.parse(String((item.data as IDataObject).timestamp)));
 		expect(times).toEqual([...times].sort((a, b) => a - b));
-		expect(requestsTo('/api/notifications').map((request) => request.query.page)).toEqual(['1', '2']);
+		expect(requestsTo('/api/notifications').map((request) => request.query.page)).toEqual([
+			'1',
+			'2',
+		]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
 
@@ -421,7 +469,11 @@ describe('New Notification: a borrower reads the feed as it grows', () => {
 		expect(await fetchTestEvent(newNotification)).toEqual([
 			expect.objectContaining({ type: 'ContractUpdate', event: 'newNotification' }),
 		]);
-		expect(requestsTo('/api/notifications')[0].query).toEqual({ unread_only: 'false', page: '1', limit: '1' });
+		expect(requestsTo('/api/notifications')[0].query).toEqual({
+			unread_only: 'false',
+			page: '1',
+			limit: '1',
+		});
 	});
 });
 
@@ -437,10 +489,15 @@ describe('credentials', () => {
 	});
 
 	it('refuses a partner master key before sending anything', async () => {
-		const trigger = activeTrigger({ event: 'contractStatusChanged' }, borrower({ keyType: 'master', apiKey: sandbox.keys.master }));
+		const trigger = activeTrigger(
+			{ event: 'contractStatusChanged' },
+			borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		);
 		const { error } = await trigger.poll();
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error?.message).toContain('needs a Borrower Key, but the credential holds a Partner Master Key');
+		expect(error?.message).toContain(
+			'needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
 		expect(sandbox.requests).toEqual([]);
 	});
 });

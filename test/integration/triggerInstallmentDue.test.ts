@@ -25,7 +25,12 @@ const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
 const CONTRACTS = SEED_IDS.contracts;
 const OFFERS = SEED_IDS.offers;
-const WATCHED_QUERY = { status: 'PrincipalGiven,Undercollateralized', sort_by: 'created_at', sort_order: 'desc', limit: '100' };
+const WATCHED_QUERY = {
+	status: 'PrincipalGiven,Undercollateralized',
+	sort_by: 'created_at',
+	sort_order: 'desc',
+	limit: '100',
+};
 
 const borrower = (): TestCredential => ({
 	environment: 'custom',
@@ -37,9 +42,16 @@ const borrower = (): TestCredential => ({
 function activeTrigger(parameters: IDataObject, staticData: IDataObject = {}) {
 	return {
 		staticData,
-		poll: () => pollTrigger({ event: 'installmentDue', ...parameters }, { credential: borrower(), staticData }),
+		poll: () =>
+			pollTrigger(
+				{ event: 'installmentDue', ...parameters },
+				{ credential: borrower(), staticData },
+			),
 		async emitted(): Promise<IDataObject[]> {
-			const { items, error } = await pollTrigger({ event: 'installmentDue', ...parameters }, { credential: borrower(), staticData });
+			const { items, error } = await pollTrigger(
+				{ event: 'installmentDue', ...parameters },
+				{ credential: borrower(), staticData },
+			);
 			expect(error).toBeUndefined();
 			return (items ?? []).map((item) => item.json);
 		},
@@ -53,23 +65,42 @@ const openInstallments = (id: string): Installment[] =>
 		.sort((a, b) => a.due_date.localeCompare(b.due_date));
 
 /** Moves the contract's next open installment (or the given one) to fall due `inMs` from now. */
-function dueIn(contractId: string, inMs: number, installment = openInstallments(contractId)[0]): Installment {
-	return sandbox.admin.setInstallment(contractId, installment.id, { due_date: new Date(Date.now() + inMs).toISOString() });
+function dueIn(
+	contractId: string,
+	inMs: number,
+	installment = openInstallments(contractId)[0],
+): Installment {
+	return sandbox.admin.setInstallment(contractId, installment.id, {
+		due_date: new Date(Date.now() + inMs).toISOString(),
+	});
 }
 
-const contractRequests = () => sandbox.requests.filter((request) => request.path === '/api/contracts');
+const contractRequests = () =>
+	sandbox.requests.filter((request) => request.path === '/api/contracts');
 const installmentIds = (items: IDataObject[]) => items.map((item) => item.installment_id);
 const snapshot = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
-const emittedIds = (staticData: IDataObject) => Object.keys(((staticData.installments as IDataObject)?.emitted ?? {}) as IDataObject);
+const emittedIds = (staticData: IDataObject) =>
+	Object.keys(((staticData.installments as IDataObject)?.emitted ?? {}) as IDataObject);
 
 /** Only Date is faked, so sockets and retries run on real timers while the clock is where the test puts it. */
 function freezeClock(at: number): void {
 	jest.useFakeTimers({
 		now: at,
 		doNotFake: [
-			'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame',
-			'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval',
-			'clearInterval', 'setTimeout', 'clearTimeout',
+			'hrtime',
+			'nextTick',
+			'performance',
+			'queueMicrotask',
+			'requestAnimationFrame',
+			'cancelAnimationFrame',
+			'requestIdleCallback',
+			'cancelIdleCallback',
+			'setImmediate',
+			'clearImmediate',
+			'setInterval',
+			'clearInterval',
+			'setTimeout',
+			'clearTimeout',
 		],
 	});
 }
@@ -104,7 +135,9 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		expect(contract.btc_loan_repayment_address).toMatch(/^tb1q/);
 		expect(reminder.interest).toBeGreaterThan(0);
 		// Every watched contract is read, filtered by the server to loans that can owe something.
-		expect(contractRequests().map((request) => request.query)).toEqual([{ ...WATCHED_QUERY, page: '1' }]);
+		expect(contractRequests().map((request) => request.query)).toEqual([
+			{ ...WATCHED_QUERY, page: '1' },
+		]);
 
 		expect(await trigger.emitted()).toEqual([]);
 		expect(await trigger.emitted()).toEqual([]);
@@ -116,7 +149,13 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		const next = dueIn(CONTRACTS.marginCall, 2 * DAY);
 		const trigger = activeTrigger({ daysAhead: 3 });
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ contract_id: CONTRACTS.marginCall, installment_id: next.id, amount: 1500 + next.interest, loan_asset: 'UsdcSol', days_until_due: 2 }),
+			expect.objectContaining({
+				contract_id: CONTRACTS.marginCall,
+				installment_id: next.id,
+				amount: 1500 + next.interest,
+				loan_asset: 'UsdcSol',
+				days_until_due: 2,
+			}),
 		]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
@@ -143,7 +182,12 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		// Past its due date, still pending (the backend's late job runs every 30 minutes): late, once.
 		jest.setSystemTime(start + 5 * DAY + 10 * 60_000);
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ installment_id: next.id, days_until_due: -1, late: true, installment_status: 'pending' }),
+			expect.objectContaining({
+				installment_id: next.id,
+				days_until_due: -1,
+				late: true,
+				installment_status: 'pending',
+			}),
 		]);
 		// The job then marks it late: nothing new.
 		expect(sandbox.admin.markLateInstallments()).toBe(1);
@@ -158,7 +202,12 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 
 		sandbox.admin.setInstallment(CONTRACTS.principalGiven, next.id, { status: 'late' });
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ installment_id: next.id, late: true, installment_status: 'late', days_until_due: 2 }),
+			expect.objectContaining({
+				installment_id: next.id,
+				late: true,
+				installment_status: 'late',
+				days_until_due: 2,
+			}),
 		]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
@@ -168,7 +217,12 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		sandbox.admin.markLateInstallments();
 		const trigger = activeTrigger({ daysAhead: 0 });
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ installment_id: overdue.id, late: true, installment_status: 'late', days_until_due: -3 }),
+			expect.objectContaining({
+				installment_id: overdue.id,
+				late: true,
+				installment_status: 'late',
+				days_until_due: -3,
+			}),
 		]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
@@ -194,7 +248,11 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		sandbox.admin.setContractStatus(CONTRACTS.marginCall, 'Undercollateralized');
 		const trigger = activeTrigger({});
 		expect(await trigger.emitted()).toEqual([
-			expect.objectContaining({ installment_id: bullet.id, contract_status: 'Undercollateralized', btc_invoice_possible: false }),
+			expect.objectContaining({
+				installment_id: bullet.id,
+				contract_status: 'Undercollateralized',
+				btc_invoice_possible: false,
+			}),
 		]);
 
 		dueIn(CONTRACTS.principalGiven, DAY);
@@ -204,8 +262,13 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 
 	it('says when the next installment can be billed in Bitcoin', async () => {
 		const first = dueIn(CONTRACTS.principalGiven, DAY);
-		const second = dueIn(CONTRACTS.principalGiven, 2 * DAY, openInstallments(CONTRACTS.principalGiven)[1]);
-		contractOf(CONTRACTS.principalGiven).btc_loan_repayment_address = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+		const second = dueIn(
+			CONTRACTS.principalGiven,
+			2 * DAY,
+			openInstallments(CONTRACTS.principalGiven)[1],
+		);
+		contractOf(CONTRACTS.principalGiven).btc_loan_repayment_address =
+			'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
 		const items = await activeTrigger({}).emitted();
 		expect(items.map((item) => [item.installment_id, item.btc_invoice_possible])).toEqual([
 			[first.id, true],
@@ -220,11 +283,14 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 		await trigger.emitted();
 		expect(emittedIds(trigger.staticData)).toEqual([`${CONTRACTS.principalGiven}/${next.id}`]);
 
-		const paid = await fetch(`${sandbox.url}/api/contracts/${CONTRACTS.principalGiven}/installment-paid`, {
-			method: 'PUT',
-			headers: { 'x-api-key': sandbox.keys.borrower, 'content-type': 'application/json' },
-			body: JSON.stringify({ installment_id: next.id, payment_id: '0x' + 'ab'.repeat(32) }),
-		});
+		const paid = await fetch(
+			`${sandbox.url}/api/contracts/${CONTRACTS.principalGiven}/installment-paid`,
+			{
+				method: 'PUT',
+				headers: { 'x-api-key': sandbox.keys.borrower, 'content-type': 'application/json' },
+				body: JSON.stringify({ installment_id: next.id, payment_id: '0x' + 'ab'.repeat(32) }),
+			},
+		);
 		expect(paid.status).toBe(200);
 		expect(await trigger.emitted()).toEqual([]);
 		expect(emittedIds(trigger.staticData)).toEqual([]);
@@ -237,7 +303,10 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 		const trigger = activeTrigger({});
 		const before = snapshot(trigger.staticData);
 
-		sandbox.configure({ dialect: 'live', faults: [{ kind: '500', path: '/api/contracts', times: 1 }] });
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: '500', path: '/api/contracts', times: 1 }],
+		});
 		const failed = await trigger.poll();
 		expect(failed.error).toBeInstanceOf(NodeApiError);
 		expect(failed.error?.message).toBe('Lendasat had an internal error (HTTP 500)');
@@ -263,13 +332,18 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 		expect(contractRequests()).toHaveLength(1 + 3);
 		expect(snapshot(trigger.staticData)).toEqual(before);
 
-		expect(await trigger.emitted()).toEqual([expect.objectContaining({ installment_id: next.id, late: true })]);
+		expect(await trigger.emitted()).toEqual([
+			expect.objectContaining({ installment_id: next.id, late: true }),
+		]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
 
 	it('120 loans over two pages: a failure on page 2 emits nothing; the next poll emits each installment once', async () => {
 		// Bullet loans of 7 days: each installment falls due 7 days after creation.
-		const loans = sandbox.admin.createContracts(sandbox.keys.borrower, 120, { loan_id: OFFERS.usdcPolygon, status: 'PrincipalGiven' });
+		const loans = sandbox.admin.createContracts(sandbox.keys.borrower, 120, {
+			loan_id: OFFERS.usdcPolygon,
+			status: 'PrincipalGiven',
+		});
 		const trigger = activeTrigger({ daysAhead: 7 });
 		const before = snapshot(trigger.staticData);
 
@@ -291,8 +365,12 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 			{ ...WATCHED_QUERY, page: '2' },
 		]);
 		expect(items).toHaveLength(120);
-		expect(new Set(items.map((item) => item.contract_id))).toEqual(new Set(loans.map((loan) => loan.id)));
-		expect(new Set(installmentIds(items))).toEqual(new Set(loans.map((loan) => loan.installments[0].id)));
+		expect(new Set(items.map((item) => item.contract_id))).toEqual(
+			new Set(loans.map((loan) => loan.id)),
+		);
+		expect(new Set(installmentIds(items))).toEqual(
+			new Set(loans.map((loan) => loan.installments[0].id)),
+		);
 		expect(emittedIds(trigger.staticData)).toHaveLength(120);
 		expect(await trigger.emitted()).toEqual([]);
 	});
@@ -306,7 +384,10 @@ describe('Installment Due: Days Ahead and Fetch Test Event', () => {
 	])('refuses Days Ahead %p before asking the API', async (daysAhead, problem) => {
 		for (const mode of ['trigger', 'manual'] as const) {
 			const staticData: IDataObject = {};
-			const { error, items } = await pollTrigger({ event: 'installmentDue', daysAhead }, { credential: borrower(), staticData, mode });
+			const { error, items } = await pollTrigger(
+				{ event: 'installmentDue', daysAhead },
+				{ credential: borrower(), staticData, mode },
+			);
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error?.message).toBe('Invalid Days Ahead');
 			expect((error as NodeOperationError).description).toContain(`Days Ahead: ${problem}`);
@@ -323,17 +404,27 @@ describe('Installment Due: Days Ahead and Fetch Test Event', () => {
 		const before = snapshot(trigger.staticData);
 
 		const soonest = dueIn(CONTRACTS.principalGiven, DAY);
-		const { items, error } = await pollTrigger({ event: 'installmentDue' }, { credential: borrower(), staticData: trigger.staticData, mode: 'manual' });
+		const { items, error } = await pollTrigger(
+			{ event: 'installmentDue' },
+			{ credential: borrower(), staticData: trigger.staticData, mode: 'manual' },
+		);
 		expect(error).toBeUndefined();
 		expect(items?.map((item) => item.json)).toEqual([
-			expect.objectContaining({ event: 'installmentDue', installment_id: soonest.id, days_until_due: 1 }),
+			expect.objectContaining({
+				event: 'installmentDue',
+				installment_id: soonest.id,
+				days_until_due: 1,
+			}),
 		]);
 		expect(snapshot(trigger.staticData)).toEqual(before);
 		expect(installmentIds(await trigger.emitted())).toEqual([soonest.id]);
 	});
 
 	it('"Fetch Test Event" with nothing in the window shows the next installment due, so its shape can be seen', async () => {
-		const { items, error } = await pollTrigger({ event: 'installmentDue' }, { credential: borrower(), staticData: {}, mode: 'manual' });
+		const { items, error } = await pollTrigger(
+			{ event: 'installmentDue' },
+			{ credential: borrower(), staticData: {}, mode: 'manual' },
+		);
 		expect(error).toBeUndefined();
 		expect(items?.map((item) => item.json)).toEqual([
 			expect.objectContaining({
@@ -343,7 +434,9 @@ describe('Installment Due: Days Ahead and Fetch Test Event', () => {
 				late: false,
 			}),
 		]);
-		expect(contractRequests().map((request) => request.query)).toEqual([{ ...WATCHED_QUERY, page: '1' }]);
+		expect(contractRequests().map((request) => request.query)).toEqual([
+			{ ...WATCHED_QUERY, page: '1' },
+		]);
 	});
 });
 
@@ -360,20 +453,50 @@ describe('the sandbox moves installments for these tests and demos', () => {
 	it('sets a due date and a status over HTTP, and runs the late job on PrincipalGiven loans only', async () => {
 		const [next] = openInstallments(CONTRACTS.principalGiven);
 		const updatedAt = contractOf(CONTRACTS.principalGiven).updated_at;
-		const moved = await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, { due_date: '2026-01-02T03:04:05+01:00' });
-		expect(moved).toEqual({ status: 200, body: expect.objectContaining({ id: next.id, due_date: '2026-01-02T02:04:05.000Z', status: 'pending' }) });
+		const moved = await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, {
+			due_date: '2026-01-02T03:04:05+01:00',
+		});
+		expect(moved).toEqual({
+			status: 200,
+			body: expect.objectContaining({
+				id: next.id,
+				due_date: '2026-01-02T02:04:05.000Z',
+				status: 'pending',
+			}),
+		});
 		// Installments are rows of their own: the contract's updated_at stays.
 		expect(contractOf(CONTRACTS.principalGiven).updated_at).toBe(updatedAt);
 
 		const [bullet] = openInstallments(CONTRACTS.marginCall);
-		sandbox.admin.setInstallment(CONTRACTS.marginCall, bullet.id, { due_date: '2026-01-01T00:00:00Z' });
+		sandbox.admin.setInstallment(CONTRACTS.marginCall, bullet.id, {
+			due_date: '2026-01-01T00:00:00Z',
+		});
 		sandbox.admin.setContractStatus(CONTRACTS.marginCall, 'Undercollateralized');
 		expect(await admin('/jobs/late-installments')).toEqual({ status: 200, body: { marked: 1 } });
 		expect(next.status).toBe('late');
 		expect(bullet.status).toBe('pending');
 
-		expect((await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, { status: 'pending' })).body.status).toBe('pending');
-		expect((await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, { due_date: 'tomorrow' })).status).toBe(400);
-		expect((await admin(`/contracts/${CONTRACTS.principalGiven}/installments/00000000-0000-4000-8000-000000000000`, {})).status).toBe(404);
+		expect(
+			(
+				await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, {
+					status: 'pending',
+				})
+			).body.status,
+		).toBe('pending');
+		expect(
+			(
+				await admin(`/contracts/${CONTRACTS.principalGiven}/installments/${next.id}`, {
+					due_date: 'tomorrow',
+				})
+			).status,
+		).toBe(400);
+		expect(
+			(
+				await admin(
+					`/contracts/${CONTRACTS.principalGiven}/installments/00000000-0000-4000-8000-000000000000`,
+					{},
+				)
+			).status,
+		).toBe(404);
 	});
 });

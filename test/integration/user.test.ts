@@ -53,7 +53,9 @@ describe('User → Get Me', () => {
 	});
 
 	it("leaves out the personal Telegram token, which would let anyone follow the account's notifications", async () => {
-		const token = sandbox.state.users.get('b0000000-0000-4000-8000-000000000001')!.personal_telegram_token;
+		const token = sandbox.state.users.get(
+			'b0000000-0000-4000-8000-000000000001',
+		)!.personal_telegram_token;
 		expect(token).toEqual(expect.any(String));
 
 		const { output, run } = await getMe();
@@ -64,20 +66,26 @@ describe('User → Get Me', () => {
 
 	it('answers for whichever account the key belongs to', async () => {
 		const { output } = await getMe(borrower(sandbox.keys.otherBorrower));
-		expect((output('Lendasat Borrower')[0].json.user as { id: string }).id).toBe('b0000000-0000-4000-8000-000000000002');
+		expect((output('Lendasat Borrower')[0].json.user as { id: string }).id).toBe(
+			'b0000000-0000-4000-8000-000000000002',
+		);
 	});
 
 	it('maps a revoked or unknown key to a clear 401 without showing the key', async () => {
 		const wrongKey = 'lndst_sk_0123456789ab_NotARealKeyAtAll';
 		const { error, run } = await getMe(borrower(wrongKey));
 		expect(error?.message).toBe('Lendasat rejected the API key (HTTP 401, UNAUTHORIZED)');
-		expect((error as { description?: string }).description).toContain('User → Get Me: this operation needs a Borrower Key.');
+		expect((error as { description?: string }).description).toContain(
+			'User → Get Me: this operation needs a Borrower Key.',
+		);
 		expect(everythingVisible(run, error)).not.toContain(wrongKey);
 	});
 
 	it('refuses a partner master key before sending anything', async () => {
 		const { error } = await getMe({ ...borrower(sandbox.keys.master), keyType: 'master' });
-		expect(error?.message).toBe('User → Get Me needs a Borrower Key, but the credential holds a Partner Master Key');
+		expect(error?.message).toBe(
+			'User → Get Me needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });

@@ -1,7 +1,10 @@
 import { NodeHelpers, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
-import { actAsBorrowerDisplays, optionsCollectionFor } from '../../nodes/LendasatBorrower/descriptions/options';
+import {
+	actAsBorrowerDisplays,
+	optionsCollectionFor,
+} from '../../nodes/LendasatBorrower/descriptions/options';
 import { apiRoute, operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
 import { requireConnection } from '../../nodes/LendasatBorrower/transport/connection';
 import { keyIdentity } from '../../nodes/LendasatBorrower/transport/exchange';
@@ -42,14 +45,16 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 	it('every operation of the node: shown when its keyType is borrower, never for Account → Create', () => {
 		const all = operations();
 		expect(all.length).toBeGreaterThanOrEqual(15);
-		expect(all.filter(({ keyType }) => keyType !== 'borrower').map(({ resource, operation }) => `${resource}/${operation}`)).toEqual([
-			'account/create',
-		]);
+		expect(
+			all
+				.filter(({ keyType }) => keyType !== 'borrower')
+				.map(({ resource, operation }) => `${resource}/${operation}`),
+		).toEqual(['account/create']);
 		for (const { resource, operation, keyType } of all) {
-			expect([`${resource}/${operation}`, keepsActAs(description.properties, resource, operation)]).toEqual([
+			expect([
 				`${resource}/${operation}`,
-				keyType === 'borrower',
-			]);
+				keepsActAs(description.properties, resource, operation),
+			]).toEqual([`${resource}/${operation}`, keyType === 'borrower']);
 		}
 	});
 
@@ -68,7 +73,11 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 			'timeBudget',
 			'attemptTimeout',
 		]);
-		expect(Object.fromEntries((options?.options as INodeProperties[]).map((option) => [option.name, option.default]))).toEqual({
+		expect(
+			Object.fromEntries(
+				(options?.options as INodeProperties[]).map((option) => [option.name, option.default]),
+			),
+		).toEqual({
 			borrowerApiKey: '',
 			idempotencyKey: '',
 			initialDelay: 500,
@@ -81,13 +90,24 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 			attemptTimeout: 30000,
 		});
 		const actAs = (options?.options as INodeProperties[])[0];
-		expect(actAs).toMatchObject({ displayName: 'Act as Borrower (API Key)', type: 'string', typeOptions: { password: true }, default: '' });
+		expect(actAs).toMatchObject({
+			displayName: 'Act as Borrower (API Key)',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		});
 	});
 
 	it('follows a resource that mixes key types: one more condition naming its borrower operations', () => {
 		const route = (keyType: 'master' | 'borrower') =>
-			apiRoute({ resource: 'x', operation: 'y', label: 'X → Y', keyType, expects: 'object' }, { method: 'GET', url: '/api/x' });
-		const operationOf = (resource: string, options: Array<[string, 'master' | 'borrower']>): INodeProperties => ({
+			apiRoute(
+				{ resource: 'x', operation: 'y', label: 'X → Y', keyType, expects: 'object' },
+				{ method: 'GET', url: '/api/x' },
+			);
+		const operationOf = (
+			resource: string,
+			options: Array<[string, 'master' | 'borrower']>,
+		): INodeProperties => ({
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -96,10 +116,20 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 			default: options[0][0],
 		});
 		const properties = [
-			{ displayName: 'Resource', name: 'resource', type: 'options', options: [], default: 'a' } as INodeProperties,
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				options: [],
+				default: 'a',
+			} as INodeProperties,
 			operationOf('a', [['get', 'borrower']]),
 			operationOf('b', [['create', 'master']]),
-			operationOf('c', [['create', 'master'], ['get', 'borrower'], ['list', 'borrower']]),
+			operationOf('c', [
+				['create', 'master'],
+				['get', 'borrower'],
+				['list', 'borrower'],
+			]),
 		];
 		expect(actAsBorrowerDisplays(properties)).toEqual([
 			{ show: { '/resource': ['a'] } },
@@ -107,35 +137,65 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 		]);
 		const withOptions = [...properties, optionsCollectionFor(properties)];
 		expect(
-			[['a', 'get'], ['b', 'create'], ['c', 'create'], ['c', 'get'], ['c', 'list']].map(([resource, operation]) =>
-				keepsActAs(withOptions, resource, operation),
-			),
+			[
+				['a', 'get'],
+				['b', 'create'],
+				['c', 'create'],
+				['c', 'get'],
+				['c', 'list'],
+			].map(([resource, operation]) => keepsActAs(withOptions, resource, operation)),
 		).toEqual([true, false, false, true, true]);
 	});
 });
 
 describe('the connection of an operation acting as a borrower', () => {
-	const asker = { node: node as never, label: 'User → Get Me', keyType: 'borrower' as const, itemIndex: 0 };
-	const masterCredential = { environment: 'custom', baseUrl: 'http://127.0.0.1:7337', keyType: 'master', apiKey: 'las-partner-master' };
+	const asker = {
+		node: node as never,
+		label: 'User → Get Me',
+		keyType: 'borrower' as const,
+		itemIndex: 0,
+	};
+	const masterCredential = {
+		environment: 'custom',
+		baseUrl: 'http://127.0.0.1:7337',
+		keyType: 'master',
+		apiKey: 'las-partner-master',
+	};
 	const actKey = 'lndst_sk_0123456789ab_"act\\as+me';
 
-	it('sends the act-as key as a Borrower Key to the credential\'s base URL; both keys are secret in every form', () => {
+	it("sends the act-as key as a Borrower Key to the credential's base URL; both keys are secret in every form", () => {
 		const connection = requireConnection(masterCredential, { ...asker, actAs: actKey });
-		expect(connection).toMatchObject({ apiKey: actKey, keyType: 'borrower', baseUrl: 'http://127.0.0.1:7337', actingAsBorrower: true });
+		expect(connection).toMatchObject({
+			apiKey: actKey,
+			keyType: 'borrower',
+			baseUrl: 'http://127.0.0.1:7337',
+			actingAsBorrower: true,
+		});
 		const text = `a ${actKey} b ${JSON.stringify(actKey).slice(1, -1)} c ${encodeURIComponent(actKey)} d las-partner-master`;
-		expect(redactSecrets(text, connection.secrets)).toBe('a [redacted] b [redacted] c [redacted] d [redacted]');
+		expect(redactSecrets(text, connection.secrets)).toBe(
+			'a [redacted] b [redacted] c [redacted] d [redacted]',
+		);
 	});
 
-	it('paces and caps the act-as key apart from the credential\'s key and from other borrowers', () => {
-		const credentialOwn = requireConnection({ ...masterCredential, keyType: 'borrower', apiKey: 'lndst_sk_0123456789ab_own' }, asker);
+	it("paces and caps the act-as key apart from the credential's key and from other borrowers", () => {
+		const credentialOwn = requireConnection(
+			{ ...masterCredential, keyType: 'borrower', apiKey: 'lndst_sk_0123456789ab_own' },
+			asker,
+		);
 		const acting = requireConnection(masterCredential, { ...asker, actAs: actKey });
 		const other = requireConnection(masterCredential, { ...asker, actAs: `${actKey}2` });
-		expect(new Set([keyIdentity(credentialOwn), keyIdentity(acting), keyIdentity(other)]).size).toBe(3);
-		expect(keyIdentity(acting)).toBe(keyIdentity(requireConnection(masterCredential, { ...asker, actAs: actKey })));
+		expect(
+			new Set([keyIdentity(credentialOwn), keyIdentity(acting), keyIdentity(other)]).size,
+		).toBe(3);
+		expect(keyIdentity(acting)).toBe(
+			keyIdentity(requireConnection(masterCredential, { ...asker, actAs: actKey })),
+		);
 		expect(keyIdentity(acting)).not.toContain(actKey);
 	});
 
 	it('refuses a key that would be sent mangled, without showing it', () => {
-		expect(() => requireConnection(masterCredential, { ...asker, actAs: 'lndst_sk_a b' })).toThrow('Invalid Act as Borrower (API Key) [item 0]');
+		expect(() => requireConnection(masterCredential, { ...asker, actAs: 'lndst_sk_a b' })).toThrow(
+			'Invalid Act as Borrower (API Key) [item 0]',
+		);
 	});
 });

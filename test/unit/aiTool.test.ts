@@ -4,7 +4,12 @@ import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.
 
 /** What an AI Agent's model reads about the node used as a tool: n8n builds it from the operation's action. */
 function toolDescription(resource: string, operation: string): string {
-	const node = { name: 'Lendasat', parameters: { resource, operation }, type: 'lendasatBorrower', typeVersion: 1.1 } as unknown as INode;
+	const node = {
+		name: 'Lendasat',
+		parameters: { resource, operation },
+		type: 'lendasatBorrower',
+		typeVersion: 1.1,
+	} as unknown as INode;
 	return NodeHelpers.getToolDescriptionForNode(node, new LendasatBorrower());
 }
 
@@ -17,9 +22,12 @@ describe('the node as an AI Agent tool', () => {
 		['apiKey', 'create', /returns a new secret borrower key once/],
 		['contract', 'get', /status, amounts, where to send collateral and the next installment/],
 		['offer', 'getAll', /what lenders offer/],
-	])('tells the model what %s → %s does, what it changes and what comes back', (resource, operation, expected) => {
-		const description = toolDescription(resource, operation);
-		expect(description).toMatch(expected);
-		expect(description).toMatch(/ in Lendasat Borrower$/);
-	});
+	])(
+		'tells the model what %s → %s does, what it changes and what comes back',
+		(resource, operation, expected) => {
+			const description = toolDescription(resource, operation);
+			expect(description).toMatch(expected);
+			expect(description).toMatch(/ in Lendasat Borrower$/);
+		},
+	);
 });

@@ -8,7 +8,11 @@ import {
 	type BitcoinNetwork,
 	type ParsedTransaction,
 } from '../../nodes/LendasatBorrower/validation/bitcoin';
-import { checkFeeRate, checkSignedTransaction, checkTxid } from '../../nodes/LendasatBorrower/validation/checks';
+import {
+	checkFeeRate,
+	checkSignedTransaction,
+	checkTxid,
+} from '../../nodes/LendasatBorrower/validation/checks';
 import { buildPsbt, parseTransactionHex, txidOf } from '../../dev/sandbox/bitcoin';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
 
@@ -107,7 +111,10 @@ const BIP350_INVALID_ADDRESSES: Array<[string, string]> = [
 	['BC1S0XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ54WELL', 'Bech32 instead of Bech32m'],
 	['bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kemeawh', 'Bech32m instead of Bech32'],
 	['tb1q0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq24jc47', 'Bech32m instead of Bech32'],
-	['bc1p38j9r5y49hruaue7wxjce0updqjuyyx0kh56v8s25huc6995vvpql3jow4', 'Invalid character in checksum'],
+	[
+		'bc1p38j9r5y49hruaue7wxjce0updqjuyyx0kh56v8s25huc6995vvpql3jow4',
+		'Invalid character in checksum',
+	],
 	['BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R', 'Invalid witness version'],
 	['bc1pw5dgrnzv', 'Invalid program length (1 byte)'],
 	[
@@ -116,8 +123,14 @@ const BIP350_INVALID_ADDRESSES: Array<[string, string]> = [
 	],
 	['BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P', 'Invalid program length for witness version 0'],
 	['tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq', 'Mixed case'],
-	['bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf', 'zero padding of more than 4 bits'],
-	['tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j', 'Non-zero padding in 8-to-5 conversion'],
+	[
+		'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf',
+		'zero padding of more than 4 bits',
+	],
+	[
+		'tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j',
+		'Non-zero padding in 8-to-5 conversion',
+	],
 	['bc1gmk9yu', 'Empty data section'],
 ];
 
@@ -133,7 +146,10 @@ const BIP173_INVALID_ADDRESSES: Array<[string, string]> = [
 	['BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P', 'Invalid program length for witness version 0'],
 	['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sL5k7', 'Mixed case'],
 	['bc1zw508d6qejxtdg4y5r3zarvaryvqyzf3du', 'zero padding of more than 4 bits'],
-	['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3pjxtptv', 'Non-zero padding in 8-to-5 conversion'],
+	[
+		'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3pjxtptv',
+		'Non-zero padding in 8-to-5 conversion',
+	],
 	['bc1gmk9yu', 'Empty data section'],
 ];
 
@@ -157,8 +173,14 @@ const WELL_KNOWN_ADDRESSES: Array<[string, Expected]> = [
 	['BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ', { network: 'mainnet', type: 'p2wpkh' }],
 	['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', { network: 'testnet', type: 'p2wpkh' }],
 	['bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', { network: 'regtest', type: 'p2wpkh' }],
-	['bcrt1q0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqjsgj9x', { network: 'regtest', type: 'p2wsh' }],
-	['bcrt1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqc8gma6', { network: 'regtest', type: 'p2tr' }],
+	[
+		'bcrt1q0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqjsgj9x',
+		{ network: 'regtest', type: 'p2wsh' },
+	],
+	[
+		'bcrt1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqc8gma6',
+		{ network: 'regtest', type: 'p2tr' },
+	],
 ];
 
 function typeOfScriptPubKey(hex: string): BitcoinAddressType {
@@ -178,7 +200,8 @@ function singleSubstitutions(text: string, alphabet: string): string[] {
 	const variants: string[] = [];
 	for (let i = 0; i < text.length; i++) {
 		for (const replacement of alphabet) {
-			if (replacement !== text[i]) variants.push(text.slice(0, i) + replacement + text.slice(i + 1));
+			if (replacement !== text[i])
+				variants.push(text.slice(0, i) + replacement + text.slice(i + 1));
 		}
 	}
 	return variants;
@@ -187,18 +210,27 @@ function singleSubstitutions(text: string, alphabet: string): string[] {
 describe('decodeBech32', () => {
 	test.each(BIP173_VALID_BECH32)('BIP-173 valid Bech32 %s', (text) => {
 		const result = decodeBech32(text);
-		expect(result).toMatchObject({ encoding: 'bech32', hrp: text.slice(0, text.lastIndexOf('1')).toLowerCase() });
+		expect(result).toMatchObject({
+			encoding: 'bech32',
+			hrp: text.slice(0, text.lastIndexOf('1')).toLowerCase(),
+		});
 	});
 
 	test.each(BIP350_VALID_BECH32M)('BIP-350 valid Bech32m %s', (text) => {
 		expect(decodeBech32(text)).toMatchObject({ encoding: 'bech32m' });
 	});
 
-	test.each([...BIP173_VALID_BECH32, ...BIP350_VALID_BECH32M])('flipping one data bit breaks %s', (text) => {
-		const position = text.lastIndexOf('1') + 1;
-		const flipped = text.slice(0, position) + String.fromCharCode(text.charCodeAt(position) ^ 1) + text.slice(position + 1);
-		expect(decodeBech32(flipped)).toHaveProperty('error');
-	});
+	test.each([...BIP173_VALID_BECH32, ...BIP350_VALID_BECH32M])(
+		'flipping one data bit breaks %s',
+		(text) => {
+			const position = text.lastIndexOf('1') + 1;
+			const flipped =
+				text.slice(0, position) +
+				String.fromCharCode(text.charCodeAt(position) ^ 1) +
+				text.slice(position + 1);
+			expect(decodeBech32(flipped)).toHaveProperty('error');
+		},
+	);
 
 	test.each([...BIP173_INVALID_BECH32, ...BIP350_INVALID_BECH32M])('invalid %j (%s)', (text) => {
 		expect(decodeBech32(text)).toHaveProperty('error');
@@ -240,7 +272,10 @@ describe('parseBitcoinAddress', () => {
 	describe('BIP-350 valid segwit addresses', () => {
 		test.each(BIP350_VALID_ADDRESSES)('%s', (address, scriptPubKey) => {
 			const network = address.toLowerCase().startsWith('bc1') ? 'mainnet' : 'testnet';
-			expect(parseBitcoinAddress(address)).toEqual({ network, type: typeOfScriptPubKey(scriptPubKey) });
+			expect(parseBitcoinAddress(address)).toEqual({
+				network,
+				type: typeOfScriptPubKey(scriptPubKey),
+			});
 		});
 	});
 
@@ -249,9 +284,12 @@ describe('parseBitcoinAddress', () => {
 			expect(errorOf(address)).toEqual(expect.any(String));
 		});
 
-		test.each(BIP173_V1_PLUS_ADDRESSES_NOW_INVALID)('BIP-173 v1+ address with a Bech32 checksum %s', (address) => {
-			expect(errorOf(address)).toMatch(/checksum does not match/);
-		});
+		test.each(BIP173_V1_PLUS_ADDRESSES_NOW_INVALID)(
+			'BIP-173 v1+ address with a Bech32 checksum %s',
+			(address) => {
+				expect(errorOf(address)).toMatch(/checksum does not match/);
+			},
+		);
 	});
 
 	describe('well-known addresses', () => {
@@ -267,9 +305,18 @@ describe('parseBitcoinAddress', () => {
 			['3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLz', 'checksum does not match (a character is mistyped)'],
 			['mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfm', 'checksum does not match (a character is mistyped)'],
 			['2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vd', 'checksum does not match (a character is mistyped)'],
-			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp', 'checksum does not match (a character is mistyped)'],
-			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5ndq', 'checksum does not match (a character is mistyped)'],
-			['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsz', 'checksum does not match (a character is mistyped)'],
+			[
+				'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp',
+				'checksum does not match (a character is mistyped)',
+			],
+			[
+				'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5ndq',
+				'checksum does not match (a character is mistyped)',
+			],
+			[
+				'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsz',
+				'checksum does not match (a character is mistyped)',
+			],
 			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfN0', expect.stringContaining("contains '0'")],
 			['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNl', expect.stringContaining("contains 'l'")],
 			['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdb', expect.stringContaining("contains 'b'")],
@@ -279,15 +326,17 @@ describe('parseBitcoinAddress', () => {
 			expect(errorOf(address)).toEqual(error);
 		});
 
-		test.each(['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn'])(
-			'every single substitution of %s is rejected',
-			(address) => {
-				const accepted = singleSubstitutions(address, '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz').filter(
-					(variant) => errorOf(variant) === undefined,
-				);
-				expect(accepted).toEqual([]);
-			},
-		);
+		test.each([
+			'1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa',
+			'3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+			'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn',
+		])('every single substitution of %s is rejected', (address) => {
+			const accepted = singleSubstitutions(
+				address,
+				'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz',
+			).filter((variant) => errorOf(variant) === undefined);
+			expect(accepted).toEqual([]);
+		});
 
 		test.each([
 			'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
@@ -318,8 +367,14 @@ describe('parseBitcoinAddress', () => {
 			['ltc1qg82fj8q9zx7ry7awzgx2wn6lyt9lz2dxj6m7vr', 'not a Bitcoin address (unknown prefix)'],
 			['hello world', 'contains spaces or line breaks'],
 			['Bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'mixes upper- and lower-case letters'],
-			['bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', expect.stringContaining('payment link')],
-			['lnbc10u1p3pj257pp5yztkwjcz5ftl5laxkav23zmzekaw37zk6kmv80pk4xaev5qhtz7q', expect.stringContaining('Lightning invoice')],
+			[
+				'bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+				expect.stringContaining('payment link'),
+			],
+			[
+				'lnbc10u1p3pj257pp5yztkwjcz5ftl5laxkav23zmzekaw37zk6kmv80pk4xaev5qhtz7q',
+				expect.stringContaining('Lightning invoice'),
+			],
 			[
 				'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
 				expect.stringContaining('extended public key'),
@@ -414,14 +469,29 @@ function problemOf(hex: string): string {
 }
 
 /** Hex of a CompactSize, little-endian. */
-const varint = (value: number) => (value < 0xfd ? value.toString(16).padStart(2, '0') : `fd${value.toString(16).padStart(4, '0').match(/../g)?.reverse().join('')}`);
+const varint = (value: number) =>
+	value < 0xfd
+		? value.toString(16).padStart(2, '0')
+		: `fd${value.toString(16).padStart(4, '0').match(/../g)?.reverse().join('')}`;
 
 describe('parseBitcoinTransaction', () => {
 	test('reads the genesis coinbase: version, one input, one output, lock time, and its txid', () => {
 		const tx = parsed(GENESIS_COINBASE);
-		expect(tx).toMatchObject({ version: 1, segwit: false, lockTime: 0, txid: GENESIS_TXID, sizeBytes: GENESIS_COINBASE.length / 2 });
+		expect(tx).toMatchObject({
+			version: 1,
+			segwit: false,
+			lockTime: 0,
+			txid: GENESIS_TXID,
+			sizeBytes: GENESIS_COINBASE.length / 2,
+		});
 		expect(tx.inputs).toEqual([
-			{ previousTxid: '0'.repeat(64), previousVout: 0xffffffff, scriptSigBytes: 77, sequence: 0xffffffff, witnessItems: 0 },
+			{
+				previousTxid: '0'.repeat(64),
+				previousVout: 0xffffffff,
+				scriptSigBytes: 77,
+				sequence: 0xffffffff,
+				witnessItems: 0,
+			},
 		]);
 		expect(tx.outputs).toEqual([{ valueSats: 5_000_000_000n, scriptPubKeyBytes: 67 }]);
 		expect(tx.weight).toBe(4 * tx.sizeBytes);
@@ -449,7 +519,12 @@ describe('parseBitcoinTransaction', () => {
 		const stripped = unsignedTransactionOf(samplePsbt());
 		const tx = parsed(signed);
 		expect(tx.segwit).toBe(true);
-		expect(tx.inputs[0]).toMatchObject({ previousTxid: GENESIS_TXID, previousVout: 0, scriptSigBytes: 0, witnessItems: 4 });
+		expect(tx.inputs[0]).toMatchObject({
+			previousTxid: GENESIS_TXID,
+			previousVout: 0,
+			scriptSigBytes: 0,
+			witnessItems: 4,
+		});
 		expect(tx.txid).toBe(parsed(stripped).txid);
 		const sandboxTx = parseTransactionHex(signed);
 		expect(sandboxTx && txidOf(sandboxTx)).toBe(tx.txid);
@@ -468,13 +543,19 @@ describe('parseBitcoinTransaction', () => {
 
 	test('refuses every truncation of a transaction, naming the part that is cut off', () => {
 		for (let length = 0; length < GENESIS_COINBASE.length; length += 2) {
-			expect(parseBitcoinTransactionHex(GENESIS_COINBASE.slice(0, length))).toEqual({ error: expect.stringMatching(/ends too early|more than the \d+ bytes left/) });
+			expect(parseBitcoinTransactionHex(GENESIS_COINBASE.slice(0, length))).toEqual({
+				error: expect.stringMatching(/ends too early|more than the \d+ bytes left/),
+			});
 		}
-		expect(problemOf(GENESIS_COINBASE.slice(0, -2))).toBe('ends too early: the lock time needs 1 more byte (is the hex cut off?)');
+		expect(problemOf(GENESIS_COINBASE.slice(0, -2))).toBe(
+			'ends too early: the lock time needs 1 more byte (is the hex cut off?)',
+		);
 		expect(problemOf(GENESIS_COINBASE.slice(0, 150))).toBe(
 			"ends too early: input 1's scriptSig needs 44 more bytes (is the hex cut off?)",
 		);
-		expect(problemOf(GENESIS_COINBASE.slice(0, -10))).toBe("ends too early: output 1's script needs 1 more byte (is the hex cut off?)");
+		expect(problemOf(GENESIS_COINBASE.slice(0, -10))).toBe(
+			"ends too early: output 1's script needs 1 more byte (is the hex cut off?)",
+		);
 		const signed = standInSign(samplePsbt());
 		for (let length = 0; length < signed.length; length += 2) {
 			expect('error' in parseBitcoinTransactionHex(signed.slice(0, length))).toBe(true);
@@ -485,22 +566,44 @@ describe('parseBitcoinTransaction', () => {
 		expect(problemOf(`${GENESIS_COINBASE}00`)).toBe(
 			'has 1 byte left after the lock time: extra data, or more than one transaction',
 		);
-		expect(problemOf(GENESIS_COINBASE + GENESIS_COINBASE)).toMatch(/^has 204 bytes left after the lock time/);
+		expect(problemOf(GENESIS_COINBASE + GENESIS_COINBASE)).toMatch(
+			/^has 204 bytes left after the lock time/,
+		);
 	});
 
 	test.each([
 		['an odd number of digits', `${GENESIS_COINBASE}0`, /odd number of hexadecimal digits/],
-		['a character that is not hex', `zz${GENESIS_COINBASE}`, /contains "z" at position 1, which is not a hexadecimal digit/],
+		[
+			'a character that is not hex',
+			`zz${GENESIS_COINBASE}`,
+			/contains "z" at position 1, which is not a hexadecimal digit/,
+		],
 		['nothing', '', /ends too early: the version needs 4 more bytes/],
-		['a SegWit marker with flag 2', `0100000000020000000000`, /SegWit marker with flag 2 instead of 1/],
-		['no inputs after the SegWit marker', `01000000000100010000000000000000000000000000`, /has no inputs/],
-		['no outputs', `01000000${`01${'00'.repeat(32)}00000000` + '00' + 'ffffffff'}00` + '00000000', /has no outputs/],
+		[
+			'a SegWit marker with flag 2',
+			`0100000000020000000000`,
+			/SegWit marker with flag 2 instead of 1/,
+		],
+		[
+			'no inputs after the SegWit marker',
+			`01000000000100010000000000000000000000000000`,
+			/has no inputs/,
+		],
+		[
+			'no outputs',
+			`01000000${`01${'00'.repeat(32)}00000000` + '00' + 'ffffffff'}00` + '00000000',
+			/has no outputs/,
+		],
 		[
 			'a count that is not in its shortest form',
 			`01000000fd0100${'00'.repeat(32)}0000000000ffffffff0100000000000000000000000000`,
 			/the input count is not encoded in its shortest form/,
 		],
-		['an input count far beyond the data', `01000000fe00ca9a3b${'00'.repeat(60)}`, /the input count says 1000000000, more than the 60 bytes left could hold/],
+		[
+			'an input count far beyond the data',
+			`01000000fe00ca9a3b${'00'.repeat(60)}`,
+			/the input count says 1000000000, more than the 60 bytes left could hold/,
+		],
 		[
 			'an output paying more than 21 million BTC',
 			`01000000${`01${'00'.repeat(32)}0000000000ffffffff`}01${'ff'.repeat(8)}0000000000`,
@@ -514,7 +617,9 @@ describe('parseBitcoinTransaction', () => {
 		const stripped = unsignedTransactionOf(samplePsbt());
 		// version, marker and flag, inputs and outputs, one empty witness per input, lock time
 		const emptyWitness = `${stripped.slice(0, 8)}0001${stripped.slice(8, -8)}00${stripped.slice(-8)}`;
-		expect(problemOf(emptyWitness)).toBe('has the SegWit marker but no witness data, so this is no valid serialization');
+		expect(problemOf(emptyWitness)).toBe(
+			'has the SegWit marker but no witness data, so this is no valid serialization',
+		);
 	});
 
 	test('reads a script longer than 252 bytes (a three-byte count)', () => {
@@ -532,8 +637,12 @@ describe('checkSignedTransaction', () => {
 	});
 
 	test('refuses a PSBT with the specific message', () => {
-		expect(checkSignedTransaction(samplePsbt())).toContain('this is a PSBT, not a signed transaction: finalize and extract it first');
-		expect(checkSignedTransaction(Buffer.from(samplePsbt(), 'hex').toString('base64'))).toContain('this is a PSBT');
+		expect(checkSignedTransaction(samplePsbt())).toContain(
+			'this is a PSBT, not a signed transaction: finalize and extract it first',
+		);
+		expect(checkSignedTransaction(Buffer.from(samplePsbt(), 'hex').toString('base64'))).toContain(
+			'this is a PSBT',
+		);
 	});
 
 	test('refuses the unsigned transaction of a PSBT: its input carries no signature', () => {
@@ -546,22 +655,37 @@ describe('checkSignedTransaction', () => {
 		['a number', 42, /Expected a transaction in hex, got 42/],
 		['empty text', '  ', /Must not be empty/],
 		['a 0x prefix', `0x${GENESIS_COINBASE}`, /starts with 0x/],
-		['a truncated transaction', GENESIS_COINBASE.slice(0, -2), /is not a Bitcoin transaction \(ends too early: the lock time needs 1 more byte/],
+		[
+			'a truncated transaction',
+			GENESIS_COINBASE.slice(0, -2),
+			/is not a Bitcoin transaction \(ends too early: the lock time needs 1 more byte/,
+		],
 		['garbage', 'deadbeef', /is not a Bitcoin transaction \(ends too early/],
-		['more than any relayed transaction', 'ab'.repeat(400_001), /larger than any transaction Bitcoin nodes relay/],
+		[
+			'more than any relayed transaction',
+			'ab'.repeat(400_001),
+			/larger than any transaction Bitcoin nodes relay/,
+		],
 	])('refuses %s', (_case, value, problem) => {
 		expect(checkSignedTransaction(value)).toMatch(problem);
 	});
 
 	test('accepts hex wrapped over lines or indented, as terminals and wallets copy it', () => {
-		expect(checkSignedTransaction(`  ${GENESIS_COINBASE.slice(0, 100)}\n\t${GENESIS_COINBASE.slice(100)}\r\n`)).toBeNull();
+		expect(
+			checkSignedTransaction(
+				`  ${GENESIS_COINBASE.slice(0, 100)}\n\t${GENESIS_COINBASE.slice(100)}\r\n`,
+			),
+		).toBeNull();
 	});
 });
 
 describe('checkTxid', () => {
-	test.each([GENESIS_TXID, GENESIS_TXID.toUpperCase(), ` ${GENESIS_TXID} `])('accepts %s', (value) => {
-		expect(checkTxid(value)).toBeNull();
-	});
+	test.each([GENESIS_TXID, GENESIS_TXID.toUpperCase(), ` ${GENESIS_TXID} `])(
+		'accepts %s',
+		(value) => {
+			expect(checkTxid(value)).toBeNull();
+		},
+	);
 
 	test.each([
 		['empty', '', /Must not be empty/],

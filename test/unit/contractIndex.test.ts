@@ -8,7 +8,10 @@ import {
 	type ContractListPage,
 	type ReadContractPage,
 } from '../../nodes/LendasatBorrower/resources/contract/contractIndex';
-import { afterLookup, clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
+import {
+	afterLookup,
+	clientContractIdFor,
+} from '../../nodes/LendasatBorrower/resources/contract/createOnce';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-23T12:00:00Z');
@@ -29,7 +32,10 @@ function server(records: () => IDataObject[]) {
 		reads.push(page);
 		const all = records();
 		const data = all.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
-		return { records: data, totalPages: Math.max(1, Math.ceil(all.length / LOOKUP_PAGE_SIZE)) } satisfies ContractListPage;
+		return {
+			records: data,
+			totalPages: Math.max(1, Math.ceil(all.length / LOOKUP_PAGE_SIZE)),
+		} satisfies ContractListPage;
 	};
 	return { readPage, reads };
 }
@@ -38,7 +44,9 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	it('finds a contract on the first page and reads only that page', async () => {
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 250 }, (_, i) => i)));
 		const index = new ContractIndex(() => NOW, 0);
-		await expect(index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage)).resolves.toEqual({
+		await expect(
+			index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage),
+		).resolves.toEqual({
 			kind: 'found',
 			contract: expect.objectContaining({ id: 'contract-3' }),
 		});
@@ -46,22 +54,36 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	});
 
 	it('matches client ids without regard to case', async () => {
-		const { readPage } = server(() => [{ id: 'x', client_contract_id: 'ABC-def', created_at: new Date(NOW).toISOString() }]);
-		const outcome = await new ContractIndex(() => NOW, 0).find('abc-DEF', { freshAfter: NOW, coverFrom: NOW }, readPage);
+		const { readPage } = server(() => [
+			{ id: 'x', client_contract_id: 'ABC-def', created_at: new Date(NOW).toISOString() },
+		]);
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'abc-DEF',
+			{ freshAfter: NOW, coverFrom: NOW },
+			readPage,
+		);
 		expect(outcome.kind).toBe('found');
 	});
 
 	it('says absent once it has read back to the time it must cover, and no further', async () => {
 		// 100 per page, one a minute: page 2 holds minutes 100–199.
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 1000 }, (_, i) => i)));
-		const outcome = await new ContractIndex(() => NOW, 0).find('missing', { freshAfter: NOW, coverFrom: NOW - 150 * MINUTE }, readPage);
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'missing',
+			{ freshAfter: NOW, coverFrom: NOW - 150 * MINUTE },
+			readPage,
+		);
 		expect(outcome).toEqual({ kind: 'absent' });
 		expect(reads).toEqual([1, 2]);
 	});
 
 	it('stops at the last page the server names, and at a short page', async () => {
 		const short = server(() => listOf([1, 2, 3]));
-		await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, short.readPage);
+		await new ContractIndex(() => NOW, 0).find(
+			'x',
+			{ freshAfter: NOW, coverFrom: 0 },
+			short.readPage,
+		);
 		expect(short.reads).toEqual([1]);
 
 		const reads: number[] = [];
@@ -80,8 +102,15 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
 		};
-		const outcome = await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, endless);
-		expect(outcome).toEqual({ kind: 'inconclusive', reason: expect.stringContaining('2000 contracts') });
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'x',
+			{ freshAfter: NOW, coverFrom: NOW - MINUTE },
+			endless,
+		);
+		expect(outcome).toEqual({
+			kind: 'inconclusive',
+			reason: expect.stringContaining('2000 contracts'),
+		});
 		expect(reads).toHaveLength(MAX_LOOKUP_PAGES);
 	});
 
@@ -89,7 +118,9 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const failing: ReadContractPage = async () => {
 			throw new Error('HTTP 500');
 		};
-		await expect(new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, failing)).resolves.toEqual({
+		await expect(
+			new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, failing),
+		).resolves.toEqual({
 			kind: 'inconclusive',
 			reason: 'HTTP 500',
 		});
@@ -97,20 +128,35 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('reports a server without a contract list as unsupported', async () => {
 		const none: ReadContractPage = async () => 'unsupported';
-		await expect(new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, none)).resolves.toEqual({
+		await expect(
+			new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, none),
+		).resolves.toEqual({
 			kind: 'unsupported',
 		});
 	});
 
 	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
 		const { readPage } = server(() => listOf(Array.from({ length: 150 }, (_, i) => 150 - i)));
-		const outcome = await new ContractIndex(() => NOW, 0).find('missing', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage);
-		expect(outcome).toEqual({ kind: 'inconclusive', reason: 'the server does not list contracts newest first' });
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'missing',
+			{ freshAfter: NOW, coverFrom: NOW - 60 * MINUTE },
+			readPage,
+		);
+		expect(outcome).toEqual({
+			kind: 'inconclusive',
+			reason: 'the server does not list contracts newest first',
+		});
 	});
 
 	it('treats contracts without a client_contract_id field as a list it cannot search', async () => {
-		const { readPage } = server(() => [{ id: 'a', status: 'pending', created_at: new Date(NOW).toISOString() }]);
-		const outcome = await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, readPage);
+		const { readPage } = server(() => [
+			{ id: 'a', status: 'pending', created_at: new Date(NOW).toISOString() },
+		]);
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'x',
+			{ freshAfter: NOW, coverFrom: 0 },
+			readPage,
+		);
 		expect(outcome).toEqual({ kind: 'unsupported' });
 	});
 
@@ -129,7 +175,9 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
 		const index = new ContractIndex(() => NOW, 0);
 		const need = { freshAfter: NOW, coverFrom: NOW - 10 * MINUTE };
-		const outcomes = await Promise.all(['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage)));
+		const outcomes = await Promise.all(
+			['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage)),
+		);
 		expect(outcomes.map(({ kind }) => kind)).toEqual(['found', 'found', 'found', 'absent']);
 		expect(reads).toEqual([1]);
 	});
@@ -151,7 +199,11 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		}));
 		records = [...fresh, ...records];
 		reads.length = 0;
-		const outcome = await index.find('n120', { freshAfter: clock, coverFrom: NOW - 400 * MINUTE }, readPage);
+		const outcome = await index.find(
+			'n120',
+			{ freshAfter: clock, coverFrom: NOW - 400 * MINUTE },
+			readPage,
+		);
 		expect(outcome.kind).toBe('found');
 		// It stops once a page reaches back before the last walk began, minus the clock allowance.
 		const pagesToAllowance = Math.ceil((150 + CLOCK_ALLOWANCE_MS / MINUTE + 1) / LOOKUP_PAGE_SIZE);

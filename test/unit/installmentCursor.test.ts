@@ -14,11 +14,29 @@ const NOW = Date.parse('2026-11-23T12:00:00Z');
 
 const at = (ms: number) => new Date(ms).toISOString();
 
-function installment(id: string, dueInMs: number, status = 'pending', principal = 0, interest = 10): IDataObject {
-	return { id, principal, interest, due_date: at(NOW + dueInMs), status, paid_date: null, payment_id: null };
+function installment(
+	id: string,
+	dueInMs: number,
+	status = 'pending',
+	principal = 0,
+	interest = 10,
+): IDataObject {
+	return {
+		id,
+		principal,
+		interest,
+		due_date: at(NOW + dueInMs),
+		status,
+		paid_date: null,
+		payment_id: null,
+	};
 }
 
-function contract(id: string, installments: IDataObject[], overrides: IDataObject = {}): IDataObject {
+function contract(
+	id: string,
+	installments: IDataObject[],
+	overrides: IDataObject = {},
+): IDataObject {
 	return {
 		id,
 		status: 'PrincipalGiven',
@@ -65,7 +83,9 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 		const first = contract('c1', [installment('1', 2 * DAY)]);
 		const second = contract('c2', [installment('1', 1 * DAY)]);
 		expect(trigger.poll([first])).toHaveLength(1);
-		expect(trigger.poll([first, second], NOW + HOUR)).toEqual([expect.objectContaining({ contract_id: 'c2', installment_id: '1' })]);
+		expect(trigger.poll([first, second], NOW + HOUR)).toEqual([
+			expect.objectContaining({ contract_id: 'c2', installment_id: '1' }),
+		]);
 	});
 
 	it.each([
@@ -123,37 +143,82 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 				installment('2d23h-ago', -3 * DAY + HOUR),
 			]),
 		]);
-		const days = Object.fromEntries(items.map((item) => [item.installment_id, item.days_until_due]));
-		expect(days).toEqual({ 'due-now': 0, 'in-1h': 1, 'in-1d': 1, 'in-1d1h': 2, '1h-ago': -1, '2d-ago': -2, '2d23h-ago': -2 });
+		const days = Object.fromEntries(
+			items.map((item) => [item.installment_id, item.days_until_due]),
+		);
+		expect(days).toEqual({
+			'due-now': 0,
+			'in-1h': 1,
+			'in-1d': 1,
+			'in-1d1h': 2,
+			'1h-ago': -1,
+			'2d-ago': -2,
+			'2d23h-ago': -2,
+		});
 		const late = Object.fromEntries(items.map((item) => [item.installment_id, item.late]));
-		expect(late).toMatchObject({ 'due-now': false, 'in-1h': false, '1h-ago': true, '2d-ago': true });
+		expect(late).toMatchObject({
+			'due-now': false,
+			'in-1h': false,
+			'1h-ago': true,
+			'2d-ago': true,
+		});
 	});
 
 	it('emits once more when the installment turns late: by status, or pending past its due date', () => {
 		const trigger = poller(3);
-		expect(ids(trigger.poll([contract('c1', [installment('a', DAY), installment('b', 2 * DAY)])]))).toEqual(['a', 'b']);
+		expect(
+			ids(trigger.poll([contract('c1', [installment('a', DAY), installment('b', 2 * DAY)])])),
+		).toEqual(['a', 'b']);
 
 		// The backend's job marked `b` late (it runs every 30 minutes, here early for the test).
-		expect(trigger.poll([contract('c1', [installment('a', DAY), installment('b', 2 * DAY, 'late')])])).toEqual([
-			expect.objectContaining({ installment_id: 'b', late: true, installment_status: 'late', days_until_due: 2 }),
+		expect(
+			trigger.poll([contract('c1', [installment('a', DAY), installment('b', 2 * DAY, 'late')])]),
+		).toEqual([
+			expect.objectContaining({
+				installment_id: 'b',
+				late: true,
+				installment_status: 'late',
+				days_until_due: 2,
+			}),
 		]);
 
 		// `a` is past due but the job has not run: still pending.
 		const later = NOW + DAY + HOUR;
-		expect(trigger.poll([contract('c1', [installment('a', DAY), installment('b', 2 * DAY, 'late')])], later)).toEqual([
-			expect.objectContaining({ installment_id: 'a', late: true, installment_status: 'pending', days_until_due: -1 }),
+		expect(
+			trigger.poll(
+				[contract('c1', [installment('a', DAY), installment('b', 2 * DAY, 'late')])],
+				later,
+			),
+		).toEqual([
+			expect.objectContaining({
+				installment_id: 'a',
+				late: true,
+				installment_status: 'pending',
+				days_until_due: -1,
+			}),
 		]);
 		// Then the job marks it late: nothing new.
-		expect(trigger.poll([contract('c1', [installment('a', DAY, 'late'), installment('b', 2 * DAY, 'late')])], later + HOUR)).toEqual([]);
+		expect(
+			trigger.poll(
+				[contract('c1', [installment('a', DAY, 'late'), installment('b', 2 * DAY, 'late')])],
+				later + HOUR,
+			),
+		).toEqual([]);
 	});
 
 	it('an installment already late when first seen is emitted once, not twice', () => {
 		const trigger = poller(0);
-		expect(trigger.poll([contract('c1', [installment('x', -5 * DAY, 'late'), installment('y', -HOUR)])])).toEqual([
+		expect(
+			trigger.poll([contract('c1', [installment('x', -5 * DAY, 'late'), installment('y', -HOUR)])]),
+		).toEqual([
 			expect.objectContaining({ installment_id: 'x', late: true }),
 			expect.objectContaining({ installment_id: 'y', late: true }),
 		]);
-		expect(trigger.poll([contract('c1', [installment('x', -5 * DAY, 'late'), installment('y', -HOUR, 'late')])])).toEqual([]);
+		expect(
+			trigger.poll([
+				contract('c1', [installment('x', -5 * DAY, 'late'), installment('y', -HOUR, 'late')]),
+			]),
+		).toEqual([]);
 	});
 
 	it('leaves installments outside the window for later, and emits them when the window reaches them', () => {
@@ -176,10 +241,13 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 	});
 
 	it('daysAhead 0 emits only what is due now or overdue', () => {
-		expect(ids(poller(0).poll([contract('c1', [installment('now', 0), installment('soon', 1), installment('past', -1)])]))).toEqual([
-			'past',
-			'now',
-		]);
+		expect(
+			ids(
+				poller(0).poll([
+					contract('c1', [installment('now', 0), installment('soon', 1), installment('past', -1)]),
+				]),
+			),
+		).toEqual(['past', 'now']);
 	});
 
 	it('ignores settled installments and contracts in statuses without anything owed', () => {
@@ -198,7 +266,13 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 			contract('extended', [installment('e', HOUR)], { status: 'Extended' }),
 			contract('under', [installment('u', HOUR)], { status: 'Undercollateralized' }),
 		]);
-		expect(items).toEqual([expect.objectContaining({ installment_id: 'u', contract_status: 'Undercollateralized', btc_invoice_possible: false })]);
+		expect(items).toEqual([
+			expect.objectContaining({
+				installment_id: 'u',
+				contract_status: 'Undercollateralized',
+				btc_invoice_possible: false,
+			}),
+		]);
 	});
 
 	it('skips installments whose due date cannot be read, and malformed entries', () => {
@@ -216,7 +290,9 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 	});
 
 	it('passes amounts it cannot add as null rather than guessing', () => {
-		const [item] = poller().poll([contract('c1', [{ ...installment('i1', HOUR), principal: 'lots', interest: '' }])]);
+		const [item] = poller().poll([
+			contract('c1', [{ ...installment('i1', HOUR), principal: 'lots', interest: '' }]),
+		]);
 		expect(item).toMatchObject({ amount: null, principal: null, interest: null });
 	});
 });
@@ -224,8 +300,16 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 describe('advanceInstallmentCursor: the state stays small', () => {
 	it('forgets an installment as soon as it is listed paid, confirmed or cancelled', () => {
 		const trigger = poller(3);
-		trigger.poll([contract('c1', [installment('a', HOUR), installment('b', HOUR), installment('c', HOUR)])]);
-		trigger.poll([contract('c1', [installment('a', HOUR, 'paid'), installment('b', HOUR, 'confirmed'), installment('c', HOUR, 'cancelled')])]);
+		trigger.poll([
+			contract('c1', [installment('a', HOUR), installment('b', HOUR), installment('c', HOUR)]),
+		]);
+		trigger.poll([
+			contract('c1', [
+				installment('a', HOUR, 'paid'),
+				installment('b', HOUR, 'confirmed'),
+				installment('c', HOUR, 'cancelled'),
+			]),
+		]);
 		expect(trigger.cursor!.emitted).toEqual({});
 	});
 
@@ -249,7 +333,10 @@ describe('advanceInstallmentCursor: the state stays small', () => {
 	it('holds only emitted installments, whatever the number of contracts', () => {
 		const trigger = poller(3);
 		const contracts = Array.from({ length: 500 }, (_, index) =>
-			contract(`c${index}`, [installment(`near-${index}`, HOUR), installment(`far-${index}`, 30 * DAY)]),
+			contract(`c${index}`, [
+				installment(`near-${index}`, HOUR),
+				installment(`far-${index}`, 30 * DAY),
+			]),
 		);
 		expect(trigger.poll(contracts)).toHaveLength(500);
 		expect(Object.keys(trigger.cursor!.emitted)).toHaveLength(500);
@@ -259,7 +346,12 @@ describe('advanceInstallmentCursor: the state stays small', () => {
 		const trigger = poller(3);
 		trigger.poll([contract('c1', [installment('a', HOUR)])]);
 		const before = JSON.parse(JSON.stringify(trigger.cursor)) as InstallmentCursor;
-		advanceInstallmentCursor(trigger.cursor, [contract('c1', [installment('a', HOUR, 'paid'), installment('b', HOUR)])], NOW + HOUR, 3);
+		advanceInstallmentCursor(
+			trigger.cursor,
+			[contract('c1', [installment('a', HOUR, 'paid'), installment('b', HOUR)])],
+			NOW + HOUR,
+			3,
+		);
 		expect(trigger.cursor).toEqual(before);
 	});
 });
@@ -268,7 +360,11 @@ describe('advanceInstallmentCursor: which installment a Bitcoin invoice would bi
 	const btc = { btc_loan_repayment_address: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' };
 
 	it('only the pending one due first, in PrincipalGiven, with a lender BTC address, not in EUR', () => {
-		const schedule = () => [installment('late', -DAY, 'late'), installment('next', DAY), installment('after', 2 * DAY)];
+		const schedule = () => [
+			installment('late', -DAY, 'late'),
+			installment('next', DAY),
+			installment('after', 2 * DAY),
+		];
 		const possible = (overrides: IDataObject) =>
 			Object.fromEntries(
 				poller(3)
@@ -277,9 +373,21 @@ describe('advanceInstallmentCursor: which installment a Bitcoin invoice would bi
 			);
 		expect(possible(btc)).toEqual({ late: false, next: true, after: false });
 		expect(possible({})).toEqual({ late: false, next: false, after: false });
-		expect(possible({ ...btc, loan_asset: 'Eur' })).toEqual({ late: false, next: false, after: false });
-		expect(possible({ ...btc, loan_asset: 'Chf' })).toEqual({ late: false, next: true, after: false });
-		expect(possible({ ...btc, status: 'Undercollateralized' })).toEqual({ late: false, next: false, after: false });
+		expect(possible({ ...btc, loan_asset: 'Eur' })).toEqual({
+			late: false,
+			next: false,
+			after: false,
+		});
+		expect(possible({ ...btc, loan_asset: 'Chf' })).toEqual({
+			late: false,
+			next: true,
+			after: false,
+		});
+		expect(possible({ ...btc, status: 'Undercollateralized' })).toEqual({
+			late: false,
+			next: false,
+			after: false,
+		});
 	});
 });
 

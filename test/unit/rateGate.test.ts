@@ -1,9 +1,20 @@
-import { MARGIN, PROBE_EVERY_MS, PROBE_STEP, RateGate, SLOWDOWN, gateCount, rateGateFor } from '../../nodes/LendasatBorrower/transport/rateGate';
+import {
+	MARGIN,
+	PROBE_EVERY_MS,
+	PROBE_STEP,
+	RateGate,
+	SLOWDOWN,
+	gateCount,
+	rateGateFor,
+} from '../../nodes/LendasatBorrower/transport/rateGate';
 
 /** Whether `promise` is still pending after `ms` of real time. */
 async function stillPending(promise: Promise<unknown>, ms: number): Promise<boolean> {
 	const pending = Symbol('pending');
-	const first = await Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(pending), ms))]);
+	const first = await Promise.race([
+		promise,
+		new Promise((resolve) => setTimeout(() => resolve(pending), ms)),
+	]);
 	return first === pending;
 }
 

@@ -81,7 +81,8 @@ describe('shouldRetry', () => {
 	});
 
 	it('never retries client errors, 500, or unknown network errors', () => {
-		for (const status of [400, 401, 404, 422, 500]) expect(shouldRetry(http(status), settings, 0, true)).toBe(false);
+		for (const status of [400, 401, 404, 422, 500])
+			expect(shouldRetry(http(status), settings, 0, true)).toBe(false);
 		expect(shouldRetry(networkFailure('ENOTFOUND'), settings, 0, true)).toBe(false);
 	});
 
@@ -101,13 +102,23 @@ describe('readRetrySettings', () => {
 	it('falls back to the defaults, which are the Options collection defaults', () => {
 		expect(readRetrySettings({})).toEqual(DEFAULT_RETRY_SETTINGS);
 		const defaults = Object.fromEntries(
-			(optionsCollection.options as Array<{ name: string; default: unknown }>).map((option) => [option.name, option.default]),
+			(optionsCollection.options as Array<{ name: string; default: unknown }>).map((option) => [
+				option.name,
+				option.default,
+			]),
 		);
 		expect(readRetrySettings(defaults)).toEqual(DEFAULT_RETRY_SETTINGS);
 	});
 
 	it('clamps values and keeps the maximum delay at least the initial delay', () => {
-		expect(readRetrySettings({ maxRetries: -3, initialDelay: 2000, maxDelay: 10, retryOn: ['rateLimit', 'bogus'] })).toEqual({
+		expect(
+			readRetrySettings({
+				maxRetries: -3,
+				initialDelay: 2000,
+				maxDelay: 10,
+				retryOn: ['rateLimit', 'bogus'],
+			}),
+		).toEqual({
 			maxRetries: 0,
 			initialDelayMs: 2000,
 			maxDelayMs: 2000,

@@ -11,7 +11,13 @@ describe('listAreaCityTimezones', () => {
 
 	test('contains the common zones', () => {
 		expect(zones).toEqual(
-			expect.arrayContaining(['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'Australia/Sydney', 'Africa/Lagos']),
+			expect.arrayContaining([
+				'Europe/Berlin',
+				'America/New_York',
+				'Asia/Tokyo',
+				'Australia/Sydney',
+				'Africa/Lagos',
+			]),
 		);
 		expect(zones.length).toBeGreaterThan(300);
 	});
@@ -140,7 +146,10 @@ describe('correctTimezoneCase', () => {
 		expect(isAreaCityTimezone(expected)).toBe(true);
 	});
 
-	test.each(['UTC', 'utc', 'us/eastern', 'etc/gmt+5', 'mars/olympus', 'europe/atlantis', ''])('%j has no correction', (value) => {
-		expect(correctTimezoneCase(value)).toBeUndefined();
-	});
+	test.each(['UTC', 'utc', 'us/eastern', 'etc/gmt+5', 'mars/olympus', 'europe/atlantis', ''])(
+		'%j has no correction',
+		(value) => {
+			expect(correctTimezoneCase(value)).toBeUndefined();
+		},
+	);
 });

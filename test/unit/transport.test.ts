@@ -2,23 +2,49 @@ import type { INode } from 'n8n-workflow';
 
 import { readAnswer, type Answer } from '../../nodes/LendasatBorrower/transport/answer';
 import { connectionOf, type Connection } from '../../nodes/LendasatBorrower/transport/connection';
-import { exchange, failureOf, type Attempt, type SendOnce, type Transport } from '../../nodes/LendasatBorrower/transport/exchange';
+import {
+	exchange,
+	failureOf,
+	type Attempt,
+	type SendOnce,
+	type Transport,
+} from '../../nodes/LendasatBorrower/transport/exchange';
 import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
 
-const NODE = { id: 'n', name: 'Lendasat Borrower', type: 'lendasatBorrower', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+const NODE = {
+	id: 'n',
+	name: 'Lendasat Borrower',
+	type: 'lendasatBorrower',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as INode;
 /** A key a server could echo in ways a naive redaction misses: quotes and backslashes. */
 const HOSTILE_KEY = 'lndst_sk_0123456789ab_quo"te\\back';
 
 function connection(overrides: Record<string, unknown> = {}): Connection {
-	const result = connectionOf({ environment: 'custom', baseUrl: 'http://127.0.0.1:7337', keyType: 'borrower', apiKey: HOSTILE_KEY, ...overrides });
+	const result = connectionOf({
+		environment: 'custom',
+		baseUrl: 'http://127.0.0.1:7337',
+		keyType: 'borrower',
+		apiKey: HOSTILE_KEY,
+		...overrides,
+	});
 	if ('problem' in result) throw new Error(result.problem);
 	return result;
 }
 
-const answer = (statusCode: number, text: string, headers: Record<string, unknown> = {}): Answer => ({ statusCode, headers, text });
+const answer = (
+	statusCode: number,
+	text: string,
+	headers: Record<string, unknown> = {},
+): Answer => ({ statusCode, headers, text });
 
 /** A transport whose server is a list of scripted answers (or errors), recording what was sent. */
-function scripted(replies: Array<Answer | Error | ((attempt: Attempt) => Promise<Answer>)>, options: Record<string, unknown> = {}) {
+function scripted(
+	replies: Array<Answer | Error | ((attempt: Attempt) => Promise<Answer>)>,
+	options: Record<string, unknown> = {},
+) {
 	const sent: Attempt[] = [];
 	const send: SendOnce = async (attempt) => {
 		sent.push(attempt);
@@ -41,7 +67,13 @@ const json = (value: unknown) => JSON.stringify(value);
 describe('connectionOf: what the transport takes from a credential', () => {
 	it('keeps every form in which a key could come back, to redact it', () => {
 		const { secrets } = connection();
-		expect(secrets).toEqual(expect.arrayContaining([HOSTILE_KEY, 'lndst_sk_0123456789ab_quo\\"te\\\\back', encodeURIComponent(HOSTILE_KEY)]));
+		expect(secrets).toEqual(
+			expect.arrayContaining([
+				HOSTILE_KEY,
+				'lndst_sk_0123456789ab_quo\\"te\\\\back',
+				encodeURIComponent(HOSTILE_KEY),
+			]),
+		);
 	});
 
 	it('shows a base URL without its user name and password, and treats the password as a secret', () => {
@@ -59,14 +91,40 @@ describe('connectionOf: what the transport takes from a credential', () => {
 
 	it.each([
 		['an empty key', { apiKey: '  ' }, 'has no API key'],
-		['a key with a line break inside', { apiKey: 'lndst_sk_0123456789ab_abc\ndef' }, 'contains a space, line break or control character'],
+		[
+			'a key with a line break inside',
+			{ apiKey: 'lndst_sk_0123456789ab_abc\ndef' },
+			'contains a space, line break or control character',
+		],
 		['a key with a space inside', { apiKey: 'lndst_sk_0123456789ab_abc def' }, 'contains a space'],
-		['a key with a zero-width space inside', { apiKey: 'lndst_sk_0123456789ab_abc\u200bdef' }, 'not plain ASCII'],
-		['a key with an accented letter', { apiKey: 'lndst_sk_0123456789ab_abcédef' }, 'not plain ASCII'],
-		['a base URL without a scheme', { baseUrl: 'apiborrow.lendasat.com' }, 'must start with http:// or https://'],
-		['a base URL of another scheme', { baseUrl: 'ftp://127.0.0.1' }, 'must start with http:// or https://'],
+		[
+			'a key with a zero-width space inside',
+			{ apiKey: 'lndst_sk_0123456789ab_abc\u200bdef' },
+			'not plain ASCII',
+		],
+		[
+			'a key with an accented letter',
+			{ apiKey: 'lndst_sk_0123456789ab_abcédef' },
+			'not plain ASCII',
+		],
+		[
+			'a base URL without a scheme',
+			{ baseUrl: 'apiborrow.lendasat.com' },
+			'must start with http:// or https://',
+		],
+		[
+			'a base URL of another scheme',
+			{ baseUrl: 'ftp://127.0.0.1' },
+			'must start with http:// or https://',
+		],
 	])('refuses %s before anything is sent', (_case, overrides, problem) => {
-		const result = connectionOf({ environment: 'custom', baseUrl: 'http://127.0.0.1:7337', keyType: 'borrower', apiKey: 'k-123456', ...overrides });
+		const result = connectionOf({
+			environment: 'custom',
+			baseUrl: 'http://127.0.0.1:7337',
+			keyType: 'borrower',
+			apiKey: 'k-123456',
+			...overrides,
+		});
 		expect(result).toEqual({ problem: expect.stringContaining(problem) });
 	});
 });
@@ -75,32 +133,58 @@ describe('readAnswer: a success is used only when it has the expected shape', ()
 	const reader = { node: NODE, label: 'Contract → Get', secrets: connection().secrets };
 
 	it('refuses an answer that holds the key written with JSON escapes', () => {
-		const escaped = [...HOSTILE_KEY].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-		expect(() => readAnswer(answer(200, `{"id":"a","note":"${escaped}"}`), 'object', reader)).toThrow(
+		const escaped = [...HOSTILE_KEY]
+			.map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+			.join('');
+		expect(() =>
+			readAnswer(answer(200, `{"id":"a","note":"${escaped}"}`), 'object', reader),
+		).toThrow(
 			expect.objectContaining({ description: expect.stringContaining('it contains the API key') }),
 		);
 	});
 
 	it('refuses a well-formed answer that lacks what the operation needs, with the reason the operation gives', () => {
-		const check = (body: unknown) => ((body as { txid?: unknown }).txid ? undefined : 'it holds no txid');
-		expect(() => readAnswer(answer(200, json({ id: 'a' })), 'object', { ...reader, check })).toThrow(
+		const check = (body: unknown) =>
+			(body as { txid?: unknown }).txid ? undefined : 'it holds no txid';
+		expect(() =>
+			readAnswer(answer(200, json({ id: 'a' })), 'object', { ...reader, check }),
+		).toThrow(
 			expect.objectContaining({ description: expect.stringContaining('it holds no txid') }),
 		);
-		expect(readAnswer(answer(200, json({ txid: 'ab' })), 'object', { ...reader, check })).toEqual({ txid: 'ab' });
+		expect(readAnswer(answer(200, json({ txid: 'ab' })), 'object', { ...reader, check })).toEqual({
+			txid: 'ab',
+		});
 	});
 
 	it.each([
 		['malformed JSON', 'object', '{"id": "abc', 'it is not JSON'],
 		['an empty body', 'object', '', 'it is empty where a JSON object belongs'],
 		['an HTML page', 'object', '<html><body>Welcome</body></html>', 'it is not JSON'],
-		['an array where one object belongs', 'object', json([{ id: 'a' }, { id: 'b' }]), 'it is an array of 2 where a JSON object belongs'],
-		['an error body with status 200', 'object', json({ error: 'Internal', code: 'INTERNAL', details: 'x' }), 'it is an error message'],
-		['an object where a list belongs', 'list', json({ id: 'a' }), 'it is an object where a JSON array of objects belongs'],
+		[
+			'an array where one object belongs',
+			'object',
+			json([{ id: 'a' }, { id: 'b' }]),
+			'it is an array of 2 where a JSON object belongs',
+		],
+		[
+			'an error body with status 200',
+			'object',
+			json({ error: 'Internal', code: 'INTERNAL', details: 'x' }),
+			'it is an error message',
+		],
+		[
+			'an object where a list belongs',
+			'list',
+			json({ id: 'a' }),
+			'it is an object where a JSON array of objects belongs',
+		],
 		['a list of strings', 'list', json(['a']), 'holding something other than objects'],
 		['a page without data', 'page', json({ page: 1 }), 'where a page of records'],
 		['a number where nothing or an object belongs', 'empty', '42', 'it is the number 42'],
 	] as const)('refuses %s', (_case, expect_, text, problem) => {
-		expect(() => readAnswer(answer(200, text, { 'content-type': 'text/html' }), expect_, reader)).toThrow(
+		expect(() =>
+			readAnswer(answer(200, text, { 'content-type': 'text/html' }), expect_, reader),
+		).toThrow(
 			expect.objectContaining({
 				message: 'Lendasat sent an answer the node cannot use (HTTP 200)',
 				description: expect.stringContaining(problem),
@@ -110,14 +194,27 @@ describe('readAnswer: a success is used only when it has the expected shape', ()
 	});
 
 	it('shows status, content type and an excerpt in the error', () => {
-		expect(() => readAnswer(answer(200, '<h1>Maintenance</h1>', { 'Content-Type': 'text/html' }), 'object', reader)).toThrow(
-			expect.objectContaining({ description: expect.stringMatching(/Status 200, content type text\/html\. Server answered: "Maintenance"\./) }),
+		expect(() =>
+			readAnswer(
+				answer(200, '<h1>Maintenance</h1>', { 'Content-Type': 'text/html' }),
+				'object',
+				reader,
+			),
+		).toThrow(
+			expect.objectContaining({
+				description: expect.stringMatching(
+					/Status 200, content type text\/html\. Server answered: "Maintenance"\./,
+				),
+			}),
 		);
 	});
 
 	it('refuses an answer that contains the API key, in any form, and never shows it', () => {
 		// As a JSON string (escaped), and verbatim in a body that is not JSON.
-		for (const text of [JSON.stringify({ id: 'x', note: HOSTILE_KEY }), `accepted ${HOSTILE_KEY}`]) {
+		for (const text of [
+			JSON.stringify({ id: 'x', note: HOSTILE_KEY }),
+			`accepted ${HOSTILE_KEY}`,
+		]) {
 			let thrown: { message: string; description?: string } | undefined;
 			try {
 				readAnswer(answer(200, text), 'object', reader);
@@ -138,7 +235,9 @@ describe('readAnswer: a success is used only when it has the expected shape', ()
 
 describe('exchange: one request through the transport', () => {
 	it('sends the key only to the base URL, and refuses to follow a redirect, naming where it pointed', async () => {
-		const { transport, sent } = scripted([answer(307, '', { location: 'http://evil.example:8080/steal' })]);
+		const { transport, sent } = scripted([
+			answer(307, '', { location: 'http://evil.example:8080/steal' }),
+		]);
 		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
 			message: 'Lendasat answered with a redirect to http://evil.example:8080 (HTTP 307)',
 			description: expect.stringContaining('Nothing was sent to http://evil.example:8080'),
@@ -154,27 +253,44 @@ describe('exchange: one request through the transport', () => {
 
 	it('does not repeat a write that may have been processed, and says why', async () => {
 		const { transport, sent } = scripted([answer(503, '')]);
-		const error = await exchange(transport, { method: 'POST', path: '/api/keys', body: {} }, 'object').catch((caught: unknown) => caught);
+		const error = await exchange(
+			transport,
+			{ method: 'POST', path: '/api/keys', body: {} },
+			'object',
+		).catch((caught: unknown) => caught);
 		expect(sent).toHaveLength(1);
-		expect(error).toMatchObject({ description: expect.stringContaining('Not retried: the request may already have been processed') });
+		expect(error).toMatchObject({
+			description: expect.stringContaining(
+				'Not retried: the request may already have been processed',
+			),
+		});
 		expect(failureOf(error)).toEqual({ kind: 'http', statusCode: 503, retryAfterMs: undefined });
 	});
 
 	it('gives each attempt a deadline that covers the body: a trickling answer is cut off and retried', async () => {
 		const trickle = (attempt: Attempt) =>
-			new Promise<Answer>((_resolve, reject) => attempt.signal.addEventListener('abort', () => reject(new Error('canceled'))));
+			new Promise<Answer>((_resolve, reject) =>
+				attempt.signal.addEventListener('abort', () => reject(new Error('canceled'))),
+			);
 		const { transport, sent } = scripted([trickle], { attemptTimeout: 50, maxRetries: 1 });
 		const started = Date.now();
 		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
 			message: 'Could not get an answer from Lendasat: timed out',
-			description: expect.stringContaining('Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).'),
+			description: expect.stringContaining(
+				'Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).',
+			),
 		});
 		expect(sent).toHaveLength(2);
 		expect(Date.now() - started).toBeLessThan(2000);
 	});
 
 	it('stops when the time budget runs out, and says so', async () => {
-		const { transport, sent } = scripted([answer(503, '')], { maxRetries: 100, initialDelay: 40, maxDelay: 40, timeBudget: 300 });
+		const { transport, sent } = scripted([answer(503, '')], {
+			maxRetries: 100,
+			initialDelay: 40,
+			maxDelay: 40,
+			timeBudget: 300,
+		});
 		const started = Date.now();
 		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
 			description: expect.stringContaining('The time budget of 0.3 s for this request ran out.'),
@@ -185,7 +301,10 @@ describe('exchange: one request through the transport', () => {
 	});
 
 	it('takes a Retry-After of 0 as a minimum: it still backs off', async () => {
-		const { transport, sent } = scripted([answer(503, '', { 'retry-after': '0' }), answer(200, '{}')], { initialDelay: 100, maxDelay: 100 });
+		const { transport, sent } = scripted(
+			[answer(503, '', { 'retry-after': '0' }), answer(200, '{}')],
+			{ initialDelay: 100, maxDelay: 100 },
+		);
 		const started = Date.now();
 		await exchange(transport, get, 'object');
 		expect(sent).toHaveLength(2);
@@ -194,8 +313,13 @@ describe('exchange: one request through the transport', () => {
 
 	it('redacts the key from an error body however the server escapes it', async () => {
 		const escaped = JSON.stringify(HOSTILE_KEY).slice(1, -1);
-		const { transport } = scripted([answer(400, `{"message":"bad key ${escaped} and ${'x'.repeat(190)}${escaped}"}`)]);
-		const error = (await exchange(transport, get, 'object').catch((caught: unknown) => caught)) as { message: string; description: string };
+		const { transport } = scripted([
+			answer(400, `{"message":"bad key ${escaped} and ${'x'.repeat(190)}${escaped}"}`),
+		]);
+		const error = (await exchange(transport, get, 'object').catch((caught: unknown) => caught)) as {
+			message: string;
+			description: string;
+		};
 		expect(error.description).toContain('[redacted]');
 		expect(`${error.message} ${error.description}`).not.toMatch(/quo|back/);
 	});

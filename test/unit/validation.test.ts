@@ -59,12 +59,17 @@ describe('describeValue', () => {
 });
 
 describe('checkName', () => {
-	test.each(['Satoshi Nakamoto', 'A', '  Ada Lovelace  ', 'Jürgen Müller-Lüdenscheidt', '山田太郎', 'x'.repeat(100), ` ${'x'.repeat(100)} `])(
-		'accepts %j',
-		(value) => {
-			expect(checkName(value)).toBeNull();
-		},
-	);
+	test.each([
+		'Satoshi Nakamoto',
+		'A',
+		'  Ada Lovelace  ',
+		'Jürgen Müller-Lüdenscheidt',
+		'山田太郎',
+		'x'.repeat(100),
+		` ${'x'.repeat(100)} `,
+	])('accepts %j', (value) => {
+		expect(checkName(value)).toBeNull();
+	});
 
 	test.each([
 		['', /^Must not be empty\. Enter a name like "Satoshi Nakamoto"\.$/],
@@ -124,8 +129,14 @@ describe('checkEmail', () => {
 		['first..last@example.com', /wrong place before the @/],
 		['"quoted"@example.com', /wrong place before the @/],
 		['name(comment)@example.com', /wrong place before the @/],
-		[`${'a'.repeat(65)}@example.com`, /^The part before the @ is too long: 65 characters, at most 64 are allowed\.$/],
-		[`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(61)}`, /^Too long: 255 characters, at most 254/],
+		[
+			`${'a'.repeat(65)}@example.com`,
+			/^The part before the @ is too long: 65 characters, at most 64 are allowed\.$/,
+		],
+		[
+			`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(61)}`,
+			/^Too long: 255 characters, at most 254/,
+		],
 		[42, /^Expected an e-mail address like name@example\.com, got 42\.$/],
 		[undefined, /got nothing\.$/],
 	])('rejects %p', (value, message) => {
@@ -134,22 +145,38 @@ describe('checkEmail', () => {
 });
 
 describe('checkTimezone', () => {
-	test.each(['Europe/Berlin', 'America/New_York', 'Asia/Calcutta', 'Asia/Kolkata', 'America/Buenos_Aires', ' Europe/Berlin '])(
-		'accepts %j',
-		(value) => {
-			expect(checkTimezone(value)).toBeNull();
-		},
-	);
+	test.each([
+		'Europe/Berlin',
+		'America/New_York',
+		'Asia/Calcutta',
+		'Asia/Kolkata',
+		'America/Buenos_Aires',
+		' Europe/Berlin ',
+	])('accepts %j', (value) => {
+		expect(checkTimezone(value)).toBeNull();
+	});
 
 	test.each([
-		['europe/berlin', /^"europe\/berlin" has the wrong capitalisation; write it exactly as Europe\/Berlin\.$/],
+		[
+			'europe/berlin',
+			/^"europe\/berlin" has the wrong capitalisation; write it exactly as Europe\/Berlin\.$/,
+		],
 		['EUROPE/BERLIN', /write it exactly as Europe\/Berlin\./],
 		['america/new_york', /write it exactly as America\/New_York\./],
-		['Australia/Act', /^"Australia\/Act" has the wrong capitalisation; write it exactly as Australia\/ACT\.$/],
+		[
+			'Australia/Act',
+			/^"Australia\/Act" has the wrong capitalisation; write it exactly as Australia\/ACT\.$/,
+		],
 		['asia/ho_chi_minh', /write it exactly as Asia\/Ho_Chi_Minh\./],
 		['africa/dar_es_salaam', /write it exactly as Africa\/Dar_es_Salaam\./],
-		['US/Eastern', /^"US\/Eastern" is not a time zone of the form Area\/City; the matching one is America\/New_York\.$/],
-		['UTC', /^"UTC" is not a time zone of the form Area\/City\. Use a name like Europe\/Berlin or America\/New_York/],
+		[
+			'US/Eastern',
+			/^"US\/Eastern" is not a time zone of the form Area\/City; the matching one is America\/New_York\.$/,
+		],
+		[
+			'UTC',
+			/^"UTC" is not a time zone of the form Area\/City\. Use a name like Europe\/Berlin or America\/New_York/,
+		],
 		['GMT', /Use a name like Europe\/Berlin/],
 		['EST', /Use a name like Europe\/Berlin/],
 		['Etc/GMT+5', /Use a name like Europe\/Berlin/],
@@ -183,7 +210,10 @@ describe('checkUuid', () => {
 		['3f2b8c1e 9d4a-4b6f-8e2a-1c5d7f9a0b3e', /contains spaces\. An ID looks like 3f2b8c1e-/],
 		['3f2b8c1e-9d4a-4b6f-8e2a -1c5d7f9a0b3e', /contains spaces/],
 		['3f2b8c1e9d4a4b6f8e2a1c5d7f9a0b3e', /is missing the dashes/],
-		['3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3', /not an ID of the form 8-4-4-4-12 hexadecimal characters/],
+		[
+			'3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3',
+			/not an ID of the form 8-4-4-4-12 hexadecimal characters/,
+		],
 		['3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e0', /not an ID of the form/],
 		['3f2b8c1g-9d4a-4b6f-8e2a-1c5d7f9a0b3e', /not an ID of the form/],
 		['{3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e}', /not an ID of the form/],
@@ -213,12 +243,28 @@ describe('toNumber', () => {
 		expect(toNumber(value)).toBe(expected);
 	});
 
-	test.each(['', ' ', 'abc', '1e3', '0x10', '1_000', '1,000', '250,5', '1.2.3', 'Infinity', 'NaN', '5 USD', null, undefined, true, [], {}, [5]])(
-		'%p → NaN',
-		(value) => {
-			expect(toNumber(value)).toBeNaN();
-		},
-	);
+	test.each([
+		'',
+		' ',
+		'abc',
+		'1e3',
+		'0x10',
+		'1_000',
+		'1,000',
+		'250,5',
+		'1.2.3',
+		'Infinity',
+		'NaN',
+		'5 USD',
+		null,
+		undefined,
+		true,
+		[],
+		{},
+		[5],
+	])('%p → NaN', (value) => {
+		expect(toNumber(value)).toBeNaN();
+	});
 
 	test('passes numbers through unchanged, including NaN and Infinity', () => {
 		expect(toNumber(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
@@ -227,9 +273,12 @@ describe('toNumber', () => {
 });
 
 describe('checkPositiveAmount', () => {
-	test.each([250, 250.5, 0.01, 0.001, 1e9, Number.MIN_VALUE, '250', '250.5', ' 1000 ', '0.123456'])('accepts %p', (value) => {
-		expect(checkPositiveAmount(value)).toBeNull();
-	});
+	test.each([250, 250.5, 0.01, 0.001, 1e9, Number.MIN_VALUE, '250', '250.5', ' 1000 ', '0.123456'])(
+		'accepts %p',
+		(value) => {
+			expect(checkPositiveAmount(value)).toBeNull();
+		},
+	);
 
 	test.each([
 		[0, /^Must be greater than 0, got 0\.$/],
@@ -278,7 +327,13 @@ describe('checkWholeDays', () => {
 });
 
 describe('checkBitcoinAddress', () => {
-	const mainnetAddresses = [MAINNET_P2WPKH, MAINNET_P2TR, MAINNET_P2PKH, MAINNET_P2SH, MAINNET_P2WPKH.toUpperCase()];
+	const mainnetAddresses = [
+		MAINNET_P2WPKH,
+		MAINNET_P2TR,
+		MAINNET_P2PKH,
+		MAINNET_P2SH,
+		MAINNET_P2WPKH.toUpperCase(),
+	];
 	const testAddresses = [TESTNET_P2WPKH, TESTNET_P2PKH, TESTNET_P2SH, REGTEST_P2WPKH];
 
 	test.each(mainnetAddresses)('mainnet environment accepts %s', (address) => {
@@ -315,15 +370,35 @@ describe('checkBitcoinAddress', () => {
 	});
 
 	test.each([
-		['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp', 'mainnet', /^"bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5m…" is not a valid Bitcoin address: checksum does not match \(a character is mistyped\)\.$/],
-		['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb', 'any', /is not a valid Bitcoin address: checksum does not match/],
-		['0x52908400098527886E0F7030069857D2E4169EE7', 'mainnet', /is not a valid Bitcoin address: not a Bitcoin address \(unknown prefix\)\.$/],
+		[
+			'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdp',
+			'mainnet',
+			/^"bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5m…" is not a valid Bitcoin address: checksum does not match \(a character is mistyped\)\.$/,
+		],
+		[
+			'1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb',
+			'any',
+			/is not a valid Bitcoin address: checksum does not match/,
+		],
+		[
+			'0x52908400098527886E0F7030069857D2E4169EE7',
+			'mainnet',
+			/is not a valid Bitcoin address: not a Bitcoin address \(unknown prefix\)\.$/,
+		],
 		[`bitcoin:${MAINNET_P2WPKH}`, 'mainnet', /payment link/],
 		['bc1qar0srrr7xfkvy5l643 lydnw9re59gtzzwf5mdq', 'mainnet', /contains spaces/],
-		[FUTURE_WITNESS_VERSION, 'any', /uses a SegWit version that wallets do not support yet; coins sent there could be lost/],
+		[
+			FUTURE_WITNESS_VERSION,
+			'any',
+			/uses a SegWit version that wallets do not support yet; coins sent there could be lost/,
+		],
 		['', 'mainnet', /^Must not be empty\. Enter a Bitcoin address like bc1q/],
 		['  ', 'test', /^Must not be empty\. Enter a Bitcoin address like tb1q/],
-		[42, 'test', /^Expected a Bitcoin address like tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx, got 42\.$/],
+		[
+			42,
+			'test',
+			/^Expected a Bitcoin address like tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx, got 42\.$/,
+		],
 		[undefined, 'mainnet', /^Expected a Bitcoin address like bc1q\w+, got nothing\.$/],
 	] as const)('rejects %p (expected %s)', (value, expected, message) => {
 		expect(checkBitcoinAddress(value, expected)).toMatch(message);
@@ -343,8 +418,14 @@ describe('checkStablecoinAddress', () => {
 		['Starknet (short)', '0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d'],
 		['Solana', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV'],
 		['Solana (44)', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
-		['Liquid confidential', 'VJLCxh1qbdhNYD9bk8mZwYUYBSVDJhQh7G1r7CWULt7ALGHAc1fbj7HGdwLGMXhvXhZVahs33mWNM5oq'],
-		['Liquid segwit', 'lq1qqf8er278e6nyvuwtgf39e6ewvdcnjupn9a86rzpx655y5lhkt0walu3djf9cklkxd3ryld97hu8h3xepw7sh2rlu7q45dcew5'],
+		[
+			'Liquid confidential',
+			'VJLCxh1qbdhNYD9bk8mZwYUYBSVDJhQh7G1r7CWULt7ALGHAc1fbj7HGdwLGMXhvXhZVahs33mWNM5oq',
+		],
+		[
+			'Liquid segwit',
+			'lq1qqf8er278e6nyvuwtgf39e6ewvdcnjupn9a86rzpx655y5lhkt0walu3djf9cklkxd3ryld97hu8h3xepw7sh2rlu7q45dcew5',
+		],
 		['Tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
 		['with surrounding whitespace', '  0x52908400098527886E0F7030069857D2E4169EE7\n'],
 		['exactly 20 characters', 'abcdefghijklmnopqrst'],
@@ -354,13 +435,19 @@ describe('checkStablecoinAddress', () => {
 	});
 
 	test.each([
-		['', /^Must not be empty\. Enter a wallet address like 0x52908400098527886E0F7030069857D2E4169EE7\.$/],
+		[
+			'',
+			/^Must not be empty\. Enter a wallet address like 0x52908400098527886E0F7030069857D2E4169EE7\.$/,
+		],
 		['0x5290 8400098527886E0F7030069857D2E4169EE7', /contains spaces/],
 		['0x52908400098527886E0F7030069857D2E4169EE7\u200b', /does not belong in an address/],
 		['0x52908400098527886Е0F7030069857D2E4169EE7', /does not belong in an address/],
 		['short', /^"short" is too short for a wallet address: 5 characters, at least 20\./],
 		['a'.repeat(129), /^Too long for a wallet address: 129 characters, at most 128\./],
-		['0xZZ908400098527886E0F7030069857D2E4169EE7', /starts with 0x, so it must be 0x followed by up to 64 hexadecimal characters/],
+		[
+			'0xZZ908400098527886E0F7030069857D2E4169EE7',
+			/starts with 0x, so it must be 0x followed by up to 64 hexadecimal characters/,
+		],
 		[`0x${'a'.repeat(65)}`, /starts with 0x/],
 		['0X52908400098527886E0F7030069857D2E4169EEG', /starts with 0x/],
 		['0x-52908400098527886E0F7030069857D2E4169EE7', /starts with 0x/],
@@ -374,7 +461,10 @@ describe('checkStablecoinAddress', () => {
 describe('parseJsonObject', () => {
 	test.each([
 		[{}, {}],
-		[{ a: 1, nested: { b: [1, 2] } }, { a: 1, nested: { b: [1, 2] } }],
+		[
+			{ a: 1, nested: { b: [1, 2] } },
+			{ a: 1, nested: { b: [1, 2] } },
+		],
 		['{"a": 1}', { a: 1 }],
 		['  {"a": {"b": null}}  ', { a: { b: null } }],
 		['{}', {}],
@@ -447,9 +537,12 @@ describe('checkCompressedPublicKey (borrower_pk)', () => {
 });
 
 describe('checkDerivationPath (borrower_derivation_path)', () => {
-	test.each(["m/84'/0'/0'/0/0", 'm/84h/1h/0h/0/5', "m/0", `m/${2 ** 31 - 1}'`])('accepts %s', (path) => {
-		expect(checkDerivationPath(path)).toBeNull();
-	});
+	test.each(["m/84'/0'/0'/0/0", 'm/84h/1h/0h/0/5', 'm/0', `m/${2 ** 31 - 1}'`])(
+		'accepts %s',
+		(path) => {
+			expect(checkDerivationPath(path)).toBeNull();
+		},
+	);
 
 	test.each([
 		['no m', "84'/0'/0'", 'must start with m/'],

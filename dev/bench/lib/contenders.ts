@@ -15,7 +15,8 @@ export interface Outcome {
 const PAGE_SIZE = 100;
 
 export async function runJob(job: Job): Promise<Outcome> {
-	if (job.kind === 'list') return job.contender === 'fetch' ? fetchAllContracts(job.target) : nodeGetMany(job.target);
+	if (job.kind === 'list')
+		return job.contender === 'fetch' ? fetchAllContracts(job.target) : nodeGetMany(job.target);
 	switch (job.contender) {
 		case 'fetch':
 			return fetchCreate(job, job.target);
@@ -40,7 +41,9 @@ async function fetchCreate(job: CreateJob, target: SandboxTarget): Promise<Outco
 						'Idempotency-Key': `bench-${job.runId}-${index}`,
 					},
 					body: JSON.stringify(
-						job.live ? liveContractRequestBody(job.live, loanAmountOf(index)) : contractRequestBody(loanAmountOf(index)),
+						job.live
+							? liveContractRequestBody(job.live, loanAmountOf(index))
+							: contractRequestBody(loanAmountOf(index)),
 					),
 				});
 				const body: unknown = await response.json();
@@ -55,7 +58,9 @@ async function fetchCreate(job: CreateJob, target: SandboxTarget): Promise<Outco
 
 function succeededItems(run: WorkflowRun, nodeName: string): Outcome {
 	const items = run.output(nodeName);
-	const succeeded = run.error ? 0 : items.filter((item) => !item.error && item.json.id !== undefined).length;
+	const succeeded = run.error
+		? 0
+		: items.filter((item) => !item.error && item.json.id !== undefined).length;
 	return { succeeded, error: run.error?.message, held: items };
 }
 
@@ -68,7 +73,12 @@ async function harness() {
 async function nodeCreate(job: CreateJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodeCreateWorkflow } = await harness();
 	const run = await runWorkflow(nodeCreateWorkflow(job.live, job.maxConcurrent), {
-		credential: { environment: 'custom', baseUrl: target.url, keyType: 'borrower', apiKey: target.apiKey },
+		credential: {
+			environment: 'custom',
+			baseUrl: target.url,
+			keyType: 'borrower',
+			apiKey: target.apiKey,
+		},
 		items: inputItems(job.items),
 	});
 	return succeededItems(run, 'Lendasat Borrower');
@@ -78,12 +88,15 @@ async function httpRequestCreate(job: CreateJob, target: SandboxTarget): Promise
 	const variant = job.httpRequest ?? { idempotencyKey: true, retryOnFail: false };
 	const { runWorkflow, httpRequestCreateWorkflow } = await harness();
 	const { loadHttpRequestNode } = await import('./httpRequestNode');
-	const run = await runWorkflow(httpRequestCreateWorkflow(target.url, target.apiKey, variant, job.live), {
-		// The harness gives a credential only to our node; the HTTP Request node carries the key as a header.
-		credential: { apiKey: target.apiKey },
-		items: inputItems(job.items),
-		extraNodeTypes: loadHttpRequestNode(),
-	});
+	const run = await runWorkflow(
+		httpRequestCreateWorkflow(target.url, target.apiKey, variant, job.live),
+		{
+			// The harness gives a credential only to our node; the HTTP Request node carries the key as a header.
+			credential: { apiKey: target.apiKey },
+			items: inputItems(job.items),
+			extraNodeTypes: loadHttpRequestNode(),
+		},
+	);
 	return succeededItems(run, 'HTTP Request');
 }
 
@@ -108,7 +121,12 @@ async function fetchAllContracts(target: SandboxTarget): Promise<Outcome> {
 async function nodeGetMany(target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodeListWorkflow } = await harness();
 	const run = await runWorkflow(nodeListWorkflow(), {
-		credential: { environment: 'custom', baseUrl: target.url, keyType: 'borrower', apiKey: target.apiKey },
+		credential: {
+			environment: 'custom',
+			baseUrl: target.url,
+			keyType: 'borrower',
+			apiKey: target.apiKey,
+		},
 	});
 	return succeededItems(run, 'Lendasat Borrower');
 }

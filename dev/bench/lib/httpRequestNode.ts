@@ -15,7 +15,11 @@ export const HTTP_REQUEST_NODE_VERSION = 4.2;
 const n8nInstall = N8N_DIR;
 const n8nModules = path.join(n8nInstall, 'node_modules') + path.sep;
 
-type ResolveFilename = (request: string, parent: { filename?: string } | undefined, ...rest: unknown[]) => string;
+type ResolveFilename = (
+	request: string,
+	parent: { filename?: string } | undefined,
+	...rest: unknown[]
+) => string;
 
 /**
  * n8n-nodes-base would otherwise load its own copy of n8n-workflow (the same version, 2.41.0) from
@@ -27,7 +31,8 @@ function shareN8nWorkflow(): void {
 	const original = moduleInternals._resolveFilename;
 	const rootN8nWorkflow = require.resolve('n8n-workflow');
 	moduleInternals._resolveFilename = function (request, parent, ...rest) {
-		if (request === 'n8n-workflow' && parent?.filename?.startsWith(n8nModules)) return rootN8nWorkflow;
+		if (request === 'n8n-workflow' && parent?.filename?.startsWith(n8nModules))
+			return rootN8nWorkflow;
 		return original.call(this, request, parent, ...rest);
 	};
 }

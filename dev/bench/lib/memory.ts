@@ -23,7 +23,9 @@ function collectGarbage(): void {
  * - kept: after the run and a forced full collection, with the result still referenced: what the
  *   output holds.
  */
-export async function measureMemory<T>(work: () => Promise<T>): Promise<{ value: T; memory: MemoryFigures }> {
+export async function measureMemory<T>(
+	work: () => Promise<T>,
+): Promise<{ value: T; memory: MemoryFigures }> {
 	collectGarbage();
 	const baseline = held();
 	let peakHeld = baseline;
@@ -38,7 +40,10 @@ export async function measureMemory<T>(work: () => Promise<T>): Promise<{ value:
 		sample();
 		clearInterval(timer);
 		collectGarbage();
-		return { value, memory: { peakGrowth: peakHeld - baseline, retained: held() - baseline, peakRss } };
+		return {
+			value,
+			memory: { peakGrowth: peakHeld - baseline, retained: held() - baseline, peakRss },
+		};
 	} finally {
 		clearInterval(timer);
 	}

@@ -8,7 +8,11 @@ import type { FromContender, Job, RunResult, ToContender } from './types';
 const benchDir = path.resolve(__dirname, '..');
 const repositoryRoot = path.resolve(benchDir, '..');
 
-function forkTypeScript(script: string, execArgv: string[] = [], stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
+function forkTypeScript(
+	script: string,
+	execArgv: string[] = [],
+	stderr: 'inherit' | 'pipe' = 'inherit',
+): ChildProcess {
 	return fork(path.join(benchDir, script), [], {
 		cwd: repositoryRoot,
 		execArgv: ['--import', 'tsx', ...execArgv],
@@ -32,7 +36,8 @@ function keepTail(child: ChildProcess, lines = 40): () => string {
 
 function nextMessage<T>(child: ChildProcess, what: string): Promise<T> {
 	return new Promise((resolve, reject) => {
-		const onExit = (code: number | null) => reject(new Error(`${what}: the process exited (code ${code})`));
+		const onExit = (code: number | null) =>
+			reject(new Error(`${what}: the process exited (code ${code})`));
 		child.once('exit', onExit);
 		child.once('message', (message) => {
 			child.off('exit', onExit);
@@ -93,10 +98,15 @@ export class SandboxProcess {
 
 	/** Adds contracts for the borrower key until it has `total`. */
 	async seedContracts(total: number): Promise<void> {
-		const response = await fetch(`${this.url}/api/contracts?page=1&limit=1`, { headers: { 'x-api-key': this.keys.borrower } });
+		const response = await fetch(`${this.url}/api/contracts?page=1&limit=1`, {
+			headers: { 'x-api-key': this.keys.borrower },
+		});
 		const { total: existing } = (await response.json()) as { total: number };
 		if (existing < total) {
-			await this.admin('POST', '/__admin/contracts', { api_key: this.keys.borrower, count: total - existing });
+			await this.admin('POST', '/__admin/contracts', {
+				api_key: this.keys.borrower,
+				count: total - existing,
+			});
 		}
 	}
 
@@ -111,7 +121,10 @@ export class SandboxProcess {
 			body: body ? JSON.stringify(body) : undefined,
 		});
 		const answer: unknown = await response.json();
-		if (!response.ok) throw new Error(`sandbox admin ${method} ${adminPath}: HTTP ${response.status} ${JSON.stringify(answer)}`);
+		if (!response.ok)
+			throw new Error(
+				`sandbox admin ${method} ${adminPath}: HTTP ${response.status} ${JSON.stringify(answer)}`,
+			);
 		return answer;
 	}
 }
@@ -138,7 +151,8 @@ export class ContenderProcess {
 		});
 		this.child.send({ type: 'run', job } satisfies ToContender);
 		const message = await answer;
-		if (message.type === 'failed') throw new Error(`${what} failed: ${message.message}\n${this.stderr()}`);
+		if (message.type === 'failed')
+			throw new Error(`${what} failed: ${message.message}\n${this.stderr()}`);
 		if (message.type !== 'result') throw new Error(`unexpected message ${JSON.stringify(message)}`);
 		return message.result;
 	}

@@ -51,15 +51,24 @@ const CATEGORIES: Array<[string, RegExp]> = [
 		"n8n expression evaluation (n8n-workflow expressions, data proxy, luxon's $now)",
 		/n8n-workflow\/dist\/cjs\/(expression|workflow-expression|workflow-data-proxy|extensions|expressions)|\/luxon\/|@n8n\/tournament|@n8n\/expression/,
 	],
-	['n8n engine, other (n8n-core, n8n-workflow, lodash)', /\/(n8n-core|n8n-workflow|lodash|@n8n\/(?!backend-network))/],
-	['HTTP client (axios, follow-redirects, node:http/net)', /\/(axios|follow-redirects|form-data|proxy-from-env|@n8n\/backend-network|undici)\/|^node:(_http|http|net|stream|internal\/streams|url|internal\/url|zlib|dns|internal\/deps\/undici)/],
+	[
+		'n8n engine, other (n8n-core, n8n-workflow, lodash)',
+		/\/(n8n-core|n8n-workflow|lodash|@n8n\/(?!backend-network))/,
+	],
+	[
+		'HTTP client (axios, follow-redirects, node:http/net)',
+		/\/(axios|follow-redirects|form-data|proxy-from-env|@n8n\/backend-network|undici)\/|^node:(_http|http|net|stream|internal\/streams|url|internal\/url|zlib|dns|internal\/deps\/undici)/,
+	],
 ];
 
 function categoryOf(node: ProfileNode): string {
 	const { url, functionName } = node.callFrame;
 	if (functionName === '(garbage collector)') return 'garbage collection';
 	if (functionName === '(idle)') return 'idle (waiting for the sandbox)';
-	return CATEGORIES.find(([, pattern]) => pattern.test(url))?.[0] ?? 'other (V8, Node internals, microtasks)';
+	return (
+		CATEGORIES.find(([, pattern]) => pattern.test(url))?.[0] ??
+		'other (V8, Node internals, microtasks)'
+	);
 }
 
 /** "runNode n8n-core/dist/execution-engine/routing-node.js:21", "sendRequest dist/nodes/…/transport.js:126" */
@@ -80,7 +89,8 @@ export function summarizeProfile(file: string, title: string): string {
 	const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 	const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 	const parents = new Map<number, number>();
-	for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+	for (const node of profile.nodes)
+		for (const child of node.children ?? []) parents.set(child, node.id);
 
 	const self = new Map<string, number>();
 	const underOurs = new Map<string, number>();
@@ -95,7 +105,11 @@ export function summarizeProfile(file: string, title: string): string {
 		if (!category.startsWith('idle')) busy += delta;
 		const seen = new Set<string>();
 		let ours = false;
-		for (let current: number | undefined = id; current !== undefined; current = parents.get(current)) {
+		for (
+			let current: number | undefined = id;
+			current !== undefined;
+			current = parents.get(current)
+		) {
 			const node = nodes.get(current)!;
 			const name = frameName(node);
 			if (OURS.test(node.callFrame.url) || /routing-node\.js/.test(node.callFrame.url)) {
@@ -107,16 +121,21 @@ export function summarizeProfile(file: string, title: string): string {
 		if (ours) underOurs.set(category, (underOurs.get(category) ?? 0) + delta);
 	});
 
-	const lines = [title, `  CPU busy ${(busy / 1000).toFixed(0)} ms; shares of busy time (self time of the innermost frame):`];
+	const lines = [
+		title,
+		`  CPU busy ${(busy / 1000).toFixed(0)} ms; shares of busy time (self time of the innermost frame):`,
+	];
 	const width = Math.max(...[...self.keys()].map((key) => key.length));
 	lines.push(`  ${'where'.padEnd(width)}   total   with our code on the stack`);
 	for (const [category, time] of [...self].sort((a, b) => b[1] - a[1])) {
 		if (category.startsWith('idle')) continue;
-		lines.push(`  ${category.padEnd(width)} ${percent(time, busy)}  ${percent(underOurs.get(category) ?? 0, busy)}`);
+		lines.push(
+			`  ${category.padEnd(width)} ${percent(time, busy)}  ${percent(underOurs.get(category) ?? 0, busy)}`,
+		);
 	}
 	const ourTotal = [...underOurs.values()].reduce((sum, time) => sum + time, 0);
 	lines.push(`  ${'everything below our functions'.padEnd(width)} ${percent(ourTotal, busy)}`);
-	lines.push('  Heaviest frames of our code and of n8n-core\'s RoutingNode (inclusive):');
+	lines.push("  Heaviest frames of our code and of n8n-core's RoutingNode (inclusive):");
 	for (const [name, time] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 16)) {
 		lines.push(`  ${percent(time, busy)}  ${name}`);
 	}
@@ -127,7 +146,14 @@ export function summarizeProfile(file: string, title: string): string {
 export async function profileOurNode(sandbox: SandboxProcess, settings: Settings): Promise<string> {
 	const contender = await ContenderProcess.start();
 	const target = { url: sandbox.url, apiKey: sandbox.keys.borrower };
-	const job = (profileFile?: string): Job => ({ kind: 'create', contender: 'node', items: ITEMS, runId: randomUUID(), target, profileFile });
+	const job = (profileFile?: string): Job => ({
+		kind: 'create',
+		contender: 'node',
+		items: ITEMS,
+		runId: randomUUID(),
+		target,
+		profileFile,
+	});
 	const file = path.join(os.tmpdir(), `lendasat-bench-${process.pid}.cpuprofile`);
 	try {
 		for (let warmUp = 1; warmUp <= WARM_UP_RUNS; warmUp++) {
@@ -136,9 +162,14 @@ export async function profileOurNode(sandbox: SandboxProcess, settings: Settings
 		}
 		await sandbox.reset({ idempotency: true });
 		const result = await contender.run(job(file));
-		settings.log(`profiled run: ${(result.wallMs / 1000).toFixed(2)} s (profiler on), profile written to ${file}`);
+		settings.log(
+			`profiled run: ${(result.wallMs / 1000).toFixed(2)} s (profiler on), profile written to ${file}`,
+		);
 	} finally {
 		await contender.close();
 	}
-	return summarizeProfile(file, `CPU profile of our node (bench --profile): Contract → Create × ${ITEMS}, one warm run`);
+	return summarizeProfile(
+		file,
+		`CPU profile of our node (bench --profile): Contract → Create × ${ITEMS}, one warm run`,
+	);
 }

@@ -52,7 +52,11 @@ export interface Verdict {
 const wall = (runs: Measurement[]) => runs.map((run) => run.result.wallMs);
 
 function seconds(ms: number): string {
-	return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+	return ms >= 10_000
+		? `${(ms / 1000).toFixed(1)} s`
+		: ms >= 1000
+			? `${(ms / 1000).toFixed(2)} s`
+			: `${ms.toFixed(0)} ms`;
 }
 
 function perItem(ms: number, items: number): string {
@@ -107,7 +111,9 @@ function baseRow(scenario: string, result: ScenarioResult): Row {
 		created: `${count(runs.map((run) => run.stats.contractsCreated))} (${count(runs.map((run) => run.stats.duplicateContracts))})`,
 		memory: memoryFigures(runs),
 		rss: megabytes(median(runs.map((run) => run.result.memory.peakRss))),
-		notes: failures.length ? `workflow failed: ${failures.map((message) => shorten(message ?? '')).join(' / ')}` : '',
+		notes: failures.length
+			? `workflow failed: ${failures.map((message) => shorten(message ?? '')).join(' / ')}`
+			: '',
 	};
 }
 
@@ -119,7 +125,11 @@ function find(results: ScenarioResult[], label: string, items: number): Scenario
  * Scenario 1 (1,000 items) and 6 (every size): ratios to the floor and to n8n's HTTP Request node,
  * measured in the same repetition.
  */
-export function overheadRows(results: ScenarioResult[], sizes: number[], verdicts: Verdict[]): Row[] {
+export function overheadRows(
+	results: ScenarioResult[],
+	sizes: number[],
+	verdicts: Verdict[],
+): Row[] {
 	const rows: Row[] = [];
 	const smallest = Math.min(...sizes);
 	for (const items of sizes) {
@@ -150,12 +160,16 @@ export function overheadRows(results: ScenarioResult[], sizes: number[], verdict
 					const overHttp = pairedRatio(wall(result.runs), wall(httpRequest.runs));
 					found.unshift({ target: 'b/c ≤ 0.8', met: overHttp <= 0.8 });
 				}
-				for (const verdict of found) verdicts.push({ ...verdict, target: `1 Overhead: ${verdict.target}` });
+				for (const verdict of found)
+					verdicts.push({ ...verdict, target: `1 Overhead: ${verdict.target}` });
 				row.notes = [...found.map(verdictText), row.notes].filter(Boolean).join('; ');
 			}
 			if (spec === OUR_NODE && items === Math.max(...sizes) && items !== smallest) {
 				const growth = median(wall(result.runs)) / items / (median(wall(base!.runs)) / smallest);
-				const verdict = { target: `flat per item (${items.toLocaleString('en-US')} vs ${smallest}) ≤ 1.25×`, met: growth <= 1.25 };
+				const verdict = {
+					target: `flat per item (${items.toLocaleString('en-US')} vs ${smallest}) ≤ 1.25×`,
+					met: growth <= 1.25,
+				};
 				verdicts.push({ ...verdict, target: `6 Cost growth: ${verdict.target}` });
 				row.notes = [verdictText(verdict), row.notes].filter(Boolean).join('; ');
 			}
@@ -251,9 +265,17 @@ export function returnAllRows(results: ScenarioResult[], verdicts: Verdict[]): R
 		const memoryVerdict = { target: 'peak memory ≤ 2× data', met: overData('peakGrowth') <= 2 };
 		const keptVerdict = { target: 'kept memory ≤ 2× data', met: overData('retained') <= 2 };
 		verdicts.push({ ...timeVerdict, target: `4 Return All: ${timeVerdict.target}` });
-		verdicts.push({ ...memoryVerdict, target: `4 Return All: ${memoryVerdict.target} (raw loop: ${overData('peakGrowth', raw).toFixed(2)}×)` });
+		verdicts.push({
+			...memoryVerdict,
+			target: `4 Return All: ${memoryVerdict.target} (raw loop: ${overData('peakGrowth', raw).toFixed(2)}×)`,
+		});
 		verdicts.push({ ...keptVerdict, target: `4 Return All: ${keptVerdict.target}` });
-		row.notes = [verdictText(timeVerdict), verdictText(memoryVerdict), verdictText(keptVerdict), row.notes]
+		row.notes = [
+			verdictText(timeVerdict),
+			verdictText(memoryVerdict),
+			verdictText(keptVerdict),
+			row.notes,
+		]
 			.filter(Boolean)
 			.join('; ');
 		return row;
@@ -288,7 +310,8 @@ export function renderTable(rows: Row[]): string {
 	const columns = Object.keys(HEADERS) as (keyof Row)[];
 	const all = [HEADERS, ...rows];
 	const widths = columns.map((column) => Math.max(...all.map((row) => row[column].length)));
-	const line = (row: Row) => `| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
+	const line = (row: Row) =>
+		`| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
 	const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;
 	return [line(HEADERS), rule, ...rows.map(line)].join('\n');
 }

@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
 import type { SandboxConfig, SandboxStats } from '../../sandbox/types';
 import { ContenderProcess, type SandboxProcess } from './processes';
-import type { ContenderName, CreateJob, HttpRequestVariant, Job, LiveTarget, RunResult } from './types';
+import type {
+	ContenderName,
+	CreateJob,
+	HttpRequestVariant,
+	Job,
+	LiveTarget,
+	RunResult,
+} from './types';
 
 export interface Settings {
 	reps: number;
@@ -58,10 +65,16 @@ export const MAX_CONCURRENT_CHOICES = [16, 32, 64];
 function ourNodeWith(maxConcurrent: number): ContenderSpec {
 	return maxConcurrent === DEFAULT_MAX_CONCURRENT
 		? OUR_NODE
-		: { label: `Lendasat node, Max Parallel Requests ${maxConcurrent}`, contender: 'node', maxConcurrent };
+		: {
+				label: `Lendasat node, Max Parallel Requests ${maxConcurrent}`,
+				contender: 'node',
+				maxConcurrent,
+			};
 }
 /** Our node with the other choices of Max Parallel Requests than its default. */
-export const OUR_NODE_VARIANTS: ContenderSpec[] = MAX_CONCURRENT_CHOICES.filter((value) => value !== DEFAULT_MAX_CONCURRENT).map(ourNodeWith);
+export const OUR_NODE_VARIANTS: ContenderSpec[] = MAX_CONCURRENT_CHOICES.filter(
+	(value) => value !== DEFAULT_MAX_CONCURRENT,
+).map(ourNodeWith);
 const SAME_REQUESTS: HttpRequestVariant = { idempotencyKey: true, retryOnFail: false };
 export const HTTP_REQUEST: ContenderSpec = {
 	label: '(c) HTTP Request node',
@@ -81,7 +94,11 @@ const HTTP_RETRY_KEYED: ContenderSpec = {
 const HTTP_BATCHED: ContenderSpec = {
 	label: 'HTTP Request, same + Batching 10 per 1 s',
 	contender: 'httpRequest',
-	httpRequest: { idempotencyKey: true, retryOnFail: true, batching: { size: 10, intervalMs: 1000 } },
+	httpRequest: {
+		idempotencyKey: true,
+		retryOnFail: true,
+		batching: { size: 10, intervalMs: 1000 },
+	},
 };
 
 export const RATE_LIMIT_PER_SECOND = 10;
@@ -117,7 +134,12 @@ const LIVE_OFFER = { loan_amount_min: 1, loan_amount_max: 1e12 };
 export const LOOKUP_ROUTE = 'GET /api/contracts';
 export const LIST_SIZE = 10_000;
 
-function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess, live?: LiveTarget): Job {
+function createJob(
+	spec: ContenderSpec,
+	items: number,
+	sandbox: SandboxProcess,
+	live?: LiveTarget,
+): Job {
 	const job: CreateJob = {
 		kind: 'create',
 		contender: spec.contender,
@@ -131,7 +153,10 @@ function createJob(spec: ContenderSpec, items: number, sandbox: SandboxProcess, 
 }
 
 /** Resets the sandbox to `config`; in the live dialect also adds the run's offer and says which. */
-async function resetFor(sandbox: SandboxProcess, config: Partial<SandboxConfig>): Promise<LiveTarget | undefined> {
+async function resetFor(
+	sandbox: SandboxProcess,
+	config: Partial<SandboxConfig>,
+): Promise<LiveTarget | undefined> {
 	await sandbox.reset(config);
 	return config.dialect === 'live' ? { offerId: await sandbox.addOffer(LIVE_OFFER) } : undefined;
 }
@@ -144,7 +169,11 @@ async function resetFor(sandbox: SandboxProcess, config: Partial<SandboxConfig>)
 const QUIET_AFTER_WARM_UP_MS = 1500;
 
 /** A fresh contender process, warmed up on the dialect of `config` (without its faults or limits). */
-async function startWarm(sandbox: SandboxProcess, spec: ContenderSpec, config: Partial<SandboxConfig>): Promise<ContenderProcess> {
+async function startWarm(
+	sandbox: SandboxProcess,
+	spec: ContenderSpec,
+	config: Partial<SandboxConfig>,
+): Promise<ContenderProcess> {
 	const contender = await ContenderProcess.start();
 	const live = await resetFor(sandbox, config.dialect ? { dialect: config.dialect } : {});
 	await contender.run(warmUpCreate(spec, sandbox, live));
@@ -154,7 +183,12 @@ async function startWarm(sandbox: SandboxProcess, spec: ContenderSpec, config: P
 
 function warmUpCreate(spec: ContenderSpec, sandbox: SandboxProcess, live?: LiveTarget): Job {
 	// Without retries or batching: the warm-up only loads and compiles the code.
-	return createJob({ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS }, WARM_UP_ITEMS, sandbox, live);
+	return createJob(
+		{ ...spec, httpRequest: spec.httpRequest && SAME_REQUESTS },
+		WARM_UP_ITEMS,
+		sandbox,
+		live,
+	);
 }
 
 async function measure(
@@ -179,9 +213,13 @@ function describe(spec: ContenderSpec, items: number, { result, stats }: Measure
  * Scenarios 1 and 6: the same three contenders at each size, one warm process each; at 1,000 items
  * (scenario 1) also our node with the other choices of Max Parallel Requests.
  */
-export async function overhead(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+export async function overhead(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<ScenarioResult[]> {
 	const specs = [FLOOR, OUR_NODE, HTTP_REQUEST, ...OUR_NODE_VARIANTS];
-	const variantAt = (spec: ContenderSpec, items: number) => !OUR_NODE_VARIANTS.includes(spec) || items === 1000;
+	const variantAt = (spec: ContenderSpec, items: number) =>
+		!OUR_NODE_VARIANTS.includes(spec) || items === 1000;
 	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
 	try {
 		for (const [index, spec] of specs.entries()) {
@@ -194,9 +232,16 @@ export async function overhead(sandbox: SandboxProcess, settings: Settings): Pro
 			for (let rep = 1; rep <= settings.reps; rep++) {
 				for (const [index, spec] of specs.entries()) {
 					if (!variantAt(spec, items)) continue;
-					const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), OVERHEAD_CONFIG);
+					const measurement = await measure(
+						processes[index],
+						sandbox,
+						createJob(spec, items, sandbox),
+						OVERHEAD_CONFIG,
+					);
 					bySpec[index].runs.push(measurement);
-					settings.log(`overhead rep ${rep}/${settings.reps}: ${describe(spec, items, measurement)}`);
+					settings.log(
+						`overhead rep ${rep}/${settings.reps}: ${describe(spec, items, measurement)}`,
+					);
 				}
 			}
 			results.push(...bySpec.filter((result) => result.runs.length));
@@ -226,7 +271,13 @@ async function freshProcessEach(
 			const contender = await startWarm(sandbox, spec, config);
 			try {
 				const live = await resetFor(sandbox, config);
-				const measurement = await measure(contender, sandbox, createJob(spec, items, sandbox, live), config, true);
+				const measurement = await measure(
+					contender,
+					sandbox,
+					createJob(spec, items, sandbox, live),
+					config,
+					true,
+				);
 				results[index].runs.push(measurement);
 				settings.log(`${name} rep ${rep}/${reps}: ${describe(spec, items, measurement)}`);
 			} finally {
@@ -238,14 +289,38 @@ async function freshProcessEach(
 }
 
 /** Scenario 2: a limit of 10 requests per second. */
-export function rateLimited(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
-	const specs = [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED, ...(settings.tunedBatching ? [HTTP_BATCHED] : [])];
-	return freshProcessEach(sandbox, specs, settings.rateLimitedItems, settings.slowReps, RATE_LIMITED_CONFIG, settings, 'rate limited');
+export function rateLimited(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<ScenarioResult[]> {
+	const specs = [
+		OUR_NODE,
+		HTTP_RETRY,
+		HTTP_RETRY_KEYED,
+		...(settings.tunedBatching ? [HTTP_BATCHED] : []),
+	];
+	return freshProcessEach(
+		sandbox,
+		specs,
+		settings.rateLimitedItems,
+		settings.slowReps,
+		RATE_LIMITED_CONFIG,
+		settings,
+		'rate limited',
+	);
 }
 
 /** Scenario 3: 2.5 % of contract requests answered 503, 2.5 % processed and then reset. */
 export function faults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
-	return freshProcessEach(sandbox, [OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED], 1000, settings.reps, FAULT_CONFIG, settings, 'faults');
+	return freshProcessEach(
+		sandbox,
+		[OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED],
+		1000,
+		settings.reps,
+		FAULT_CONFIG,
+		settings,
+		'faults',
+	);
 }
 
 /**
@@ -255,11 +330,22 @@ export function faults(sandbox: SandboxProcess, settings: Settings): Promise<Sce
  */
 export function liveFaults(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
 	const specs = [FETCH_NO_RETRIES, OUR_NODE, HTTP_RETRY, HTTP_RETRY_KEYED];
-	return freshProcessEach(sandbox, specs, 1000, settings.reps, LIVE_FAULT_CONFIG, settings, 'faults (live)');
+	return freshProcessEach(
+		sandbox,
+		specs,
+		1000,
+		settings.reps,
+		LIVE_FAULT_CONFIG,
+		settings,
+		'faults (live)',
+	);
 }
 
 /** Scenario 4: Contract → Get Many with Return All over 10,000 contracts, against the raw loop. */
-export async function returnAll(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+export async function returnAll(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<ScenarioResult[]> {
 	const specs: ContenderSpec[] = [
 		{ label: 'raw paginating fetch loop', contender: 'fetch' },
 		{ label: 'Lendasat node, Return All', contender: 'node' },
@@ -267,16 +353,24 @@ export async function returnAll(sandbox: SandboxProcess, settings: Settings): Pr
 	await sandbox.reset();
 	await sandbox.seedContracts(LIST_SIZE);
 	const target = { url: sandbox.url, apiKey: sandbox.keys.borrower };
-	const jobs = specs.map((spec): Job => ({ kind: 'list', contender: spec.contender as 'fetch' | 'node', target }));
+	const jobs = specs.map(
+		(spec): Job => ({ kind: 'list', contender: spec.contender as 'fetch' | 'node', target }),
+	);
 	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
 	try {
 		for (const [index, contender] of processes.entries()) await contender.run(jobs[index]);
-		const results = specs.map((contender) => ({ contender, items: LIST_SIZE, runs: [] as Measurement[] }));
+		const results = specs.map((contender) => ({
+			contender,
+			items: LIST_SIZE,
+			runs: [] as Measurement[],
+		}));
 		for (let rep = 1; rep <= settings.reps; rep++) {
 			for (const [index, spec] of specs.entries()) {
 				const measurement = await measure(processes[index], sandbox, jobs[index], {}, true);
 				results[index].runs.push(measurement);
-				settings.log(`return all rep ${rep}/${settings.reps}: ${spec.label}: ${(measurement.result.wallMs / 1000).toFixed(2)} s, ${measurement.result.succeeded} items`);
+				settings.log(
+					`return all rep ${rep}/${settings.reps}: ${spec.label}: ${(measurement.result.wallMs / 1000).toFixed(2)} s, ${measurement.result.succeeded} items`,
+				);
 			}
 		}
 		return results;
@@ -290,7 +384,10 @@ export async function returnAll(sandbox: SandboxProcess, settings: Settings): Pr
  * once (a socket each); our node holds at most Max Parallel Requests connections of the key, so its
  * wall time is at least items / that × 1 s. One warm process per contender, warmed up without latency.
  */
-export async function latency(sandbox: SandboxProcess, settings: Settings): Promise<ScenarioResult[]> {
+export async function latency(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<ScenarioResult[]> {
 	const specs: ContenderSpec[] = [
 		{ label: '(a) fetch loop, unbounded concurrency', contender: 'fetch' },
 		...MAX_CONCURRENT_CHOICES.map(ourNodeWith),
@@ -306,9 +403,16 @@ export async function latency(sandbox: SandboxProcess, settings: Settings): Prom
 		for (let rep = 1; rep <= settings.slowReps; rep++) {
 			for (const [index, spec] of specs.entries()) {
 				await sandbox.quiet();
-				const measurement = await measure(processes[index], sandbox, createJob(spec, items, sandbox), LATENCY_CONFIG);
+				const measurement = await measure(
+					processes[index],
+					sandbox,
+					createJob(spec, items, sandbox),
+					LATENCY_CONFIG,
+				);
 				results[index].runs.push(measurement);
-				settings.log(`latency rep ${rep}/${settings.slowReps}: ${describe(spec, items, measurement)}, peak ${measurement.stats.peakConnections} connections`);
+				settings.log(
+					`latency rep ${rep}/${settings.slowReps}: ${describe(spec, items, measurement)}, peak ${measurement.stats.peakConnections} connections`,
+				);
 			}
 		}
 		return results;

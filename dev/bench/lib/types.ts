@@ -76,4 +76,7 @@ export interface RunResult {
 }
 
 export type ToContender = { type: 'run'; job: Job } | { type: 'exit' };
-export type FromContender = { type: 'ready' } | { type: 'result'; result: RunResult } | { type: 'failed'; message: string };
+export type FromContender =
+	| { type: 'ready' }
+	| { type: 'result'; result: RunResult }
+	| { type: 'failed'; message: string };

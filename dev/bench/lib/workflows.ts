@@ -35,16 +35,24 @@ export function nodeCreateWorkflow(live?: LiveTarget, maxConcurrent?: number): W
 
 /** The HTTP Request node's JSON body: the fetch loop's, with the amount from the input item. */
 function httpRequestJsonBody(live?: LiveTarget): string {
-	if (!live) return `={ "loan_id": "${OFFER_ID}", "loan_amount": {{ $json.amount }}, "duration_days": ${DURATION_DAYS} }`;
+	if (!live)
+		return `={ "loan_id": "${OFFER_ID}", "loan_amount": {{ $json.amount }}, "duration_days": ${DURATION_DAYS} }`;
 	const fields = Object.entries(liveContractRequestBody(live, 0)).map(([name, value]) =>
-		name === 'loan_amount' ? '"loan_amount": {{ $json.amount }}' : `${JSON.stringify(name)}: ${JSON.stringify(value)}`,
+		name === 'loan_amount'
+			? '"loan_amount": {{ $json.amount }}'
+			: `${JSON.stringify(name)}: ${JSON.stringify(value)}`,
 	);
 	return `={ ${fields.join(', ')} }`;
 }
 
 /** Contract → Get Many with Return All, full records (Simplify off: the same data the raw loop keeps). */
 export function nodeListWorkflow(): WorkflowFixture {
-	return singleNodeWorkflow({ resource: 'contract', operation: 'getAll', returnAll: true, simplify: false });
+	return singleNodeWorkflow({
+		resource: 'contract',
+		operation: 'getAll',
+		returnAll: true,
+		simplify: false,
+	});
 }
 
 /**
@@ -63,12 +71,21 @@ export function httpRequestCreateWorkflow(
 		{ name: 'Accept', value: 'application/json' },
 	];
 	if (variant.idempotencyKey) {
-		headers.push({ name: 'Idempotency-Key', value: "={{ 'n8n-' + $execution.id + '-' + $itemIndex }}" });
+		headers.push({
+			name: 'Idempotency-Key',
+			value: "={{ 'n8n-' + $execution.id + '-' + $itemIndex }}",
+		});
 	}
 	const options = variant.batching
-		? { batching: { batch: { batchSize: variant.batching.size, batchInterval: variant.batching.intervalMs } } }
+		? {
+				batching: {
+					batch: { batchSize: variant.batching.size, batchInterval: variant.batching.intervalMs },
+				},
+			}
 		: {};
-	const retry = variant.retryOnFail ? { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 } : {};
+	const retry = variant.retryOnFail
+		? { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 }
+		: {};
 	return {
 		nodes: [
 			{

@@ -26,7 +26,8 @@ interface AccountRequest {
  * hub 0.8.2 utils.rs is_valid_email: this pattern, exactly one '@', a domain with a dot and a
  * top-level domain of at least two characters that is not all digits.
  */
-const LIVE_EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const LIVE_EMAIL =
+	/^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 function isLiveValidEmail(email: string): boolean {
 	if (!LIVE_EMAIL.test(email)) return false;
@@ -65,24 +66,37 @@ function validateAccountRequest(body: JsonObject): AccountRequest {
 	const email = requireString(body, 'email', 'INVALID_EMAIL');
 	const timezone = requireString(body, 'timezone', 'INVALID_TIMEZONE');
 	if (name.trim() === '' || name.length > MAX_NAME_LENGTH) {
-		throw badRequest('INVALID_NAME', `Field name must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`, {
-			message: 'Invalid name',
-		});
+		throw badRequest(
+			'INVALID_NAME',
+			`Field name must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`,
+			{
+				message: 'Invalid name',
+			},
+		);
 	}
 	if (!isPlausibleEmail(email)) {
-		throw badRequest('INVALID_EMAIL', 'Field email must be a valid e-mail address', { message: 'Invalid email address' });
+		throw badRequest('INVALID_EMAIL', 'Field email must be a valid e-mail address', {
+			message: 'Invalid email address',
+		});
 	}
 	if (!isAreaCityTimezone(timezone)) {
-		throw badRequest('INVALID_TIMEZONE', 'Field timezone must be an IANA time zone of the form Area/City, e.g. Europe/Berlin', {
-			message: 'Invalid timezone',
-		});
+		throw badRequest(
+			'INVALID_TIMEZONE',
+			'Field timezone must be an IANA time zone of the form Area/City, e.g. Europe/Berlin',
+			{
+				message: 'Invalid timezone',
+			},
+		);
 	}
 	return { name, email, timezone };
 }
 
 function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 	const partner = caller(ctx).user;
-	const request = ctx.config.dialect === 'live' ? liveAccountRequest(ctx) : validateAccountRequest(requireObject(ctx.body, FIELDS));
+	const request =
+		ctx.config.dialect === 'live'
+			? liveAccountRequest(ctx)
+			: validateAccountRequest(requireObject(ctx.body, FIELDS));
 	const { state } = ctx;
 	const at = nowIso(state);
 	const user: User = {
@@ -106,11 +120,23 @@ function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 	const account: ApiAccount = { id: user.id, ...request, api_key: key.key, createdBy: partner.id };
 	state.accounts.push(account);
 	return jsonReply(
-		{ id: account.id, name: account.name, email: account.email, timezone: account.timezone, api_key: account.api_key },
+		{
+			id: account.id,
+			name: account.name,
+			email: account.email,
+			timezone: account.timezone,
+			api_key: account.api_key,
+		},
 		ctx.config.createStatus,
 	);
 }
 
 export const accountRoutes: Route[] = [
-	{ method: 'POST', pattern: '/api/create-api-account', auth: 'master', body: 'json', handle: createApiAccount },
+	{
+		method: 'POST',
+		pattern: '/api/create-api-account',
+		auth: 'master',
+		body: 'json',
+		handle: createApiAccount,
+	},
 ];

@@ -17,9 +17,29 @@ import {
 } from '../loans';
 import { lyingPage, paginate, parsePageRequest } from '../pagination';
 import { enumParam } from '../query';
-import { caller, emptyReply, jsonReply, type Reply, type RequestContext, type Route } from '../router';
-import { bitcoinAddressProblem, derivationPathProblem, deserializeLive, publicKeyProblem, type FieldSpec } from '../serde';
-import { changeStatus, findAnyInstallment, giveBackOfferCapacity, nowIso, ownedContract, takeOfferCapacity } from '../state';
+import {
+	caller,
+	emptyReply,
+	jsonReply,
+	type Reply,
+	type RequestContext,
+	type Route,
+} from '../router';
+import {
+	bitcoinAddressProblem,
+	derivationPathProblem,
+	deserializeLive,
+	publicKeyProblem,
+	type FieldSpec,
+} from '../serde';
+import {
+	changeStatus,
+	findAnyInstallment,
+	giveBackOfferCapacity,
+	nowIso,
+	ownedContract,
+	takeOfferCapacity,
+} from '../state';
 import type { Contract, ContractEntry, LoanOffer } from '../types';
 import {
 	formatAmount,
@@ -54,12 +74,18 @@ function validateOfferId(value: unknown): string {
 
 function validateAmountType(value: unknown): number {
 	if (isPositiveNumber(value)) return roundMoney(value);
-	throw badRequest('INVALID_AMOUNT', `Field loan_amount must be a positive number, got ${shorten(value)}`);
+	throw badRequest(
+		'INVALID_AMOUNT',
+		`Field loan_amount must be a positive number, got ${shorten(value)}`,
+	);
 }
 
 function validateDurationType(value: unknown): number {
 	if (isPositiveInteger(value)) return value;
-	throw badRequest('INVALID_DURATION', `Field duration_days must be a positive integer, got ${shorten(value)}`);
+	throw badRequest(
+		'INVALID_DURATION',
+		`Field duration_days must be a positive integer, got ${shorten(value)}`,
+	);
 }
 
 function parseSpecRequest(body: JsonObject): ContractRequest {
@@ -139,7 +165,11 @@ function createSpecContract(ctx: RequestContext): Reply {
 		collateralAddress: request.collateralAddress,
 		repaymentAddress: request.repaymentAddress,
 	});
-	ctx.hooks.contractCreated(apiKey, { clientContractId, canonicalRequest: canonicalRequest(request), idempotencyKey: ctx.idempotencyKey });
+	ctx.hooks.contractCreated(apiKey, {
+		clientContractId,
+		canonicalRequest: canonicalRequest(request),
+		idempotencyKey: ctx.idempotencyKey,
+	});
 	return jsonReply(entry.contract, ctx.config.createStatus);
 }
 
@@ -152,20 +182,33 @@ const LOAN_TYPES = ['PayWithMoon', 'MoonCardInstant', 'StableCoin', 'Fiat', 'Bri
 
 function npubProblem(value: string): string | null {
 	// model/npub.rs: nostr::PublicKey::from_bech32, "Invalid npub format: {e}" (the nostr error text is [INF]).
-	return /^npub1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{58}$/.test(value) ? null : 'Invalid npub format: invalid bech32 npub';
+	return /^npub1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{58}$/.test(value)
+		? null
+		: 'Invalid npub format: invalid bech32 npub';
 }
 
 const FIAT_DETAILS_FIELDS: FieldSpec[] = [
 	{ name: 'iban_transfer_details', type: { kind: 'any' }, optional: true },
 	{ name: 'swift_transfer_details', type: { kind: 'any' }, optional: true },
-	...['bank_name', 'bank_address', 'bank_country', 'purpose_of_remittance', 'full_name', 'address', 'city', 'post_code', 'country'].map(
-		(name): FieldSpec => ({ name, type: { kind: 'string' } }),
-	),
+	...[
+		'bank_name',
+		'bank_address',
+		'bank_country',
+		'purpose_of_remittance',
+		'full_name',
+		'address',
+		'city',
+		'post_code',
+		'country',
+	].map((name): FieldSpec => ({ name, type: { kind: 'string' } })),
 	{ name: 'comments', type: { kind: 'string' }, optional: true },
 ];
 
 const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
-	{ name: 'details', type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS } },
+	{
+		name: 'details',
+		type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS },
+	},
 	{ name: 'encrypted_encryption_key_borrower', type: { kind: 'string' } },
 	{ name: 'encrypted_encryption_key_lender', type: { kind: 'string' } },
 ];
@@ -175,8 +218,14 @@ const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
 	{ name: 'id', type: { kind: 'string' } },
 	{ name: 'loan_amount', type: { kind: 'decimal' } },
 	{ name: 'duration_days', type: { kind: 'i32' } },
-	{ name: 'borrower_btc_address', type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem } },
-	{ name: 'borrower_pk', type: { kind: 'string', expecting: 'an ASCII hex string', check: publicKeyProblem } },
+	{
+		name: 'borrower_btc_address',
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+	},
+	{
+		name: 'borrower_pk',
+		type: { kind: 'string', expecting: 'an ASCII hex string', check: publicKeyProblem },
+	},
 	{
 		name: 'borrower_derivation_path',
 		type: { kind: 'string', expecting: 'a BIP-32 derivation path', check: derivationPathProblem },
@@ -184,7 +233,11 @@ const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
 	{ name: 'borrower_loan_address', type: { kind: 'string' }, optional: true },
 	{ name: 'loan_type', type: { kind: 'enum', variants: LOAN_TYPES } },
 	{ name: 'moon_card_id', type: { kind: 'uuid' }, optional: true },
-	{ name: 'fiat_loan_details', type: { kind: 'struct', name: 'FiatLoanDetailsWrapper', fields: FIAT_WRAPPER_FIELDS }, optional: true },
+	{
+		name: 'fiat_loan_details',
+		type: { kind: 'struct', name: 'FiatLoanDetailsWrapper', fields: FIAT_WRAPPER_FIELDS },
+		optional: true,
+	},
 	{ name: 'borrower_npub', type: { kind: 'string', check: npubProblem }, optional: true },
 	{ name: 'client_contract_id', type: { kind: 'uuid' }, optional: true },
 ];
@@ -216,7 +269,12 @@ function liveError(status: number, message: string, code = 'INVALID_BODY'): ApiE
  * "Card not found" and Bringin is 400 "Cannot use Bringin without a Bringin API key"; a new Moon card
  * gets a made-up Polygon invoice address (the real one comes from Moon's API).
  */
-function checkLoanType(ctx: RequestContext, offer: LoanOffer, request: LiveContractRequest, contractId: string): string | undefined {
+function checkLoanType(
+	ctx: RequestContext,
+	offer: LoanOffer,
+	request: LiveContractRequest,
+	contractId: string,
+): string | undefined {
 	switch (request.loan_type) {
 		case 'StableCoin':
 			if (offer.loan_payout === 'Direct') {
@@ -226,23 +284,37 @@ function checkLoanType(ctx: RequestContext, offer: LoanOffer, request: LiveContr
 				return request.borrower_loan_address;
 			}
 			if (offer.loan_payout === 'Indirect') return undefined;
-			throw liveError(400, `Stable loan type has invalid loan payout, but got ${offer.loan_payout}`);
+			throw liveError(
+				400,
+				`Stable loan type has invalid loan payout, but got ${offer.loan_payout}`,
+			);
 		case 'PayWithMoon':
 		case 'MoonCardInstant':
 			if (offer.loan_asset !== 'UsdcPol') {
-				throw liveError(400, `Cannot create loan request for Moon card with asset ${offer.loan_asset}. Moon only supports USDC on Polygon`);
+				throw liveError(
+					400,
+					`Cannot create loan request for Moon card with asset ${offer.loan_asset}. Moon only supports USDC on Polygon`,
+				);
 			}
 			if (request.loan_type === 'PayWithMoon' && offer.loan_payout !== 'Direct') {
-				throw liveError(400, `PayWithMoon loan type requires Direct loan payout, but got ${offer.loan_payout}`);
+				throw liveError(
+					400,
+					`PayWithMoon loan type requires Direct loan payout, but got ${offer.loan_payout}`,
+				);
 			}
 			if (request.loan_type === 'MoonCardInstant' && offer.loan_payout !== 'MoonCardInstant') {
-				throw liveError(400, `MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`);
+				throw liveError(
+					400,
+					`MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`,
+				);
 			}
 			if (request.moon_card_id !== undefined) throw liveError(404, 'Card not found');
 			return evmAddressFor(ctx.state.seed, `${contractId}:moon-invoice`);
 		case 'Fiat':
-			if (!FIAT_ASSETS.has(offer.loan_asset)) throw liveError(400, `Cannot create fiat contract with asset: ${offer.loan_asset}`);
-			if (request.fiat_loan_details === undefined) throw liveError(400, 'Failed to provide bank details for fiat loan');
+			if (!FIAT_ASSETS.has(offer.loan_asset))
+				throw liveError(400, `Cannot create fiat contract with asset: ${offer.loan_asset}`);
+			if (request.fiat_loan_details === undefined)
+				throw liveError(400, 'Failed to provide bank details for fiat loan');
 			return undefined;
 		default:
 			throw liveError(400, 'Cannot use Bringin without a Bringin API key');
@@ -251,12 +323,23 @@ function checkLoanType(ctx: RequestContext, offer: LoanOffer, request: LiveContr
 
 function createLiveContract(ctx: RequestContext): Reply {
 	const { apiKey, user } = caller(ctx);
-	const request = deserializeLive(ctx.rawBody, ctx.body, 'ContractRequestSchema', CONTRACT_REQUEST_FIELDS) as unknown as LiveContractRequest;
+	const request = deserializeLive(
+		ctx.rawBody,
+		ctx.body,
+		'ContractRequestSchema',
+		CONTRACT_REQUEST_FIELDS,
+	) as unknown as LiveContractRequest;
 	const { state } = ctx;
 	// db::loan_offers::loan_by_id looks the offer up whatever its status; a missing one is
 	// Error::MissingLoanOffer, which the handler maps to 500 "Something went wrong".
 	const offer = state.offers.get(request.id);
-	if (!offer) throw new ApiError(404, 'OFFER_NOT_FOUND', `Loan offer ${shorten(request.id)} not found`, SOMETHING_WENT_WRONG);
+	if (!offer)
+		throw new ApiError(
+			404,
+			'OFFER_NOT_FOUND',
+			`Loan offer ${shorten(request.id)} not found`,
+			SOMETHING_WENT_WRONG,
+		);
 	const days = request.duration_days;
 	if (days < offer.duration_days_min || days > offer.duration_days_max) {
 		throw liveError(400, durationRangeMessage(days, offer), 'INVALID_DURATION');
@@ -298,7 +381,11 @@ function createLiveContract(ctx: RequestContext): Reply {
 		throw liveError(400, 'Failed to provide bank details for fiat loan');
 	}
 	// "We cannot auto-accept contracts if KYC is required or the loan asset is fiat."
-	if (state.autoAcceptOffers.has(offer.id) && offer.kyc_link === null && !FIAT_ASSETS.has(offer.loan_asset)) {
+	if (
+		state.autoAcceptOffers.has(offer.id) &&
+		offer.kyc_link === null &&
+		!FIAT_ASSETS.has(offer.loan_asset)
+	) {
 		changeStatus(state, entry, 'Approved');
 	}
 	// "Update the loan offer's max amount after contract creation" (not reached by the fiat 400 above).
@@ -384,7 +471,11 @@ function statusFilter(ctx: RequestContext): ((entry: ContractEntry) => boolean) 
 		raw.split(',').map((item) => {
 			const status = STATUS_SPELLINGS[item.toLowerCase()];
 			if (status) return status;
-			throw badRequest('INVALID_QUERY', `Unknown contract status ${shorten(item)}`, liveQueryRejection(`Invalid contract status: ${item}`));
+			throw badRequest(
+				'INVALID_QUERY',
+				`Unknown contract status ${shorten(item)}`,
+				liveQueryRejection(`Invalid contract status: ${item}`),
+			);
 		}),
 	);
 	return (entry) => wanted.has(entry.contract.status);
@@ -413,18 +504,28 @@ function listContracts(ctx: RequestContext): Reply {
 	const selected = filter ? owned.filter(filter) : owned.slice();
 	selected.sort(compareBy(SORT_KEYS[sortBy], sortOrder === 'desc'));
 	const contracts = selected.map((entry) => entry.contract);
-	const templates = contracts.length > 0 ? contracts : [...ctx.state.contracts.values()].map((entry) => entry.contract);
-	const page = lyingPage(ctx.config.paging, pageRequest, (request) => paginate(contracts, request), {
-		invent: (pageNumber, index) => ({
-			...templates[((pageNumber - 1) * pageRequest.limit + index) % Math.max(1, templates.length)],
-			id: uuidFor(ctx.state.seed, `endless-contract:${user.id}:${pageNumber}:${index}`),
-		}),
-		withoutId: (contract) => {
-			const copy: Partial<Contract> = { ...contract };
-			delete copy.id;
-			return copy as Contract;
+	const templates =
+		contracts.length > 0
+			? contracts
+			: [...ctx.state.contracts.values()].map((entry) => entry.contract);
+	const page = lyingPage(
+		ctx.config.paging,
+		pageRequest,
+		(request) => paginate(contracts, request),
+		{
+			invent: (pageNumber, index) => ({
+				...templates[
+					((pageNumber - 1) * pageRequest.limit + index) % Math.max(1, templates.length)
+				],
+				id: uuidFor(ctx.state.seed, `endless-contract:${user.id}:${pageNumber}:${index}`),
+			}),
+			withoutId: (contract) => {
+				const copy: Partial<Contract> = { ...contract };
+				delete copy.id;
+				return copy as Contract;
+			},
 		},
-	});
+	);
 	return jsonReply(page);
 }
 
@@ -447,13 +548,17 @@ function cancelContract(ctx: RequestContext): Reply {
 function extensionDays(ctx: RequestContext): number {
 	if (ctx.config.dialect === 'live') {
 		const fields: FieldSpec[] = [{ name: 'new_duration', type: { kind: 'i32' } }];
-		return deserializeLive(ctx.rawBody, ctx.body, 'ExtendContractRequestSchema', fields).new_duration as number;
+		return deserializeLive(ctx.rawBody, ctx.body, 'ExtendContractRequestSchema', fields)
+			.new_duration as number;
 	}
 	const body = requireObject(ctx.body, ['new_duration']);
 	requireFields(body, ['new_duration']);
 	const value = body.new_duration;
 	if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-	throw badRequest('INVALID_DURATION', `Field new_duration must be an integer number of days, got ${shorten(value)}`);
+	throw badRequest(
+		'INVALID_DURATION',
+		`Field new_duration must be an integer number of days, got ${shorten(value)}`,
+	);
 }
 
 function checkExtension(contract: Contract, days: number): void {
@@ -470,7 +575,9 @@ function checkExtension(contract: Contract, days: number): void {
 		throw badRequest(
 			'INVALID_DURATION',
 			`Cannot extend contract by ${days} days. Maximum extension is ${contract.extension_max_duration_days} days`,
-			{ message: `The contract cannot be extended for that long. Maximum extension is ${contract.extension_max_duration_days} days` },
+			{
+				message: `The contract cannot be extended for that long. Maximum extension is ${contract.extension_max_duration_days} days`,
+			},
 		);
 	}
 }
@@ -513,7 +620,10 @@ function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 	}
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
-	return { installmentId: optionalString(body, 'installment_id') ?? '', paymentId: optionalString(body, 'payment_id') ?? '' };
+	return {
+		installmentId: optionalString(body, 'installment_id') ?? '',
+		paymentId: optionalString(body, 'payment_id') ?? '',
+	};
 }
 
 function installmentPaid(ctx: RequestContext): Reply {
@@ -521,7 +631,10 @@ function installmentPaid(ctx: RequestContext): Reply {
 	const entry = ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id);
 	const status = entry.contract.status;
 	if (status !== 'PrincipalGiven') {
-		throw badRequest('INVALID_STATE', `Cannot mark an installment as paid for a contract with status ${status}`);
+		throw badRequest(
+			'INVALID_STATE',
+			`Cannot mark an installment as paid for a contract with status ${status}`,
+		);
 	}
 	if (ctx.config.dialect === 'live') {
 		// put_installment_paid: `UPDATE installments … WHERE id = $installment_id` (no contract check, so an
@@ -536,17 +649,58 @@ function installmentPaid(ctx: RequestContext): Reply {
 	}
 	const installment = findInstallment(entry.contract, installmentId);
 	if (!installment) {
-		throw new ApiError(400, 'INSTALLMENT_NOT_FOUND', `Installment ${shorten(installmentId)} not found in contract ${entry.contract.id}`);
+		throw new ApiError(
+			400,
+			'INSTALLMENT_NOT_FOUND',
+			`Installment ${shorten(installmentId)} not found in contract ${entry.contract.id}`,
+		);
 	}
 	markInstallmentPaid(ctx.state, entry, installment, paymentId);
 	return emptyReply();
 }
 
 export const contractRoutes: Route[] = [
-	{ method: 'POST', pattern: '/api/contracts', auth: 'borrower', body: 'json', idempotent: true, handle: createContract },
-	{ method: 'GET', pattern: '/api/contracts', auth: 'borrower', body: 'none', handle: listContracts },
-	{ method: 'GET', pattern: '/api/contracts/:id', auth: 'borrower', body: 'none', handle: getContract },
-	{ method: 'DELETE', pattern: '/api/contracts/:id', auth: 'borrower', body: 'none', handle: cancelContract },
-	{ method: 'POST', pattern: '/api/contracts/:id/extend', auth: 'borrower', body: 'json', handle: extend },
-	{ method: 'PUT', pattern: '/api/contracts/:id/installment-paid', auth: 'borrower', body: 'json', handle: installmentPaid },
+	{
+		method: 'POST',
+		pattern: '/api/contracts',
+		auth: 'borrower',
+		body: 'json',
+		idempotent: true,
+		handle: createContract,
+	},
+	{
+		method: 'GET',
+		pattern: '/api/contracts',
+		auth: 'borrower',
+		body: 'none',
+		handle: listContracts,
+	},
+	{
+		method: 'GET',
+		pattern: '/api/contracts/:id',
+		auth: 'borrower',
+		body: 'none',
+		handle: getContract,
+	},
+	{
+		method: 'DELETE',
+		pattern: '/api/contracts/:id',
+		auth: 'borrower',
+		body: 'none',
+		handle: cancelContract,
+	},
+	{
+		method: 'POST',
+		pattern: '/api/contracts/:id/extend',
+		auth: 'borrower',
+		body: 'json',
+		handle: extend,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/contracts/:id/installment-paid',
+		auth: 'borrower',
+		body: 'json',
+		handle: installmentPaid,
+	},
 ];

@@ -1,6 +1,13 @@
 /** API key self-management (live-api §2.3): list, create (works at once), delete (stops working at once). */
 import { ApiError, livePathRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
-import { caller, emptyReply, jsonReply, type Reply, type RequestContext, type Route } from '../router';
+import {
+	caller,
+	emptyReply,
+	jsonReply,
+	type Reply,
+	type RequestContext,
+	type Route,
+} from '../router';
 import { deserializeLive } from '../serde';
 import { issueKey, keysOfUser } from '../state';
 import { requireFields, requireObject, requireString } from '../validate';
@@ -14,7 +21,9 @@ export const MAX_KEYS_PER_USER = 5;
 
 function description(ctx: RequestContext): string {
 	if (ctx.config.dialect === 'live') {
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'CreateApiKey', [{ name: 'description', type: { kind: 'string' } }]);
+		const body = deserializeLive(ctx.rawBody, ctx.body, 'CreateApiKey', [
+			{ name: 'description', type: { kind: 'string' } },
+		]);
 		return body.description as string;
 	}
 	const body = requireObject(ctx.body, ['description']);
@@ -24,7 +33,9 @@ function description(ctx: RequestContext): string {
 
 function listKeys(ctx: RequestContext): Reply {
 	const keys = keysOfUser(ctx.state, caller(ctx).user.id);
-	return jsonReply(keys.map(({ id, description, created_at }) => ({ id, description, created_at })));
+	return jsonReply(
+		keys.map(({ id, description, created_at }) => ({ id, description, created_at })),
+	);
 }
 
 function createKey(ctx: RequestContext): Reply {
@@ -45,8 +56,14 @@ function createKey(ctx: RequestContext): Reply {
 /** The path segment as the backend's `Path<i32>`. */
 function keyId(ctx: RequestContext): number {
 	const raw = ctx.params.id;
-	if (/^[+-]?\d+$/.test(raw) && Number(raw) >= -(2 ** 31) && Number(raw) <= 2 ** 31 - 1) return Number(raw);
-	throw new ApiError(400, 'INVALID_KEY_ID', `Parameter id must be an integer, got ${shorten(raw)}`, livePathRejection(raw, 'i32'));
+	if (/^[+-]?\d+$/.test(raw) && Number(raw) >= -(2 ** 31) && Number(raw) <= 2 ** 31 - 1)
+		return Number(raw);
+	throw new ApiError(
+		400,
+		'INVALID_KEY_ID',
+		`Parameter id must be an integer, got ${shorten(raw)}`,
+		livePathRejection(raw, 'i32'),
+	);
 }
 
 function deleteKey(ctx: RequestContext): Reply {
@@ -55,7 +72,8 @@ function deleteKey(ctx: RequestContext): Reply {
 	if (record) ctx.state.keys.delete(record.key);
 	// db/api_keys.rs delete_borrower: `DELETE … WHERE borrower_id = $1 AND id = $2`, no row check: an
 	// unknown or foreign id is an empty 200 too.
-	else if (ctx.config.dialect === 'spec') throw new ApiError(404, 'KEY_NOT_FOUND', `API key ${id} not found`);
+	else if (ctx.config.dialect === 'spec')
+		throw new ApiError(404, 'KEY_NOT_FOUND', `API key ${id} not found`);
 	return emptyReply();
 }
 

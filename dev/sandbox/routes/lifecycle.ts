@@ -10,7 +10,14 @@ import { parseTransactionHex } from '../bitcoin';
 import { ApiError, badRequest, liveQueryRejection, shorten } from '../errors';
 import { broadcastSpend, failure, invoiceFor, outstandingOf, spendPsbt } from '../lifecycle';
 import { markInstallmentPaid, recordInstallmentPaidTransaction, settleIfRepaid } from '../loans';
-import { caller, emptyReply, jsonReply, type Reply, type RequestContext, type Route } from '../router';
+import {
+	caller,
+	emptyReply,
+	jsonReply,
+	type Reply,
+	type RequestContext,
+	type Route,
+} from '../router';
 import { deserializeLive, type FieldSpec } from '../serde';
 import { changeStatus, nowIso, ownedContract } from '../state';
 import type { ContractEntry } from '../types';
@@ -48,15 +55,25 @@ const REPORT_FIELDS: FieldSpec[] = [
 
 function reportBody(ctx: RequestContext): { txid: string; invoiceId: string } {
 	if (ctx.config.dialect === 'live') {
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'ReportBitcoinPaymentRequest', REPORT_FIELDS);
+		const body = deserializeLive(
+			ctx.rawBody,
+			ctx.body,
+			'ReportBitcoinPaymentRequest',
+			REPORT_FIELDS,
+		);
 		return { txid: (body.txid as string).toLowerCase(), invoiceId: body.invoice_id as string };
 	}
 	const body = requireObject(ctx.body, ['txid', 'invoice_id']);
 	requireFields(body, ['txid', 'invoice_id']);
 	const txid = requireString(body, 'txid', 'INVALID_FIELD');
 	const invoiceId = requireString(body, 'invoice_id', 'INVALID_FIELD');
-	if (!TXID.test(txid)) throw badRequest('INVALID_FIELD', `Field txid must be 64 hexadecimal characters, got ${shorten(txid)}`);
-	if (!isUuid(invoiceId)) throw badRequest('INVALID_FIELD', `Field invoice_id must be a UUID, got ${shorten(invoiceId)}`);
+	if (!TXID.test(txid))
+		throw badRequest(
+			'INVALID_FIELD',
+			`Field txid must be 64 hexadecimal characters, got ${shorten(txid)}`,
+		);
+	if (!isUuid(invoiceId))
+		throw badRequest('INVALID_FIELD', `Field invoice_id must be a UUID, got ${shorten(invoiceId)}`);
 	return { txid: txid.toLowerCase(), invoiceId: invoiceId.toLowerCase() };
 }
 
@@ -64,11 +81,15 @@ function reportBody(ctx: RequestContext): { txid: string; invoiceId: string } {
 function contractIdInPath(ctx: RequestContext): string {
 	const id = ctx.params.id;
 	if (isUuid(id)) return id.toLowerCase();
-	throw badRequest('INVALID_FIELD', `The contract id in the path must be a UUID, got ${shorten(id)}`, {
-		status: 400,
-		message: 'Invalid URL: UUID parsing failed: invalid character',
-		plain: true,
-	});
+	throw badRequest(
+		'INVALID_FIELD',
+		`The contract id in the path must be a UUID, got ${shorten(id)}`,
+		{
+			status: 400,
+			message: 'Invalid URL: UUID parsing failed: invalid character',
+			plain: true,
+		},
+	);
 }
 
 function reportBtcInvoicePaid(ctx: RequestContext): Reply {
@@ -82,21 +103,36 @@ function reportBtcInvoicePaid(ctx: RequestContext): Reply {
 	if (!stored) throw notFound();
 	const { invoice } = stored;
 	if (invoice.status !== 'pending') {
-		throw failure(400, 'INVOICE_NOT_PENDING', 'This Bitcoin repayment invoice cannot accept payment in its current state');
+		throw failure(
+			400,
+			'INVOICE_NOT_PENDING',
+			'This Bitcoin repayment invoice cannot accept payment in its current state',
+		);
 	}
-	if (nowIso(state) >= invoice.expires_at) throw failure(400, 'INVOICE_EXPIRED', 'This Bitcoin repayment invoice has expired');
+	if (nowIso(state) >= invoice.expires_at)
+		throw failure(400, 'INVOICE_EXPIRED', 'This Bitcoin repayment invoice has expired');
 	const entry = state.contracts.get(stored.contractId);
-	const installment = entry?.contract.installments.find((candidate) => candidate.id === invoice.installment_id);
+	const installment = entry?.contract.installments.find(
+		(candidate) => candidate.id === invoice.installment_id,
+	);
 	if (!entry || !installment) throw notFound();
 	// The installment's contract is loaded with the caller's id: another borrower's is a database error.
 	if (entry.owner !== caller(ctx).user.id) {
-		throw new ApiError(404, 'INVOICE_NOT_FOUND', 'Bitcoin repayment invoice not found', { status: 500, message: 'Something went wrong' });
+		throw new ApiError(404, 'INVOICE_NOT_FOUND', 'Bitcoin repayment invoice not found', {
+			status: 500,
+			message: 'Something went wrong',
+		});
 	}
 	const status = entry.contract.status;
 	if (status !== 'PrincipalGiven') {
-		throw failure(400, 'INVALID_STATE', `Cannot mark an installment as paid for a contract with status ${status}`);
+		throw failure(
+			400,
+			'INVALID_STATE',
+			`Cannot mark an installment as paid for a contract with status ${status}`,
+		);
 	}
-	if (entry.contract.id !== contractId) throw failure(400, 'INVOICE_MISMATCH', "Invoice doesn't match contract ID");
+	if (entry.contract.id !== contractId)
+		throw failure(400, 'INVOICE_MISMATCH', "Invoice doesn't match contract ID");
 	invoice.status = 'paid';
 	invoice.txid = txid;
 	invoice.updated_at = nowIso(state);
@@ -113,8 +149,13 @@ function reportBtcInvoicePaid(ctx: RequestContext): Reply {
 function feeRateOf(ctx: RequestContext): number {
 	const raw = ctx.query.fee_rate;
 	const reject = (reason: string) =>
-		badRequest('INVALID_QUERY', `Parameter fee_rate must be a whole number of sat/vB, got ${raw === undefined ? 'nothing' : shorten(raw)}`, liveQueryRejection(reason));
-	if (raw === undefined || (raw === '' && ctx.config.dialect === 'spec')) throw reject('missing field `fee_rate`');
+		badRequest(
+			'INVALID_QUERY',
+			`Parameter fee_rate must be a whole number of sat/vB, got ${raw === undefined ? 'nothing' : shorten(raw)}`,
+			liveQueryRejection(reason),
+		);
+	if (raw === undefined || (raw === '' && ctx.config.dialect === 'spec'))
+		throw reject('missing field `fee_rate`');
 	if (raw === '') throw reject('cannot parse integer from empty string');
 	if (!/^\+?\d+$/.test(raw)) throw reject('invalid digit found in string');
 	const value = BigInt(raw.replace(/^\+/, ''));
@@ -127,12 +168,17 @@ function claimPsbt(ctx: RequestContext): Reply {
 	const feeRate = feeRateOf(ctx);
 	const entry = callersContract(ctx);
 	// No status check: nothing may be owed (contracts.rs:1061-1067; a reported but unconfirmed installment still is).
-	if (outstandingOf(entry.contract) > 0) throw failure(400, 'NOT_REPAID', 'Cannot claim collateral until loan has been repaid');
+	if (outstandingOf(entry.contract) > 0)
+		throw failure(400, 'NOT_REPAID', 'Cannot claim collateral until loan has been repaid');
 	return jsonReply(spendPsbt(ctx.state, entry, feeRate, true));
 }
 
 function notRecoverable(status: string): ApiError {
-	return failure(400, 'INVALID_STATE', `Cannot recover collateral from a contract with status ${status}`);
+	return failure(
+		400,
+		'INVALID_STATE',
+		`Cannot recover collateral from a contract with status ${status}`,
+	);
 }
 
 function recoveryPsbt(ctx: RequestContext): Reply {
@@ -148,7 +194,9 @@ function recoveryPsbt(ctx: RequestContext): Reply {
 
 function signedTxOf(ctx: RequestContext): string {
 	if (ctx.config.dialect === 'live') {
-		return deserializeLive(ctx.rawBody, ctx.body, 'ClaimTx', [{ name: 'tx', type: { kind: 'string' } }]).tx as string;
+		return deserializeLive(ctx.rawBody, ctx.body, 'ClaimTx', [
+			{ name: 'tx', type: { kind: 'string' } },
+		]).tx as string;
 	}
 	const body = requireObject(ctx.body, ['tx']);
 	requireFields(body, ['tx']);
@@ -167,7 +215,10 @@ function broadcastClaim(ctx: RequestContext): Reply {
 	// check_if_contract_belongs_to_borrower (db/contracts.rs:1743-1761): the one contract route with a clean 404.
 	const entry = ctx.state.contracts.get(ctx.params.id);
 	if (!entry || entry.owner !== caller(ctx).user.id) {
-		throw new ApiError(404, 'CONTRACT_NOT_FOUND', `Contract ${shorten(ctx.params.id)} not found`, { status: 404, message: 'Contract not found' });
+		throw new ApiError(404, 'CONTRACT_NOT_FOUND', `Contract ${shorten(ctx.params.id)} not found`, {
+			status: 404,
+			message: 'Contract not found',
+		});
 	}
 	// No status and no balance check: the network decides (broadcastSpend). Then ClosingByClaim (db/contracts.rs:1324-1329).
 	const txid = broadcastSpend(ctx.state, entry, parsedTransaction(hex));
@@ -187,10 +238,46 @@ function broadcastRecovery(ctx: RequestContext): Reply {
 }
 
 export const lifecycleRoutes: Route[] = [
-	{ method: 'POST', pattern: '/api/contracts/:id/generate-btc-invoice', auth: 'borrower', body: 'none', handle: generateBtcInvoice },
-	{ method: 'PUT', pattern: '/api/contracts/:id/btc-invoice-paid', auth: 'borrower', body: 'json', handle: reportBtcInvoicePaid },
-	{ method: 'GET', pattern: '/api/contracts/:id/claim', auth: 'borrower', body: 'none', handle: claimPsbt },
-	{ method: 'POST', pattern: '/api/contracts/:id/broadcast-claim', auth: 'borrower', body: 'json', handle: broadcastClaim },
-	{ method: 'GET', pattern: '/api/contracts/:id/recover', auth: 'borrower', body: 'none', handle: recoveryPsbt },
-	{ method: 'POST', pattern: '/api/contracts/:id/broadcast-recover', auth: 'borrower', body: 'json', handle: broadcastRecovery },
+	{
+		method: 'POST',
+		pattern: '/api/contracts/:id/generate-btc-invoice',
+		auth: 'borrower',
+		body: 'none',
+		handle: generateBtcInvoice,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/contracts/:id/btc-invoice-paid',
+		auth: 'borrower',
+		body: 'json',
+		handle: reportBtcInvoicePaid,
+	},
+	{
+		method: 'GET',
+		pattern: '/api/contracts/:id/claim',
+		auth: 'borrower',
+		body: 'none',
+		handle: claimPsbt,
+	},
+	{
+		method: 'POST',
+		pattern: '/api/contracts/:id/broadcast-claim',
+		auth: 'borrower',
+		body: 'json',
+		handle: broadcastClaim,
+	},
+	{
+		method: 'GET',
+		pattern: '/api/contracts/:id/recover',
+		auth: 'borrower',
+		body: 'none',
+		handle: recoveryPsbt,
+	},
+	{
+		method: 'POST',
+		pattern: '/api/contracts/:id/broadcast-recover',
+		auth: 'borrower',
+		body: 'json',
+		handle: broadcastRecovery,
+	},
 ];

@@ -18,9 +18,20 @@
  * unknown id (delete included), edit checked like create, a blocked account 403 ACCOUNT_BLOCKED.
  */
 import { ApiError, asPlainText } from '../errors';
-import { insertLoanApplication, loanApplicationsOf, ownLoanApplication, type LoanApplicationDraft } from '../loanApplications';
+import {
+	insertLoanApplication,
+	loanApplicationsOf,
+	ownLoanApplication,
+	type LoanApplicationDraft,
+} from '../loanApplications';
 import { caller, jsonReply, type Reply, type RequestContext, type Route } from '../router';
-import { bitcoinAddressProblem, derivationPathProblem, deserializeLive, publicKeyProblem, type FieldSpec } from '../serde';
+import {
+	bitcoinAddressProblem,
+	derivationPathProblem,
+	deserializeLive,
+	publicKeyProblem,
+	type FieldSpec,
+} from '../serde';
 import { nowIso } from '../state';
 import type { LoanApplication } from '../types';
 import { BECH32_CHARSET, bech32Checksum } from '../bitcoin';
@@ -61,7 +72,8 @@ function npubProblem(value: string): string | null {
 	if (bech32Checksum('npub', data) !== 1) {
 		return 'Invalid npub format: invalid checksum';
 	}
-	if (data.length !== 52 + 6 || (data[51] & 0x0f) !== 0) return 'Invalid npub format: invalid length';
+	if (data.length !== 52 + 6 || (data[51] & 0x0f) !== 0)
+		return 'Invalid npub format: invalid length';
 	return null;
 }
 
@@ -79,8 +91,14 @@ const CREATE_FIELDS: FieldSpec[] = [
 	{ name: 'loan_asset', type: { kind: 'enum', variants: LOAN_ASSETS } },
 	{ name: 'loan_type', type: { kind: 'enum', variants: LOAN_TYPES } },
 	{ name: 'borrower_loan_address', type: { kind: 'string' }, optional: true },
-	{ name: 'borrower_btc_address', type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem } },
-	{ name: 'borrower_pk', type: { kind: 'string', expecting: 'an ASCII hex string', check: publicKeyProblem } },
+	{
+		name: 'borrower_btc_address',
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+	},
+	{
+		name: 'borrower_pk',
+		type: { kind: 'string', expecting: 'an ASCII hex string', check: publicKeyProblem },
+	},
 	{
 		name: 'borrower_derivation_path',
 		type: { kind: 'string', expecting: 'a BIP-32 derivation path', check: derivationPathProblem },
@@ -100,10 +118,22 @@ const EDIT_FIELDS: FieldSpec[] = [
 	{ name: 'ltv', type: { kind: 'decimal' } },
 ];
 
-type Terms = Pick<LoanApplication, 'ltv' | 'interest_rate' | 'loan_amount_min' | 'loan_amount_max' | 'duration_days_min' | 'duration_days_max'>;
+type Terms = Pick<
+	LoanApplication,
+	| 'ltv'
+	| 'interest_rate'
+	| 'loan_amount_min'
+	| 'loan_amount_max'
+	| 'duration_days_min'
+	| 'duration_days_max'
+>;
 
 /** The body as the Rust struct, or serde's rejection: plain text in the live dialect (plain axum::Json). */
-function readBody(ctx: RequestContext, structName: string, fields: FieldSpec[]): Record<string, unknown> {
+function readBody(
+	ctx: RequestContext,
+	structName: string,
+	fields: FieldSpec[],
+): Record<string, unknown> {
 	try {
 		return deserializeLive(ctx.rawBody, ctx.body, structName, fields);
 	} catch (error) {
@@ -114,32 +144,53 @@ function readBody(ctx: RequestContext, structName: string, fields: FieldSpec[]):
 // ---------------------------------------------------------------------------------------------
 // Checks
 
-function handlerError(status: number, code: string, message: string, live: { status?: number } = {}): ApiError {
+function handlerError(
+	status: number,
+	code: string,
+	message: string,
+	live: { status?: number } = {},
+): ApiError {
 	return new ApiError(status, code, message, { status: live.status ?? status, message });
 }
 
 /** LA:454 "Invalid request" for a jailed borrower (spec: 403 ACCOUNT_BLOCKED). */
 function refuseJailed(ctx: RequestContext): void {
 	if (!ctx.state.jailedUsers.has(caller(ctx).user.id)) return;
-	throw new ApiError(403, 'ACCOUNT_BLOCKED', 'This borrower account is blocked', { status: 400, message: 'Invalid request' });
+	throw new ApiError(403, 'ACCOUNT_BLOCKED', 'This borrower account is blocked', {
+		status: 400,
+		message: 'Invalid request',
+	});
 }
 
 /** LA:78-120, in its order; the messages are the live ones. */
 function checkTerms(terms: Terms): void {
 	const { ltv, interest_rate: rate, loan_amount_min: min, loan_amount_max: max } = terms;
-	if (ltv > 1 || ltv < 0) throw handlerError(400, 'INVALID_LTV', `LTV must be between 0 and 1 but was ${ltv}`);
-	if (rate > 1 || rate < 0) throw handlerError(400, 'INVALID_INTEREST_RATE', `Interest rate must be between 0 and 1 but was ${rate}`);
-	if (min === 0 || max === 0 || min > max) throw handlerError(400, 'INVALID_AMOUNT', `Loan amount not valid. Was ${min}`);
+	if (ltv > 1 || ltv < 0)
+		throw handlerError(400, 'INVALID_LTV', `LTV must be between 0 and 1 but was ${ltv}`);
+	if (rate > 1 || rate < 0)
+		throw handlerError(
+			400,
+			'INVALID_INTEREST_RATE',
+			`Interest rate must be between 0 and 1 but was ${rate}`,
+		);
+	if (min === 0 || max === 0 || min > max)
+		throw handlerError(400, 'INVALID_AMOUNT', `Loan amount not valid. Was ${min}`);
 	const { duration_days_min: daysMin, duration_days_max: daysMax } = terms;
-	if (daysMin > daysMax || daysMin <= 0) throw handlerError(400, 'INVALID_DURATION', `Duration not valid. Was ${daysMin}`);
+	if (daysMin > daysMax || daysMin <= 0)
+		throw handlerError(400, 'INVALID_DURATION', `Duration not valid. Was ${daysMin}`);
 }
 
 /** LA:450-453: 400 "Loan application does not exist" (the documented 404 never happens; spec: 404). */
 function notFound(id: string): ApiError {
-	return new ApiError(404, 'LOAN_APPLICATION_NOT_FOUND', `Loan application ${id.slice(0, 60)} not found`, {
-		status: 400,
-		message: 'Loan application does not exist',
-	});
+	return new ApiError(
+		404,
+		'LOAN_APPLICATION_NOT_FOUND',
+		`Loan application ${id.slice(0, 60)} not found`,
+		{
+			status: 400,
+			message: 'Loan application does not exist',
+		},
+	);
 }
 
 function ownOrNotFound(ctx: RequestContext, id: string): LoanApplication {
@@ -152,7 +203,11 @@ function ownOrNotFound(ctx: RequestContext, id: string): LoanApplication {
 // Handlers
 
 function createApplication(ctx: RequestContext): Reply {
-	const body = readBody(ctx, 'CreateLoanApplicationSchema', CREATE_FIELDS) as unknown as LoanApplicationDraft;
+	const body = readBody(
+		ctx,
+		'CreateLoanApplicationSchema',
+		CREATE_FIELDS,
+	) as unknown as LoanApplicationDraft;
 	refuseJailed(ctx);
 	checkTerms(body);
 	return jsonReply(insertLoanApplication(ctx.state, caller(ctx).user.id, body, nowIso(ctx.state)));
@@ -206,9 +261,41 @@ function deleteApplication(ctx: RequestContext): Reply {
 }
 
 export const loanApplicationRoutes: Route[] = [
-	{ method: 'GET', pattern: '/api/loan-applications', auth: 'borrower', body: 'none', handle: listApplications },
-	{ method: 'POST', pattern: '/api/loan-applications', auth: 'borrower', body: 'json', plainJsonRejections: true, handle: createApplication },
-	{ method: 'GET', pattern: '/api/loan-applications/:id', auth: 'borrower', body: 'none', handle: getApplication },
-	{ method: 'PUT', pattern: '/api/loan-applications/edit/:id', auth: 'borrower', body: 'json', plainJsonRejections: true, handle: editApplication },
-	{ method: 'PUT', pattern: '/api/loan-applications/delete/:id', auth: 'borrower', body: 'none', handle: deleteApplication },
+	{
+		method: 'GET',
+		pattern: '/api/loan-applications',
+		auth: 'borrower',
+		body: 'none',
+		handle: listApplications,
+	},
+	{
+		method: 'POST',
+		pattern: '/api/loan-applications',
+		auth: 'borrower',
+		body: 'json',
+		plainJsonRejections: true,
+		handle: createApplication,
+	},
+	{
+		method: 'GET',
+		pattern: '/api/loan-applications/:id',
+		auth: 'borrower',
+		body: 'none',
+		handle: getApplication,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/loan-applications/edit/:id',
+		auth: 'borrower',
+		body: 'json',
+		plainJsonRejections: true,
+		handle: editApplication,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/loan-applications/delete/:id',
+		auth: 'borrower',
+		body: 'none',
+		handle: deleteApplication,
+	},
 ];

@@ -1,7 +1,10 @@
 /** Health, version and the current user (live-api §2.1, §2.8). */
 import { caller, jsonReply, type Route } from '../router';
 
-export const SANDBOX_VERSION = { tag: '0.8.11-sandbox', commit_hash: '5a4db0c0ffee5a4db0c0ffee5a4db0c0ffee5a4d' };
+export const SANDBOX_VERSION = {
+	tag: '0.8.11-sandbox',
+	commit_hash: '5a4db0c0ffee5a4db0c0ffee5a4db0c0ffee5a4d',
+};
 
 export const miscRoutes: Route[] = [
 	{

@@ -23,28 +23,40 @@ export const NOTIFICATION_SETTING_FIELDS = [
 	'new_chat_message_telegram',
 ] as const satisfies ReadonlyArray<keyof NotificationSettings>;
 
-const FIELD_SPECS: FieldSpec[] = NOTIFICATION_SETTING_FIELDS.map((name) => ({ name, type: { kind: 'bool' } }));
+const FIELD_SPECS: FieldSpec[] = NOTIFICATION_SETTING_FIELDS.map((name) => ({
+	name,
+	type: { kind: 'bool' },
+}));
 
 /** model/notifications.rs: the settings of a borrower without a row, every alert on. */
 export function defaultNotificationSettings(): NotificationSettings {
-	return Object.fromEntries(NOTIFICATION_SETTING_FIELDS.map((field) => [field, true])) as unknown as NotificationSettings;
+	return Object.fromEntries(
+		NOTIFICATION_SETTING_FIELDS.map((field) => [field, true]),
+	) as unknown as NotificationSettings;
 }
 
 /** Exactly the eight fields, in the struct's order (unknown fields of the request are dropped). */
 function settingsOf(values: Record<string, unknown>): NotificationSettings {
-	return Object.fromEntries(NOTIFICATION_SETTING_FIELDS.map((field) => [field, values[field]])) as unknown as NotificationSettings;
+	return Object.fromEntries(
+		NOTIFICATION_SETTING_FIELDS.map((field) => [field, values[field]]),
+	) as unknown as NotificationSettings;
 }
 
 function readSettings(ctx: RequestContext): NotificationSettings {
 	if (ctx.config.dialect === 'live') {
-		return settingsOf(deserializeLive(ctx.rawBody, ctx.body, 'BorrowerNotificationSettingsResponse', FIELD_SPECS));
+		return settingsOf(
+			deserializeLive(ctx.rawBody, ctx.body, 'BorrowerNotificationSettingsResponse', FIELD_SPECS),
+		);
 	}
 	// The spec dialect: the same rules, in its {error, code, details} envelope (400 for any bad body).
 	const body = requireObject(ctx.body, [...NOTIFICATION_SETTING_FIELDS]);
 	requireFields(body, [...NOTIFICATION_SETTING_FIELDS]);
 	for (const field of NOTIFICATION_SETTING_FIELDS) {
 		if (typeof body[field] !== 'boolean') {
-			throw badRequest('INVALID_FIELD', `Field ${field} must be true or false, got ${shorten(body[field])}`);
+			throw badRequest(
+				'INVALID_FIELD',
+				`Field ${field} must be true or false, got ${shorten(body[field])}`,
+			);
 		}
 	}
 	return settingsOf(body);
@@ -62,6 +74,18 @@ function putSettings(ctx: RequestContext): Reply {
 }
 
 export const notificationSettingsRoutes: Route[] = [
-	{ method: 'GET', pattern: '/api/notification-settings', auth: 'borrower', body: 'none', handle: getSettings },
-	{ method: 'PUT', pattern: '/api/notification-settings', auth: 'borrower', body: 'json', handle: putSettings },
+	{
+		method: 'GET',
+		pattern: '/api/notification-settings',
+		auth: 'borrower',
+		body: 'none',
+		handle: getSettings,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/notification-settings',
+		auth: 'borrower',
+		body: 'json',
+		handle: putSettings,
+	},
 ];

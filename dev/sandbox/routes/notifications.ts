@@ -13,7 +13,9 @@ function newestFirst(messages: NotificationMessage[]): NotificationMessage[] {
 	return messages
 		.slice()
 		.reverse()
-		.sort((a, b) => (a.data.timestamp === b.data.timestamp ? 0 : a.data.timestamp < b.data.timestamp ? 1 : -1));
+		.sort((a, b) =>
+			a.data.timestamp === b.data.timestamp ? 0 : a.data.timestamp < b.data.timestamp ? 1 : -1,
+		);
 }
 
 function ownNotifications(ctx: RequestContext): NotificationMessage[] {
@@ -28,11 +30,18 @@ function ownNotifications(ctx: RequestContext): NotificationMessage[] {
  * client that walks the pages can miss items. Messages of another `type` (admin-made) form no table
  * of their own here: they are paged with ContractUpdate.
  */
-function livePage(messages: NotificationMessage[], request: PageRequest): Page<NotificationMessage> {
+function livePage(
+	messages: NotificationMessage[],
+	request: PageRequest,
+): Page<NotificationMessage> {
 	const offset = (request.page - 1) * request.limit;
-	const kindOf = (message: NotificationMessage): string => (KINDS.includes(message.type) ? message.type : 'ContractUpdate');
+	const kindOf = (message: NotificationMessage): string =>
+		KINDS.includes(message.type) ? message.type : 'ContractUpdate';
 	const merged = KINDS.flatMap((kind) =>
-		newestFirst(messages.filter((message) => kindOf(message) === kind)).slice(offset, offset + request.limit),
+		newestFirst(messages.filter((message) => kindOf(message) === kind)).slice(
+			offset,
+			offset + request.limit,
+		),
 	);
 	const data = merged
 		.map((message, index) => ({ message, index }))
@@ -45,7 +54,13 @@ function livePage(messages: NotificationMessage[], request: PageRequest): Page<N
 		)
 		.slice(0, request.limit)
 		.map(({ message }) => message);
-	return { data, page: request.page, limit: request.limit, total: messages.length, total_pages: Math.ceil(messages.length / request.limit) };
+	return {
+		data,
+		page: request.page,
+		limit: request.limit,
+		total: messages.length,
+		total_pages: Math.ceil(messages.length / request.limit),
+	};
 }
 
 function listNotifications(ctx: RequestContext): Reply {
@@ -53,7 +68,11 @@ function listNotifications(ctx: RequestContext): Reply {
 	// PaginationQuery {page, limit, unread_only} is deserialised first (plain-text 400 on a bad value),
 	// then validate(): its errors become Error::BadRequest, answered as 400 {"message":"Bad Request"}.
 	const unreadOnly = boolParam(dialect, ctx.query, 'unread_only', true);
-	const pageRequest = parsePageRequest(ctx.query, { defaultLimit: 20, maxLimit: 100, liveMessage: 'Bad Request' }, dialect);
+	const pageRequest = parsePageRequest(
+		ctx.query,
+		{ defaultLimit: 20, maxLimit: 100, liveMessage: 'Bad Request' },
+		dialect,
+	);
 	const all = ownNotifications(ctx);
 	const selected = unreadOnly ? all.filter((message) => !message.data.read) : all.slice();
 	const honest = (request: PageRequest): Page<NotificationMessage> =>
@@ -89,14 +108,35 @@ function markAllRead(ctx: RequestContext): Reply {
 
 /** put_mark_as_read (hub 0.8.2) updates the notification by id with no ownership check: so does the live dialect. */
 function markOneRead(ctx: RequestContext): Reply {
-	const candidates = ctx.config.dialect === 'live' ? [...ctx.state.notifications.values()].flat() : ownNotifications(ctx);
+	const candidates =
+		ctx.config.dialect === 'live'
+			? [...ctx.state.notifications.values()].flat()
+			: ownNotifications(ctx);
 	const message = candidates.find((candidate) => candidate.data.id === ctx.params.id);
 	if (message) message.data.read = true;
 	return jsonReply(null);
 }
 
 export const notificationRoutes: Route[] = [
-	{ method: 'GET', pattern: '/api/notifications', auth: 'borrower', body: 'none', handle: listNotifications },
-	{ method: 'PUT', pattern: '/api/notifications', auth: 'borrower', body: 'none', handle: markAllRead },
-	{ method: 'PUT', pattern: '/api/notifications/:id', auth: 'borrower', body: 'none', handle: markOneRead },
+	{
+		method: 'GET',
+		pattern: '/api/notifications',
+		auth: 'borrower',
+		body: 'none',
+		handle: listNotifications,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/notifications',
+		auth: 'borrower',
+		body: 'none',
+		handle: markAllRead,
+	},
+	{
+		method: 'PUT',
+		pattern: '/api/notifications/:id',
+		auth: 'borrower',
+		body: 'none',
+		handle: markOneRead,
+	},
 ];

@@ -14,7 +14,12 @@ const COLLATERAL_ASSET_TYPES = ['Any', 'Bitcoin', 'Arkade'];
 
 type OfferFilter = (offer: LoanOffer) => boolean;
 
-function numeric(dialect: Dialect, query: Record<string, string>, name: string, kind: 'i32' | 'f64'): number | undefined {
+function numeric(
+	dialect: Dialect,
+	query: Record<string, string>,
+	name: string,
+	kind: 'i32' | 'f64',
+): number | undefined {
 	return numberParam(dialect, query, name, kind, {
 		code: 'INVALID_QUERY',
 		details: `Parameter ${name} must be a number, got ${shorten(query[name])}`,
@@ -62,15 +67,32 @@ function parseOfferFilters(ctx: RequestContext): OfferFilters {
 	const amount = numeric(dialect, query, 'min_loan_amount', 'f64');
 	const maxRate = numeric(dialect, query, 'max_interest_rate', 'f64');
 	const duration = numeric(dialect, query, 'duration_min', 'i32');
-	const collateral = enumParam(dialect, query, 'collateral_asset_type', COLLATERAL_ASSET_TYPES, 'Bitcoin');
-	const others: (OfferFilter | null)[] = [assetTypeFilter(assetType), kycFilter(kyc), collateralFilter(collateral)];
+	const collateral = enumParam(
+		dialect,
+		query,
+		'collateral_asset_type',
+		COLLATERAL_ASSET_TYPES,
+		'Bitcoin',
+	);
+	const others: (OfferFilter | null)[] = [
+		assetTypeFilter(assetType),
+		kycFilter(kyc),
+		collateralFilter(collateral),
+	];
 	// Unknown names in loan_assets are dropped by parse_loan_assets (filter_map).
-	const assets = query.loan_assets === undefined ? null : query.loan_assets.split(',').map((asset) => asset.trim());
-	if (assets !== null && (dialect === 'live' || assets.some(Boolean))) others.push((offer) => assets.includes(offer.loan_asset));
-	if (amount !== undefined) others.push((offer) => offer.loan_amount_min <= amount && amount <= offer.loan_amount_max);
+	const assets =
+		query.loan_assets === undefined
+			? null
+			: query.loan_assets.split(',').map((asset) => asset.trim());
+	if (assets !== null && (dialect === 'live' || assets.some(Boolean)))
+		others.push((offer) => assets.includes(offer.loan_asset));
+	if (amount !== undefined)
+		others.push((offer) => offer.loan_amount_min <= amount && amount <= offer.loan_amount_max);
 	if (maxRate !== undefined) others.push((offer) => offer.interest_rate <= maxRate);
 	if (duration !== undefined) {
-		others.push((offer) => offer.duration_days_min <= duration && duration <= offer.duration_days_max);
+		others.push(
+			(offer) => offer.duration_days_min <= duration && duration <= offer.duration_days_max,
+		);
 	}
 	return {
 		loanType: loanType === 'All' ? null : (offer) => offer.loan_payout === loanType,
@@ -81,11 +103,20 @@ function parseOfferFilters(ctx: RequestContext): OfferFilters {
 function listOffers(ctx: RequestContext): ReturnType<Route['handle']> {
 	const { loanType, others } = parseOfferFilters(ctx);
 	// load_all_available_loan_offers: only Available offers.
-	const filters = [(offer: LoanOffer) => offer.status === 'Available', ...(loanType ? [loanType] : []), ...others];
-	return jsonReply([...ctx.state.offers.values()].filter((offer) => filters.every((filter) => filter(offer))));
+	const filters = [
+		(offer: LoanOffer) => offer.status === 'Available',
+		...(loanType ? [loanType] : []),
+		...others,
+	];
+	return jsonReply(
+		[...ctx.state.offers.values()].filter((offer) => filters.every((filter) => filter(offer))),
+	);
 }
 
-export function offerNotFound(id: string, live = { status: 400, message: 'Loan offer not found' }): ApiError {
+export function offerNotFound(
+	id: string,
+	live = { status: 400, message: 'Loan offer not found' },
+): ApiError {
 	return new ApiError(404, 'OFFER_NOT_FOUND', `Loan offer ${shorten(id)} not found`, live);
 }
 
@@ -97,7 +128,10 @@ export function offerNotFound(id: string, live = { status: 400, message: 'Loan o
 function getOffer(ctx: RequestContext): ReturnType<Route['handle']> {
 	const { others } = parseOfferFilters(ctx);
 	const offer = ctx.state.offers.get(ctx.params.id);
-	const filters = ctx.config.dialect === 'live' ? others : [(item: LoanOffer) => item.status === 'Available', ...others];
+	const filters =
+		ctx.config.dialect === 'live'
+			? others
+			: [(item: LoanOffer) => item.status === 'Available', ...others];
 	if (!offer || !filters.every((filter) => filter(offer))) throw offerNotFound(ctx.params.id);
 	return jsonReply(offer);
 }

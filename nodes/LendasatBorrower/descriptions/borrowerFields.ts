@@ -34,10 +34,7 @@ export function derivationPathField(sentAs: string): INodeProperties {
 		type: 'string',
 		default: '',
 		placeholder: "e.g. m/84'/0'/0'/0/0",
-		description: followedBy(
-			'BIP-32 path of the Borrower Public Key in your wallet.',
-			sentAs,
-		),
+		description: followedBy('BIP-32 path of the Borrower Public Key in your wallet.', sentAs),
 	};
 }
 

@@ -37,13 +37,15 @@ const LEGACY_STATUSES: Record<string, string> = { Closing: 'Closing By Claim' };
 const SPECIFICATION_PENDING: INodePropertyOptions = {
 	name: 'Pending (Specification)',
 	value: 'pending',
-	description: "A new contract request on a server that follows the specification; Lendasat's backend calls it Requested",
+	description:
+		"A new contract request on a server that follows the specification; Lendasat's backend calls it Requested",
 };
 
 /** "CollateralSeen" → "Collateral Seen", sorted by name as n8n lists options. */
-export const CONTRACT_STATUS_OPTIONS: INodePropertyOptions[] = [...CONTRACT_STATUSES.map(statusOption), SPECIFICATION_PENDING].sort(
-	(a, b) => a.name.localeCompare(b.name),
-);
+export const CONTRACT_STATUS_OPTIONS: INodePropertyOptions[] = [
+	...CONTRACT_STATUSES.map(statusOption),
+	SPECIFICATION_PENDING,
+].sort((a, b) => a.name.localeCompare(b.name));
 
 function statusOption(value: string): INodePropertyOptions {
 	const name = value.replace(/([a-z])([A-Z])/g, '$1 $2');

@@ -12,7 +12,10 @@ import { describeValue, toNumber } from '../validation/checks';
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
 /** "Return All" and "Limit" for a Get Many operation. */
-export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: number): INodeProperties[] {
+export function returnAllAndLimit(
+	show: DisplayOptions['show'],
+	maxLimit?: number,
+): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -38,19 +41,30 @@ export function returnAllAndLimit(show: DisplayOptions['show'], maxLimit?: numbe
 export function readLimit(context: IExecuteSingleFunctions): { returnAll: boolean; limit: number } {
 	const returnAll = context.getNodeParameter('returnAll', false);
 	if (typeof returnAll !== 'boolean') {
-		throw invalidParameter(context, 'Return All', `Expected true or false, got ${describeValue(returnAll)}.`);
+		throw invalidParameter(
+			context,
+			'Return All',
+			`Expected true or false, got ${describeValue(returnAll)}.`,
+		);
 	}
 	if (returnAll) return { returnAll, limit: Infinity };
 	const value = context.getNodeParameter('limit', 50);
 	const limit = toNumber(value);
 	if (!Number.isInteger(limit) || limit < 1) {
-		throw invalidParameter(context, 'Limit', `Expected a whole number of at least 1, like 50, got ${describeValue(value)}.`);
+		throw invalidParameter(
+			context,
+			'Limit',
+			`Expected a whole number of at least 1, like 50, got ${describeValue(value)}.`,
+		);
 	}
 	return { returnAll, limit };
 }
 
 /** A prepare step of a Get Many: Limit and Return All are checked before anything is sent. */
-export async function checkLimitFirst(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+export async function checkLimitFirst(
+	this: IExecuteSingleFunctions,
+	request: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
 	readLimit(this);
 	return request;
 }

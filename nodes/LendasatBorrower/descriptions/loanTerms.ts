@@ -28,19 +28,41 @@ export const LOAN_ASSETS = LOAN_ASSET_OPTIONS.map(({ value }) => String(value));
 export const FIAT_LOAN_ASSETS = ['Chf', 'Eur', 'Mxn', 'Usd'];
 
 /** model.rs `LoanType`: how a loan is paid out. */
-export const LOAN_TYPES = ['StableCoin', 'Fiat', 'PayWithMoon', 'MoonCardInstant', 'Bringin'] as const;
+export const LOAN_TYPES = [
+	'StableCoin',
+	'Fiat',
+	'PayWithMoon',
+	'MoonCardInstant',
+	'Bringin',
+] as const;
 
 export const LOAN_TYPE_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Bringin', value: 'Bringin', description: 'Paid out to a Bringin account' },
-	{ name: 'Fiat', value: 'Fiat', description: 'Bank transfer; needs fiat_loan_details in Extra Body Fields' },
-	{ name: 'Moon Card (Instant)', value: 'MoonCardInstant', description: 'Instant top-up of a Moon card' },
+	{
+		name: 'Fiat',
+		value: 'Fiat',
+		description: 'Bank transfer; needs fiat_loan_details in Extra Body Fields',
+	},
+	{
+		name: 'Moon Card (Instant)',
+		value: 'MoonCardInstant',
+		description: 'Instant top-up of a Moon card',
+	},
 	{ name: 'Pay With Moon', value: 'PayWithMoon', description: 'Top-up of a Moon card' },
-	{ name: 'Stablecoin', value: 'StableCoin', description: 'Paid to your stablecoin address (Repayment Address)' },
+	{
+		name: 'Stablecoin',
+		value: 'StableCoin',
+		description: 'Paid to your stablecoin address (Repayment Address)',
+	},
 ];
 
 /** model.rs `RepaymentPlan` (snake_case on the wire). */
 export const REPAYMENT_PLAN_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'Bullet', value: 'bullet', description: 'Principal and interest in one payment at the end' },
+	{
+		name: 'Bullet',
+		value: 'bullet',
+		description: 'Principal and interest in one payment at the end',
+	},
 	{
 		name: 'Interest Only (Monthly)',
 		value: 'interest_only_monthly',

@@ -2,7 +2,13 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { ANY_COLLATERAL } from '../methods/offerPicker';
 import type { Check } from '../validation/parameters';
-import { checkInterestRate, checkPositiveAmount, checkWholeDays, describeValue, toNumber } from '../validation/checks';
+import {
+	checkInterestRate,
+	checkPositiveAmount,
+	checkWholeDays,
+	describeValue,
+	toNumber,
+} from '../validation/checks';
 import { LOAN_ASSET_OPTIONS } from './loanTerms';
 
 /** A filter that cannot be sent: its display name and what is wrong with its value. */
@@ -46,12 +52,32 @@ function offerFilters(checkRate: Check): OfferFilter[] {
 	return [
 		{ name: 'loanType', field: 'Loan Type', query: 'loan_type', read: readChoice },
 		{ name: 'assetType', field: 'Asset Type', query: 'asset_type', read: readChoice },
-		{ name: 'collateralAsset', field: 'Collateral Asset', query: 'collateral_asset_type', read: readChoice },
+		{
+			name: 'collateralAsset',
+			field: 'Collateral Asset',
+			query: 'collateral_asset_type',
+			read: readChoice,
+		},
 		{ name: 'kyc', field: 'KYC', query: 'kyc', read: readChoice },
 		{ name: 'loanAssets', field: 'Loan Assets', query: 'loan_assets', read: readAssetList },
-		{ name: 'minLoanAmount', field: 'Loan Amount', query: 'min_loan_amount', read: numberChecked(checkPositiveAmount) },
-		{ name: 'maxInterestRate', field: 'Max Interest Rate', query: 'max_interest_rate', read: numberChecked(checkRate) },
-		{ name: 'durationDays', field: 'Duration (Days)', query: 'duration_min', read: numberChecked(checkWholeDays) },
+		{
+			name: 'minLoanAmount',
+			field: 'Loan Amount',
+			query: 'min_loan_amount',
+			read: numberChecked(checkPositiveAmount),
+		},
+		{
+			name: 'maxInterestRate',
+			field: 'Max Interest Rate',
+			query: 'max_interest_rate',
+			read: numberChecked(checkRate),
+		},
+		{
+			name: 'durationDays',
+			field: 'Duration (Days)',
+			query: 'duration_min',
+			read: numberChecked(checkWholeDays),
+		},
 	];
 }
 
@@ -65,7 +91,9 @@ function readChoice(value: unknown): Reading {
 function readAssetList(value: unknown): Reading {
 	const assets = typeof value === 'string' ? value.split(',') : value;
 	if (!Array.isArray(assets) || !assets.every((asset) => typeof asset === 'string')) {
-		return { problem: `Expected a list of loan assets like ["UsdcPol", "UsdtEth"], got ${describeValue(value)}.` };
+		return {
+			problem: `Expected a list of loan assets like ["UsdcPol", "UsdtEth"], got ${describeValue(value)}.`,
+		};
 	}
 	return {
 		value: assets
@@ -83,7 +111,9 @@ function numberChecked(check: Check): (value: unknown) => Reading {
 }
 
 /** The Filters collection of Offer → Get Many, also shown for the trigger's New Loan Offer event. */
-export function offerFiltersField(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties {
+export function offerFiltersField(
+	show: NonNullable<INodeProperties['displayOptions']>['show'],
+): INodeProperties {
 	return {
 		displayName: 'Filters',
 		name: 'filters',
@@ -98,8 +128,16 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 				type: 'options',
 				options: [
 					{ name: 'All', value: 'all', description: 'Stablecoin and fiat offers' },
-					{ name: 'Fiat', value: 'fiat', description: 'Offers paid out by bank transfer (USD, EUR, CHF, MXN)' },
-					{ name: 'Stablecoins', value: 'stable_coins', description: 'Offers paid out in USDC or USDT' },
+					{
+						name: 'Fiat',
+						value: 'fiat',
+						description: 'Offers paid out by bank transfer (USD, EUR, CHF, MXN)',
+					},
+					{
+						name: 'Stablecoins',
+						value: 'stable_coins',
+						description: 'Offers paid out in USDC or USDT',
+					},
 				],
 				default: 'all',
 				description: 'Whether to list stablecoin offers, fiat offers or both',
@@ -110,11 +148,20 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 				type: 'options',
 				options: [
 					{ name: 'Any', value: 'Any', description: 'Offers taking Bitcoin on-chain or on Arkade' },
-					{ name: 'Arkade', value: 'Arkade', description: 'Offers taking Bitcoin on Arkade (ArkadeBtc)' },
-					{ name: 'Bitcoin', value: 'Bitcoin', description: 'Offers taking on-chain Bitcoin (BitcoinBtc)' },
+					{
+						name: 'Arkade',
+						value: 'Arkade',
+						description: 'Offers taking Bitcoin on Arkade (ArkadeBtc)',
+					},
+					{
+						name: 'Bitcoin',
+						value: 'Bitcoin',
+						description: 'Offers taking on-chain Bitcoin (BitcoinBtc)',
+					},
 				],
 				default: 'Any',
-				description: 'Which collateral the offers take. Without this filter offers of any collateral are listed.',
+				description:
+					'Which collateral the offers take. Without this filter offers of any collateral are listed.',
 			},
 			{
 				displayName: 'Duration (Days)',
@@ -129,9 +176,21 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 				name: 'kyc',
 				type: 'options',
 				options: [
-					{ name: 'All', value: 'all', description: 'Offers with and without identity verification' },
-					{ name: 'No KYC', value: 'no_kyc', description: 'Only offers that need no identity verification' },
-					{ name: 'With KYC', value: 'with_kyc', description: 'Only offers that need identity verification' },
+					{
+						name: 'All',
+						value: 'all',
+						description: 'Offers with and without identity verification',
+					},
+					{
+						name: 'No KYC',
+						value: 'no_kyc',
+						description: 'Only offers that need no identity verification',
+					},
+					{
+						name: 'With KYC',
+						value: 'with_kyc',
+						description: 'Only offers that need identity verification',
+					},
 				],
 				default: 'all',
 				description: 'Whether the lender asks for identity verification (KYC)',
@@ -162,13 +221,23 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 					{
 						name: 'Direct',
 						value: 'Direct',
-						description: 'Offers paid out directly by the lender; the API lists only these when no loan type is given',
+						description:
+							'Offers paid out directly by the lender; the API lists only these when no loan type is given',
 					},
-					{ name: 'Indirect', value: 'Indirect', description: 'Offers paid out through a partner service' },
-					{ name: 'Moon Card Instant', value: 'MoonCardInstant', description: 'Offers that top up a Moon card instantly' },
+					{
+						name: 'Indirect',
+						value: 'Indirect',
+						description: 'Offers paid out through a partner service',
+					},
+					{
+						name: 'Moon Card Instant',
+						value: 'MoonCardInstant',
+						description: 'Offers that top up a Moon card instantly',
+					},
 				],
 				default: 'Direct',
-				description: 'Which kind of payout to list. Without this filter the API lists only Direct offers.',
+				description:
+					'Which kind of payout to list. Without this filter the API lists only Direct offers.',
 			},
 			{
 				displayName: 'Max Interest Rate',
@@ -176,7 +245,8 @@ export function offerFiltersField(show: NonNullable<INodeProperties['displayOpti
 				type: 'number',
 				typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 4 },
 				default: 0.12,
-				description: 'Only offers with at most this yearly interest rate, as a decimal: 0.12 means 12%',
+				description:
+					'Only offers with at most this yearly interest rate, as a decimal: 0.12 means 12%',
 			},
 		],
 	};

@@ -41,11 +41,17 @@ export function actAsBorrowerDisplays(properties: INodeProperties[]): DisplayOpt
 			}
 		}
 	}
-	const everyOperation = [...byResource].filter(([, entry]) => entry.borrower.length > 0 && entry.other === 0);
+	const everyOperation = [...byResource].filter(
+		([, entry]) => entry.borrower.length > 0 && entry.other === 0,
+	);
 	const mixed = [...byResource].filter(([, entry]) => entry.borrower.length > 0 && entry.other > 0);
 	return [
-		...(everyOperation.length ? [{ show: { '/resource': everyOperation.map(([resource]) => resource) } }] : []),
-		...mixed.map(([resource, entry]) => ({ show: { '/resource': [resource], '/operation': entry.borrower } })),
+		...(everyOperation.length
+			? [{ show: { '/resource': everyOperation.map(([resource]) => resource) } }]
+			: []),
+		...mixed.map(([resource, entry]) => ({
+			show: { '/resource': [resource], '/operation': entry.borrower },
+		})),
 	];
 }
 

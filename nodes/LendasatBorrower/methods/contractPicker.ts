@@ -17,7 +17,10 @@ export async function searchContracts(
 	const page = (await getPickerList(
 		this,
 		CONTRACT_LIST,
-		{ path: CONTRACTS_PATH, qs: { sort_by: 'updated_at', sort_order: 'desc', limit: MAX_PAGE_SIZE } },
+		{
+			path: CONTRACTS_PATH,
+			qs: { sort_by: 'updated_at', sort_order: 'desc', limit: MAX_PAGE_SIZE },
+		},
 		'page',
 	)) as IDataObject;
 	const contracts = page.data as IDataObject[];
@@ -33,7 +36,9 @@ export function describeContract(contract: IDataObject): string {
 	const parts = [
 		typeof contract.status === 'string' ? contract.status : undefined,
 		typeof contract.loan_asset === 'string' ? contract.loan_asset : undefined,
-		typeof contract.loan_amount === 'number' ? formatMoney(contract.loan_asset, contract.loan_amount) : undefined,
+		typeof contract.loan_amount === 'number'
+			? formatMoney(contract.loan_asset, contract.loan_amount)
+			: undefined,
 		typeof contract.duration_days === 'number' ? `${contract.duration_days} days` : undefined,
 		typeof contract.expiry === 'string' ? contract.expiry.slice(0, 10) : undefined,
 	].filter((part): part is string => Boolean(part));

@@ -42,7 +42,11 @@ export async function lendasatApiTest(
 		send: viaCredentialTest(this),
 		caller: { node: CREDENTIAL_TEST_NODE, label: 'Credential test' },
 	};
-	const probed = await probe(transport, { method: 'POST', path: PROBE_PATHS[connection.keyType], body: {} });
+	const probed = await probe(transport, {
+		method: 'POST',
+		path: PROBE_PATHS[connection.keyType],
+		body: {},
+	});
 	if ('failure' in probed) {
 		return {
 			status: 'Error',
@@ -93,7 +97,9 @@ export function interpretProbe(probe: {
 	const keyName = KEY_TYPE_NAMES[probe.keyType];
 	const where = ENVIRONMENT_NAMES[probe.environment] ?? probe.baseUrl;
 	const other = KEY_TYPE_NAMES[probe.keyType === 'master' ? 'borrower' : 'master'];
-	const looksLikeHtml = /html/i.test(probe.contentType) || (typeof probe.body === 'string' && /<html/i.test(probe.body));
+	const looksLikeHtml =
+		/html/i.test(probe.contentType) ||
+		(typeof probe.body === 'string' && /<html/i.test(probe.body));
 
 	if (probe.statusCode >= 300 && probe.statusCode < 400) {
 		return {
@@ -122,9 +128,15 @@ export function interpretProbe(probe: {
 		};
 	}
 	if (probe.statusCode === 429) {
-		return { status: 'Error', message: `${where} is rate limiting this key right now; test again in a minute.` };
+		return {
+			status: 'Error',
+			message: `${where} is rate limiting this key right now; test again in a minute.`,
+		};
 	}
-	const said = typeof probe.body === 'string' ? excerptOf(probe.body) : excerptOf(JSON.stringify(probe.body ?? ''));
+	const said =
+		typeof probe.body === 'string'
+			? excerptOf(probe.body)
+			: excerptOf(JSON.stringify(probe.body ?? ''));
 	return {
 		status: 'Error',
 		message: `${where} answered HTTP ${probe.statusCode}${said ? `: ${said}` : ''}. The key could not be checked.`,

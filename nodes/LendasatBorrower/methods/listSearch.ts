@@ -17,7 +17,12 @@ export interface ListPicker {
 
 /** Someone is waiting for the list in the editor: one quick retry at most. */
 const PICKER_SETTINGS: TransportSettings = {
-	retry: { maxRetries: 1, initialDelayMs: 300, maxDelayMs: 2_000, retryOn: ['rateLimit', 'serverUnavailable', 'network'] },
+	retry: {
+		maxRetries: 1,
+		initialDelayMs: 300,
+		maxDelayMs: 2_000,
+		retryOn: ['rateLimit', 'serverUnavailable', 'network'],
+	},
 	attemptTimeoutMs: 15_000,
 	budgetMs: 30_000,
 	maxConcurrent: DEFAULT_MAX_CONCURRENT,
@@ -49,7 +54,9 @@ export async function getPickerList(
 		send: viaN8n(context),
 		caller: { node: context.getNode(), label: picker.label, requiredKeyType: 'borrower' as const },
 	};
-	const answer = await settle(exchange(transport, { method: 'GET', path: request.path, qs: request.qs }, expect));
+	const answer = await settle(
+		exchange(transport, { method: 'GET', path: request.path, qs: request.qs }, expect),
+	);
 	if ('value' in answer) return answer.value;
 	throw withNote(answer.error, byId);
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult, INodePropertyMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchResult,
+	INodePropertyMode,
+} from 'n8n-workflow';
 
 import { formatMoney, getPickerList, searchResults, type ListPicker } from './listSearch';
 import { isRecord } from '../validation/checks';
@@ -31,8 +36,10 @@ const loanOfferLocator: { modes: INodePropertyMode[] } = {
 				{
 					type: 'regex',
 					properties: {
-						regex: '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-						errorMessage: 'Not a loan offer ID: expected a UUID such as 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
+						regex:
+							'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
+						errorMessage:
+							'Not a loan offer ID: expected a UUID such as 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
 					},
 				},
 			],
@@ -91,11 +98,15 @@ export function lenderNameOf(offer: IDataObject): string | undefined {
 export function describeOffer(offer: IDataObject): string {
 	return [
 		typeof offer.loan_asset === 'string' ? offer.loan_asset : 'Unknown asset',
-		range(offer.loan_amount_min, offer.loan_amount_max, (amount) => formatMoney(offer.loan_asset, amount)),
+		range(offer.loan_amount_min, offer.loan_amount_max, (amount) =>
+			formatMoney(offer.loan_asset, amount),
+		),
 		`${range(offer.duration_days_min, offer.duration_days_max, String)} days`,
 		typeof offer.interest_rate === 'number' ? `${(offer.interest_rate * 100).toFixed(1)}%` : '?%',
 		lenderNameOf(offer),
-		offer.collateral_asset === undefined ? undefined : `${collateralName(offer.collateral_asset)} collateral`,
+		offer.collateral_asset === undefined
+			? undefined
+			: `${collateralName(offer.collateral_asset)} collateral`,
 		typeof offer.loan_payout === 'string' ? `${offer.loan_payout} payout` : undefined,
 		offer.kyc_link ? 'KYC' : undefined,
 	]

@@ -18,7 +18,10 @@ export const ACT_AS_BORROWER_LABEL = 'Act as Borrower (API Key)';
  * is not set or empty). An expression that gives no key for the item is refused rather than falling
  * back to the credential's key, which could be another borrower's. The value never appears in an error.
  */
-export function actingBorrowerKey(context: IExecuteSingleFunctions, options: IDataObject): string | undefined {
+export function actingBorrowerKey(
+	context: IExecuteSingleFunctions,
+	options: IDataObject,
+): string | undefined {
 	const value = options[ACT_AS_BORROWER_OPTION];
 	if (typeof value === 'string' && value.trim() !== '') return value.trim();
 	if (value !== undefined && value !== null && typeof value !== 'string') {
@@ -28,7 +31,9 @@ export function actingBorrowerKey(context: IExecuteSingleFunctions, options: IDa
 			`Expected the borrower's API key as text, got a ${Array.isArray(value) ? 'list' : typeof value}. Nothing was sent.`,
 		);
 	}
-	const saved = (context.getNode().parameters.options as IDataObject | undefined)?.[ACT_AS_BORROWER_OPTION];
+	const saved = (context.getNode().parameters.options as IDataObject | undefined)?.[
+		ACT_AS_BORROWER_OPTION
+	];
 	if (typeof saved === 'string' && saved.startsWith('=')) {
 		throw invalidParameter(
 			context,

@@ -60,7 +60,10 @@ export function readAnswer(answer: Answer, expect: Expectation, reader: Reader):
 		throw unusable(answer, reader, `it is not JSON where ${EXPECTED[expect]} belongs`);
 	}
 	// A key written with JSON escapes (\u006c…) is the key all the same once parsed.
-	if (answer.text.includes('\\u') && reader.secrets.some((secret) => JSON.stringify(body).includes(secret))) {
+	if (
+		answer.text.includes('\\u') &&
+		reader.secrets.some((secret) => JSON.stringify(body).includes(secret))
+	) {
 		throw unusable(answer, reader, 'it contains the API key, so the node does not pass it on');
 	}
 	const problem = shapeProblem(body, expect) ?? reader.check?.(body);
@@ -73,14 +76,19 @@ function shapeProblem(body: unknown, expect: Expectation): string | undefined {
 	const expected = EXPECTED[expect];
 	switch (expect) {
 		case 'empty':
-			return body === null || isRecord(body) ? undefined : `it is ${describeShape(body)} where ${expected} belongs`;
+			return body === null || isRecord(body)
+				? undefined
+				: `it is ${describeShape(body)} where ${expected} belongs`;
 		case 'object':
 			return isRecord(body) ? undefined : `it is ${describeShape(body)} where ${expected} belongs`;
 		case 'list':
 			if (!Array.isArray(body)) return `it is ${describeShape(body)} where ${expected} belongs`;
-			return body.every(isRecord) ? undefined : `it is an array holding something other than objects where ${expected} belongs`;
+			return body.every(isRecord)
+				? undefined
+				: `it is an array holding something other than objects where ${expected} belongs`;
 		case 'page':
-			if (!isRecord(body) || !Array.isArray(body.data)) return `it is ${describeShape(body)} where ${expected} belongs`;
+			if (!isRecord(body) || !Array.isArray(body.data))
+				return `it is ${describeShape(body)} where ${expected} belongs`;
 			return body.data.every(isRecord) ? undefined : `its data holds something other than objects`;
 	}
 }
@@ -92,12 +100,19 @@ const ERROR_WITH_SUCCESS_STATUS = 'it is an error message, although the status s
  * success status, recognised by the absence of `field`, which the operation's real answer carries.
  */
 export function liveErrorBodyWithout(body: unknown, field: string): string | undefined {
-	return isRecord(body) && typeof body.message === 'string' && body[field] === undefined ? ERROR_WITH_SUCCESS_STATUS : undefined;
+	return isRecord(body) && typeof body.message === 'string' && body[field] === undefined
+		? ERROR_WITH_SUCCESS_STATUS
+		: undefined;
 }
 
 /** The specification's error body, `{error, code, details}`, without anything a record would have. */
 function isErrorBody(body: unknown): boolean {
-	return isRecord(body) && typeof body.error === 'string' && typeof body.code === 'string' && body.id === undefined;
+	return (
+		isRecord(body) &&
+		typeof body.error === 'string' &&
+		typeof body.code === 'string' &&
+		body.id === undefined
+	);
 }
 
 function describeShape(body: unknown): string {

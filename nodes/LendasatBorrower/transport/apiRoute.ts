@@ -15,7 +15,13 @@ import {
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
 import { requireConnection } from './connection';
-import { exchange, keyIdentity, type ApiRequest, type RequestPolicy, type Transport } from './exchange';
+import {
+	exchange,
+	keyIdentity,
+	type ApiRequest,
+	type RequestPolicy,
+	type Transport,
+} from './exchange';
 import { viaN8n } from './senders';
 import { readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
@@ -62,10 +68,16 @@ export type OperationSender = (
 ) => Promise<INodeExecutionData[]>;
 
 /** Builds the request from the parameters; an error names the parameter and the item. */
-export type Prepare = (this: IExecuteSingleFunctions, request: OperationRequest) => Promise<OperationRequest>;
+export type Prepare = (
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+) => Promise<OperationRequest>;
 
 /** Turns the operation's items into its output (Simplify, Limit, a confirmation). */
-export type Finish = (this: IExecuteSingleFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+export type Finish = (
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+) => Promise<INodeExecutionData[]>;
 
 interface RouteExtras {
 	prepare?: Prepare[];
@@ -77,7 +89,9 @@ interface RouteExtras {
  * A value computed once per run of the node and shared by its items, which all share the run's
  * execute data: the first item computes it, the others reuse it.
  */
-export function oncePerRun<T>(compute: (context: IExecuteSingleFunctions) => T): (context: IExecuteSingleFunctions) => T {
+export function oncePerRun<T>(
+	compute: (context: IExecuteSingleFunctions) => T,
+): (context: IExecuteSingleFunctions) => T {
 	const values = new WeakMap<object, T>();
 	return (context) => {
 		const run: unknown = context.getExecuteData();
@@ -88,7 +102,11 @@ export function oncePerRun<T>(compute: (context: IExecuteSingleFunctions) => T):
 }
 
 /** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
-export type InTurn = <T>(context: IExecuteSingleFunctions, key: string, work: () => Promise<T>) => Promise<T>;
+export type InTurn = <T>(
+	context: IExecuteSingleFunctions,
+	key: string,
+	work: () => Promise<T>,
+) => Promise<T>;
 
 /**
  * Turns per run and key: items of one run that read, change and write the same thing (the same
@@ -112,8 +130,10 @@ export function takingTurnsPerRun(): InTurn {
  * The node's credential, read once per run: in n8n every read is a database query and a
  * decryption, and n8n itself resolves the credential once per run for the whole node.
  */
-export const credentialsOf: (context: IExecuteSingleFunctions) => Promise<ICredentialDataDecryptedObject> = oncePerRun(
-	(context) => context.getCredentials(CREDENTIAL_TYPE),
+export const credentialsOf: (
+	context: IExecuteSingleFunctions,
+) => Promise<ICredentialDataDecryptedObject> = oncePerRun((context) =>
+	context.getCredentials(CREDENTIAL_TYPE),
 );
 
 /**
@@ -160,14 +180,18 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
 			const api = clientOf(transport);
-			let items = extras.send ? await extras.send.call(this, api, request) : toItems(await api.send(request, meta.expects, { check: meta.answer }));
+			let items = extras.send
+				? await extras.send.call(this, api, request)
+				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
 			for (const finish of extras.finish ?? []) items = await finish.call(this, items);
 			return items.map((item) => ({ ...item, pairedItem }));
 		} catch (error) {
 			const nodeError =
 				error instanceof NodeApiError || error instanceof NodeOperationError
 					? error
-					: new NodeOperationError(this.getNode(), error as Error, { itemIndex: this.getItemIndex() });
+					: new NodeOperationError(this.getNode(), error as Error, {
+							itemIndex: this.getItemIndex(),
+						});
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
 		}
@@ -204,14 +228,17 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance: connection.actingAsBorrower ? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])] : meta.errors,
+			guidance: connection.actingAsBorrower
+				? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
+				: meta.errors,
 		},
 	};
 }
 
 function clientOf(transport: Transport): ApiClient {
 	return {
-		send: async (request, expect, policy) => await exchange(transport, apiRequestOf(request), expect, policy),
+		send: async (request, expect, policy) =>
+			await exchange(transport, apiRequestOf(request), expect, policy),
 		keyIdentity: keyIdentity(transport.connection),
 	};
 }
@@ -238,13 +265,17 @@ export function toItems(body: unknown): INodeExecutionData[] {
 }
 
 /** "contract 7a3f…", or only "contract" where the operation has no such ID (e.g. Mark as Read of all). */
-function describeNotFound(context: IExecuteSingleFunctions, notFound: { parameter: string; label: string }): string {
+function describeNotFound(
+	context: IExecuteSingleFunctions,
+	notFound: { parameter: string; label: string },
+): string {
 	let id: unknown;
 	try {
 		id = context.getNodeParameter(notFound.parameter, '', { extractValue: true });
 	} catch {
 		return notFound.label;
 	}
-	return typeof id === 'string' || typeof id === 'number' ? `${notFound.label} ${String(id).trim()}`.trim() : notFound.label;
+	return typeof id === 'string' || typeof id === 'number'
+		? `${notFound.label} ${String(id).trim()}`.trim()
+		: notFound.label;
 }
-

@@ -41,7 +41,8 @@ export function connectionOf(credentials: {
 	apiKey?: unknown;
 }): Connection | { problem: string } {
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
-	if (!apiKey) return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
+	if (!apiKey)
+		return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
 	const problem = keyProblem(apiKey);
 	if (problem) return { problem };
 	const baseUrl = baseUrlOf(credentials);
@@ -49,10 +50,14 @@ export function connectionOf(credentials: {
 	try {
 		url = new URL(baseUrl);
 	} catch {
-		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
+		return {
+			problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.',
+		};
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		return { problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.' };
+		return {
+			problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.',
+		};
 	}
 	// Only the password is secret; a user name like "user" would otherwise be redacted from everything.
 	const password = safelyDecoded(url.password);
@@ -84,7 +89,13 @@ function withoutUserInfo(url: URL, baseUrl: string): string {
 
 /** A secret as sent, JSON-escaped (inside a JSON string) and URL-encoded. */
 function secretForms(secrets: string[]): string[] {
-	return longestFirst(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]));
+	return longestFirst(
+		secrets.flatMap((secret) => [
+			secret,
+			JSON.stringify(secret).slice(1, -1),
+			encodeURIComponent(secret),
+		]),
+	);
 }
 
 /** Each text once, the longest first: a secret containing another is redacted whole. */
@@ -176,7 +187,8 @@ function actingAs(connection: Connection, apiKey: string, asker: Asker): Connect
 }
 
 const WRONG_KEY_ADVICE: Record<KeyType, string> = {
-	master: 'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.',
+	master:
+		'Creating borrower accounts is a partner feature: choose a credential whose Key Type is Partner Master Key.',
 	borrower:
 		"Choose a credential whose Key Type is Borrower Key (for example the api_key returned by Account → Create). A partner can keep its Partner Master Key credential and act for one of its borrowers instead: set Options → Act as Borrower (API Key) to that borrower's key.",
 };

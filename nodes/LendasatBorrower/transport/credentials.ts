@@ -46,7 +46,10 @@ export function bitcoinNetworkFor(environment: unknown): 'mainnet' | 'test' | 'a
  * environment, or a custom URL on lendasat.com), whose Create Contract needs more than the
  * specification's fields.
  */
-export function isLendasatBackend(credentials: { environment?: unknown; baseUrl?: unknown }): boolean {
+export function isLendasatBackend(credentials: {
+	environment?: unknown;
+	baseUrl?: unknown;
+}): boolean {
 	if (credentials.environment !== 'custom') return true;
 	try {
 		const { hostname } = new URL(baseUrlOf(credentials));

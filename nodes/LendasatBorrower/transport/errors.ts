@@ -100,8 +100,11 @@ export function mapApiError(input: ApiErrorInput): MappedApiError {
 	const serverText = describeServerAnswer(body, input.statusCode);
 	const code = body.code ? scrub(body.code) : undefined;
 	const guidance =
-		findGuidance([...(input.guidance ?? []), ...unknownIdGuidance(input.notFound)], input.statusCode, body) ??
-		(code ? CODE_GUIDANCE[code] : undefined);
+		findGuidance(
+			[...(input.guidance ?? []), ...unknownIdGuidance(input.notFound)],
+			input.statusCode,
+			body,
+		) ?? (code ? CODE_GUIDANCE[code] : undefined);
 	const headline = guidance?.message ?? statusHeadline(input);
 	const hint = guidance?.hint ?? statusHint(input);
 
@@ -143,7 +146,9 @@ function findGuidance(
 	statusCode: number,
 	body: ErrorBody,
 ): ErrorGuidance | undefined {
-	const texts = [body.message, body.error, body.details].filter((text): text is string => typeof text === 'string');
+	const texts = [body.message, body.error, body.details].filter(
+		(text): text is string => typeof text === 'string',
+	);
 	return guidance.find((entry) => {
 		if (entry.statusCodes && !entry.statusCodes.includes(statusCode)) return false;
 		if (!entry.codes && !entry.text) return true;
@@ -174,7 +179,9 @@ function statusHint({ statusCode, requiredKeyType, notFound }: ApiErrorInput): s
 		return 'check the parameters against what the server said.';
 	}
 	if (statusCode === 401) {
-		const needs = requiredKeyType ? `this operation needs a ${KEY_TYPE_NAMES[requiredKeyType]}. ` : '';
+		const needs = requiredKeyType
+			? `this operation needs a ${KEY_TYPE_NAMES[requiredKeyType]}. `
+			: '';
 		return (
 			`${needs}Check the credential: the key itself, its Key Type, and that its Environment is the one ` +
 			'the key was issued for (development keys do not work in production and the reverse).'
@@ -212,7 +219,10 @@ function dedupe(parts: string[]): string[] {
 	return parts.filter(
 		(part, index) =>
 			parts.findIndex((other) => plain(other) === plain(part)) === index &&
-			!parts.some((other) => other !== part && plain(other).startsWith(plain(part)) && plain(other) !== plain(part)),
+			!parts.some(
+				(other) =>
+					other !== part && plain(other).startsWith(plain(part)) && plain(other) !== plain(part),
+			),
 	);
 }
 
@@ -221,7 +231,8 @@ export function readErrorBody(body: unknown): ErrorBody {
 	if (body === undefined || body === null || body === '') return {};
 	if (body instanceof Uint8Array) return readErrorBody(new TextDecoder().decode(body));
 	if (typeof body === 'string') return readErrorText(body);
-	if (typeof body === 'object' && !Array.isArray(body)) return pickErrorFields(body as Record<string, unknown>);
+	if (typeof body === 'object' && !Array.isArray(body))
+		return pickErrorFields(body as Record<string, unknown>);
 	return { excerpt: excerptOf(JSON.stringify(body)) };
 }
 

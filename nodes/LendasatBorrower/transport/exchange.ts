@@ -109,13 +109,16 @@ export const LOOKUP_SETTLE_MS = 2_000;
  */
 export function mayHaveBeenProcessed(error: unknown): boolean {
 	const failure = failureOf(error);
-	if (failure) return failure.kind === 'http' ? failure.statusCode >= 500 : failure.requestReachedServer;
+	if (failure)
+		return failure.kind === 'http' ? failure.statusCode >= 500 : failure.requestReachedServer;
 	return answeredSuccess(error);
 }
 
 /** An answer with a success status that the transport refused (its shape, or it echoed the key). */
 export function answeredSuccess(error: unknown): boolean {
-	return !failureOf(error) && error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode));
+	return (
+		!failureOf(error) && error instanceof NodeApiError && /^2\d\d$/.test(String(error.httpCode))
+	);
 }
 
 /** The value or the error of a call, for callers that decide what to do with an error outside a catch clause. */
@@ -139,7 +142,9 @@ const FAILURE = Symbol('lendasat.failure');
 
 /** The HTTP or network failure behind an error the transport threw, if it carries one. */
 export function failureOf(error: unknown): Failure | undefined {
-	return error && typeof error === 'object' ? (error as { [FAILURE]?: Failure })[FAILURE] : undefined;
+	return error && typeof error === 'object'
+		? (error as { [FAILURE]?: Failure })[FAILURE]
+		: undefined;
 }
 
 function carrying<T extends object>(error: T, failure: Failure): T {
@@ -173,17 +178,29 @@ export async function exchange(
 		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - Date.now());
 		// The pace the server allows (after its 429s) would start this attempt only after the budget. A
 		// write is not started with too little time left: its timeout would only make its fate unknown.
-		if (!ticket || timeoutMs < (repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs))) {
+		if (
+			!ticket ||
+			timeoutMs < (repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs))
+		) {
 			if (ticket) gate.release();
-			throw failures.length ? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true }) : waitedOut(transport);
+			throw failures.length
+				? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true })
+				: waitedOut(transport);
 		}
-		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() => gate.release());
+		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() =>
+			gate.release(),
+		);
 		if ('answer' in outcome) {
 			const { answer } = outcome;
-			if (answer.statusCode >= 300 && answer.statusCode < 400) throw redirectRefused(transport, answer);
+			if (answer.statusCode >= 300 && answer.statusCode < 400)
+				throw redirectRefused(transport, answer);
 			if (answer.statusCode < 300) {
 				gate.recordSuccess();
-				return readAnswer(answer, expect, { ...caller, secrets: connection.secrets, check: policy.check });
+				return readAnswer(answer, expect, {
+					...caller,
+					secrets: connection.secrets,
+					check: policy.check,
+				});
 			}
 			lastAnswer = answer;
 		} else {
@@ -192,11 +209,18 @@ export async function exchange(
 		const failure = 'answer' in outcome ? httpFailureOf(outcome.answer) : outcome.failure;
 		failures.push(failure);
 		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
-		const wait = retryDelay(failures.length, settings.retry, failure.kind === 'http' ? failure.retryAfterMs : undefined);
+		const wait = retryDelay(
+			failures.length,
+			settings.retry,
+			failure.kind === 'http' ? failure.retryAfterMs : undefined,
+		);
 		if (rateLimited) gate.recordRateLimited(ticket, wait);
 		const retry = shouldRetry(failure, settings.retry, failures.length - 1, repeatable);
 		if (!retry || wait >= budgetEndsAt - Date.now()) {
-			const unsafe = !policy.resolvesUnsafeRetries && !retry && shouldRetry(failure, settings.retry, failures.length - 1, true);
+			const unsafe =
+				!policy.resolvesUnsafeRetries &&
+				!retry &&
+				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
 		// A 429 waits at the gate with everyone else; other failures back off on their own.
@@ -213,7 +237,11 @@ async function attemptOnce(
 	try {
 		return { answer: await transport.send({ ...attempt, signal: deadline }) };
 	} catch (error) {
-		return { failure: deadline.aborted ? networkFailure('ETIMEDOUT') : (networkFailureOf(error) ?? unexplained(transport, error)) };
+		return {
+			failure: deadline.aborted
+				? networkFailure('ETIMEDOUT')
+				: (networkFailureOf(error) ?? unexplained(transport, error)),
+		};
 	}
 }
 
@@ -229,27 +257,48 @@ function httpFailureOf(answer: Answer): Failure {
  * One attempt and its raw answer, whatever the status, for the credential test, which reads the
  * status itself: the same deadline and the same client, nothing followed, secrets already redacted.
  */
-export async function probe(transport: Transport, request: ApiRequest): Promise<{ answer: Answer } | { failure: Failure }> {
+export async function probe(
+	transport: Transport,
+	request: ApiRequest,
+): Promise<{ answer: Answer } | { failure: Failure }> {
 	const { connection, settings } = transport;
-	const outcome = await attemptOnce(transport, attemptOf(connection, request, settings)).catch(() => ({ failure: networkFailure('EUNKNOWN') }));
-	return 'answer' in outcome ? { answer: { ...outcome.answer, text: redactSecrets(outcome.answer.text, connection.secrets) } } : outcome;
+	const outcome = await attemptOnce(transport, attemptOf(connection, request, settings)).catch(
+		() => ({ failure: networkFailure('EUNKNOWN') }),
+	);
+	return 'answer' in outcome
+		? {
+				answer: { ...outcome.answer, text: redactSecrets(outcome.answer.text, connection.secrets) },
+			}
+		: outcome;
 }
 
 /** Every turn this request could have had lay beyond its time budget: the key is being held back. */
 function waitedOut(transport: Transport): NodeOperationError {
 	const { caller, settings } = transport;
-	return new NodeOperationError(caller.node, 'Lendasat is rate limiting this API key: no turn within the time budget', {
-		itemIndex: caller.itemIndex,
-		description: `${caller.label}: other requests of this key were answered 429, and the pace Lendasat allows would have sent this one only after its time budget of ${seconds(settings.budgetMs)}. Nothing was sent. Send fewer items at once, or raise Time Budget per Request under Options.`,
-	});
+	return new NodeOperationError(
+		caller.node,
+		'Lendasat is rate limiting this API key: no turn within the time budget',
+		{
+			itemIndex: caller.itemIndex,
+			description: `${caller.label}: other requests of this key were answered 429, and the pace Lendasat allows would have sent this one only after its time budget of ${seconds(settings.budgetMs)}. Nothing was sent. Send fewer items at once, or raise Time Budget per Request under Options.`,
+		},
+	);
 }
 
 function isRead(method: string): boolean {
 	return method === 'GET' || method === 'HEAD';
 }
 
-function attemptOf(connection: Connection, request: ApiRequest, settings: TransportSettings): Omit<Attempt, 'signal'> {
-	const headers: IDataObject = { Accept: 'application/json', ...request.headers, 'x-api-key': connection.apiKey };
+function attemptOf(
+	connection: Connection,
+	request: ApiRequest,
+	settings: TransportSettings,
+): Omit<Attempt, 'signal'> {
+	const headers: IDataObject = {
+		Accept: 'application/json',
+		...request.headers,
+		'x-api-key': connection.apiKey,
+	};
 	if (request.body !== undefined) headers['Content-Type'] = 'application/json';
 	return {
 		method: request.method,
@@ -278,10 +327,19 @@ function networkFailureOf(error: unknown): Failure | undefined {
 function networkCodeOf(error: unknown, depth = 0): string | undefined {
 	if (!error || typeof error !== 'object' || depth > 4) return undefined;
 	const candidate = error as { code?: unknown; cause?: unknown; message?: unknown };
-	if (typeof candidate.code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(candidate.code) && candidate.code !== 'ERR_CANCELED') {
-		return candidate.code === 'ERR_BAD_RESPONSE' || candidate.code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'ECONNRESET' : candidate.code;
+	if (
+		typeof candidate.code === 'string' &&
+		/^E[A-Z_]+$|^UND_ERR/.test(candidate.code) &&
+		candidate.code !== 'ERR_CANCELED'
+	) {
+		return candidate.code === 'ERR_BAD_RESPONSE' || candidate.code === 'ERR_STREAM_PREMATURE_CLOSE'
+			? 'ECONNRESET'
+			: candidate.code;
 	}
-	if (typeof candidate.message === 'string' && /socket hang up|aborted|premature close/i.test(candidate.message)) {
+	if (
+		typeof candidate.message === 'string' &&
+		/socket hang up|aborted|premature close/i.test(candidate.message)
+	) {
 		return 'ECONNRESET';
 	}
 	return networkCodeOf(candidate.cause, depth + 1);
@@ -291,10 +349,14 @@ function networkCodeOf(error: unknown, depth = 0): string | undefined {
 function unexplained(transport: Transport, error: unknown): never {
 	const { caller, connection } = transport;
 	const { message } = error as { message?: unknown };
-	throw new NodeOperationError(caller.node, redactSecrets(String(message ?? 'Unknown error'), connection.secrets), {
-		itemIndex: caller.itemIndex,
-		description: `${caller.label}: the request to ${connection.shownBaseUrl} did not complete.`,
-	});
+	throw new NodeOperationError(
+		caller.node,
+		redactSecrets(String(message ?? 'Unknown error'), connection.secrets),
+		{
+			itemIndex: caller.itemIndex,
+			description: `${caller.label}: the request to ${connection.shownBaseUrl} did not complete.`,
+		},
+	);
 }
 
 function redirectRefused(transport: Transport, answer: Answer): NodeApiError {
@@ -303,7 +365,10 @@ function redirectRefused(transport: Transport, answer: Answer): NodeApiError {
 	const target = location ? originOf(location, connection.baseUrl) : 'an address it did not name';
 	const sameHost = target === originOf(connection.baseUrl);
 	return new NodeApiError(caller.node, { httpCode: String(answer.statusCode) } as JsonObject, {
-		message: redactSecrets(`Lendasat answered with a redirect to ${target} (HTTP ${answer.statusCode})`, connection.secrets),
+		message: redactSecrets(
+			`Lendasat answered with a redirect to ${target} (HTTP ${answer.statusCode})`,
+			connection.secrets,
+		),
 		description: redactSecrets(
 			`${caller.label}: the node follows no redirect, so that the API key is never sent anywhere but the credential's base URL (${connection.shownBaseUrl}). ` +
 				(sameHost
@@ -332,8 +397,12 @@ function finalError(
 	const last = failures[failures.length - 1];
 	const notes = [
 		failures.length > 1 ? `Gave up after ${summarizeAttempts(failures)}.` : '',
-		how.outOfTime ? `The time budget of ${seconds(settings.budgetMs)} for this request ran out.` : '',
-		how.unsafe ? 'Not retried: the request may already have been processed, and repeating it could duplicate it.' : '',
+		how.outOfTime
+			? `The time budget of ${seconds(settings.budgetMs)} for this request ran out.`
+			: '',
+		how.unsafe
+			? 'Not retried: the request may already have been processed, and repeating it could duplicate it.'
+			: '',
 	].filter(Boolean);
 	const scrub = (text: string) => redactSecrets(text, connection.secrets);
 	if (answer && last.kind === 'http') {
@@ -347,25 +416,36 @@ function finalError(
 			guidance: caller.guidance,
 			secrets: connection.secrets,
 		});
-		const error = new NodeApiError(caller.node, { httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject, {
-			message: failures.length > 1 ? `${mapped.message} — ${failures.length} attempts made` : mapped.message,
-			description: scrub([mapped.description, ...notes].join(' ')),
-			httpCode: mapped.httpCode,
-			itemIndex: caller.itemIndex,
-		});
+		const error = new NodeApiError(
+			caller.node,
+			{ httpCode: mapped.httpCode, code: mapped.code ?? null } as JsonObject,
+			{
+				message:
+					failures.length > 1
+						? `${mapped.message} — ${failures.length} attempts made`
+						: mapped.message,
+				description: scrub([mapped.description, ...notes].join(' ')),
+				httpCode: mapped.httpCode,
+				itemIndex: caller.itemIndex,
+			},
+		);
 		return carrying(error, last);
 	}
 	// The message names the failure in words only: n8n replaces a message naming a network code with its own.
-	const error = new NodeApiError(caller.node, { networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject, {
-		message: `Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
-		description: scrub(
-			[
-				`${caller.label}: the request to ${connection.shownBaseUrl} failed (${describeFailure(last)}).`,
-				...notes,
-				"Check the credential's environment or base URL, and that the host is reachable from n8n.",
-			].join(' '),
-		),
-		itemIndex: caller.itemIndex,
-	});
+	const error = new NodeApiError(
+		caller.node,
+		{ networkError: last.kind === 'network' ? last.code : 'unknown' } as JsonObject,
+		{
+			message: `Could not get an answer from Lendasat: ${last.kind === 'network' ? networkFailureInWords(last.code) : describeFailure(last)}`,
+			description: scrub(
+				[
+					`${caller.label}: the request to ${connection.shownBaseUrl} failed (${describeFailure(last)}).`,
+					...notes,
+					"Check the credential's environment or base URL, and that the host is reachable from n8n.",
+				].join(' '),
+			),
+			itemIndex: caller.itemIndex,
+		},
+	);
 	return carrying(error, last);
 }

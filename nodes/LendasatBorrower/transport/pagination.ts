@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDataObject, type IExecuteSingleFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteSingleFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { readLimit } from '../descriptions/fields';
 import type { ApiClient, OperationRequest } from './apiRoute';
@@ -45,22 +50,35 @@ export async function walkPages(
 	let total: number | undefined;
 
 	for (let page = 1; items.length < wanted; page++) {
-		if (page > MAX_PAGES) throw walkError(context, label, `it had read ${MAX_PAGES} pages and the server still offered more`);
-		const envelope = (await api.send({ ...request, qs: { ...request.qs, page, limit: pageSize } }, 'page')) as IDataObject;
+		if (page > MAX_PAGES)
+			throw walkError(
+				context,
+				label,
+				`it had read ${MAX_PAGES} pages and the server still offered more`,
+			);
+		const envelope = (await api.send(
+			{ ...request, qs: { ...request.qs, page, limit: pageSize } },
+			'page',
+		)) as IDataObject;
 		const records = envelope.data as IDataObject[];
 		// The count when the walk began: contracts created meanwhile shift the pages but take nothing away.
 		if (total === undefined && typeof envelope.total === 'number') total = envelope.total;
 		let fresh = 0;
 		for (const record of records) {
 			const id = recordIdOf(record);
-			if (id === undefined || id === null) throw walkError(context, label, `page ${page} holds records without an id`);
+			if (id === undefined || id === null)
+				throw walkError(context, label, `page ${page} holds records without an id`);
 			if (seen.has(id)) continue;
 			seen.add(id);
 			items.push({ json: record });
 			fresh++;
 		}
 		if (records.length > 0 && fresh === 0) {
-			throw walkError(context, label, `page ${page} repeated records it had already sent: it seems to ignore the page asked for`);
+			throw walkError(
+				context,
+				label,
+				`page ${page} repeated records it had already sent: it seems to ignore the page asked for`,
+			);
 		}
 		const lastPage = typeof envelope.total_pages === 'number' && page >= envelope.total_pages;
 		if (records.length < pageSize || lastPage) break;
@@ -68,7 +86,11 @@ export async function walkPages(
 	return { items: items.slice(0, wanted), total, wanted };
 }
 
-function walkError(context: IExecuteSingleFunctions, label: string, problem: string): NodeOperationError {
+function walkError(
+	context: IExecuteSingleFunctions,
+	label: string,
+	problem: string,
+): NodeOperationError {
 	return new NodeOperationError(context.getNode(), 'Lendasat sent pages the node cannot walk', {
 		itemIndex: context.getItemIndex(),
 		description: `${label}: the walk over the pages stopped because ${problem}. Nothing was output, so that no list is silently incomplete; check the credential's base URL.`,
@@ -88,8 +110,12 @@ export function requireComplete(
 	const { items, total, wanted } = walked;
 	const { label, records } = what;
 	if (total === undefined || items.length >= Math.min(total, wanted)) return items;
-	throw new NodeOperationError(context.getNode(), `Lendasat returned ${items.length} of ${total} ${records}`, {
-		itemIndex: context.getItemIndex(),
-		description: `${label}: the server counted ${total}, but its pages ended after ${items.length}, so the list would be incomplete. ${advice}`,
-	});
+	throw new NodeOperationError(
+		context.getNode(),
+		`Lendasat returned ${items.length} of ${total} ${records}`,
+		{
+			itemIndex: context.getItemIndex(),
+			description: `${label}: the server counted ${total}, but its pages ended after ${items.length}, so the list would be incomplete. ${advice}`,
+		},
+	);
 }

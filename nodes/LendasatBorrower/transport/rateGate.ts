@@ -183,7 +183,10 @@ export class RateGate {
 	/** The spacing after a slowdown, from what the server accepted in the last second. */
 	private learn(): void {
 		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
-		this.intervalMs = Math.max(this.spacingBeforeSlowdown * (1 + SLOWDOWN), (1000 / acceptedPerSecond) * (1 + MARGIN));
+		this.intervalMs = Math.max(
+			this.spacingBeforeSlowdown * (1 + SLOWDOWN),
+			(1000 / acceptedPerSecond) * (1 + MARGIN),
+		);
 	}
 
 	/** The current spacing, for tests and diagnostics. */
@@ -193,7 +196,8 @@ export class RateGate {
 
 	private dropOldSuccesses(now: number): void {
 		let stale = 0;
-		while (stale < this.recentSuccesses.length && this.recentSuccesses[stale] <= now - 1000) stale++;
+		while (stale < this.recentSuccesses.length && this.recentSuccesses[stale] <= now - 1000)
+			stale++;
 		if (stale) this.recentSuccesses.splice(0, stale);
 	}
 

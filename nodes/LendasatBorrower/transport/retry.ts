@@ -55,7 +55,8 @@ export function networkFailure(code: string): Failure {
 
 /** Which retryable kind a failure is, or undefined when it must not be retried at all. */
 export function retryableKind(failure: Failure): RetryableFailure | undefined {
-	if (failure.kind === 'network') return isRetryableNetworkCode(failure.code) ? 'network' : undefined;
+	if (failure.kind === 'network')
+		return isRetryableNetworkCode(failure.code) ? 'network' : undefined;
 	if (failure.statusCode === 429) return 'rateLimit';
 	if (UNAVAILABLE_STATUSES.has(failure.statusCode)) return 'serverUnavailable';
 	return undefined;
@@ -83,7 +84,11 @@ export function shouldRetry(
  * Exponential backoff with "equal jitter": half the exponential step is kept, the other half is
  * random, so concurrent retries spread out but none retries immediately.
  */
-export function backoffDelay(retryNumber: number, settings: RetrySettings, random = Math.random): number {
+export function backoffDelay(
+	retryNumber: number,
+	settings: RetrySettings,
+	random = Math.random,
+): number {
 	const exponential = settings.initialDelayMs * 2 ** Math.max(0, retryNumber - 1);
 	const capped = Math.min(settings.maxDelayMs, exponential);
 	return Math.round(capped / 2 + (random() * capped) / 2);
@@ -133,7 +138,12 @@ export function readRetrySettings(options: {
 		if (value === undefined || value === '' || !Number.isFinite(number)) return fallback;
 		return Math.min(max, Math.max(min, Math.round(number)));
 	};
-	const initialDelayMs = whole(options.initialDelay, DEFAULT_RETRY_SETTINGS.initialDelayMs, 0, 600_000);
+	const initialDelayMs = whole(
+		options.initialDelay,
+		DEFAULT_RETRY_SETTINGS.initialDelayMs,
+		0,
+		600_000,
+	);
 	return {
 		maxRetries: whole(options.maxRetries, DEFAULT_RETRY_SETTINGS.maxRetries, 0, 100),
 		initialDelayMs,

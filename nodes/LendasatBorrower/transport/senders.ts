@@ -1,4 +1,9 @@
-import type { ICredentialTestFunctions, IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type {
+	ICredentialTestFunctions,
+	IDataObject,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
 
 import type { Answer } from './answer';
 import type { Attempt, SendOnce } from './exchange';
@@ -35,7 +40,11 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
 			timeout: attempt.timeoutMs,
 			abortSignal: cancelled ? AbortSignal.any([attempt.signal, cancelled]) : attempt.signal,
 		})) as IN8nHttpFullResponse;
-		return { statusCode: response.statusCode, headers: response.headers ?? {}, text: textOf(response.body) };
+		return {
+			statusCode: response.statusCode,
+			headers: response.headers ?? {},
+			text: textOf(response.body),
+		};
 	};
 }
 
@@ -45,7 +54,8 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
  * against it: a server trickling its answer cannot keep the test spinning.
  */
 export function viaCredentialTest(context: ICredentialTestFunctions): SendOnce {
-	return async (attempt: Attempt): Promise<Answer> => await Promise.race([legacyRequest(context, attempt), whenAborted(attempt.signal)]);
+	return async (attempt: Attempt): Promise<Answer> =>
+		await Promise.race([legacyRequest(context, attempt), whenAborted(attempt.signal)]);
 }
 
 function whenAborted(signal: AbortSignal): Promise<never> {
@@ -70,7 +80,11 @@ async function legacyRequest(context: ICredentialTestFunctions, attempt: Attempt
 		followAllRedirects: false,
 		timeout: attempt.timeoutMs,
 	})) as { statusCode: number; headers?: IDataObject; body?: unknown };
-	return { statusCode: response.statusCode, headers: response.headers ?? {}, text: textOf(response.body) };
+	return {
+		statusCode: response.statusCode,
+		headers: response.headers ?? {},
+		text: textOf(response.body),
+	};
 }
 
 function textOf(body: unknown): string {

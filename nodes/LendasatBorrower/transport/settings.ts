@@ -28,7 +28,10 @@ const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }
 const RETRY_KINDS = ['network', 'rateLimit', 'serverUnavailable'];
 
 /** The transport settings of the Options collection, each checked: a bad value names its option and the item. */
-export function readTransportSettings(context: IExecuteSingleFunctions | undefined, options: IDataObject): TransportSettings {
+export function readTransportSettings(
+	context: IExecuteSingleFunctions | undefined,
+	options: IDataObject,
+): TransportSettings {
 	const refuse = (label: string, problem: string) => {
 		if (!context) return;
 		const itemIndex = context.getItemIndex();
@@ -47,10 +50,14 @@ export function readTransportSettings(context: IExecuteSingleFunctions | undefin
 	if (options.retryOn !== undefined) {
 		const kinds = options.retryOn;
 		if (!Array.isArray(kinds) || kinds.some((kind) => !RETRY_KINDS.includes(kind as string))) {
-			refuse('Retry On', `expected a list of ${RETRY_KINDS.join(', ')}, got ${describeValue(kinds)}.`);
+			refuse(
+				'Retry On',
+				`expected a list of ${RETRY_KINDS.join(', ')}, got ${describeValue(kinds)}.`,
+			);
 		}
 	}
-	const number = (name: string, fallback: number) => (options[name] === undefined ? fallback : toNumber(options[name]));
+	const number = (name: string, fallback: number) =>
+		options[name] === undefined ? fallback : toNumber(options[name]);
 	return {
 		retry: readRetrySettings(options),
 		attemptTimeoutMs: number('attemptTimeout', DEFAULT_ATTEMPT_TIMEOUT_MS),

@@ -2,7 +2,13 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../transport/credentials';
 import { requireConnection } from '../transport/connection';
-import { exchange, settle, withNote, type Transport, type TransportSettings } from '../transport/exchange';
+import {
+	exchange,
+	settle,
+	withNote,
+	type Transport,
+	type TransportSettings,
+} from '../transport/exchange';
 import { viaN8n } from '../transport/senders';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT } from '../transport/settings';
 
@@ -11,7 +17,12 @@ import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT } from '../transport
  * briefly; when that is not enough the poll fails and leaves its state untouched.
  */
 const POLL_SETTINGS: TransportSettings = {
-	retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 5_000, retryOn: ['rateLimit', 'serverUnavailable', 'network'] },
+	retry: {
+		maxRetries: 2,
+		initialDelayMs: 500,
+		maxDelayMs: 5_000,
+		retryOn: ['rateLimit', 'serverUnavailable', 'network'],
+	},
 	attemptTimeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS,
 	budgetMs: 60_000,
 	maxConcurrent: DEFAULT_MAX_CONCURRENT,
@@ -69,11 +80,21 @@ export class TriggerApi {
 }
 
 /** One page of a page/limit listing, for the trigger's label. */
-export async function getPage(context: IPollFunctions, label: string, path: string, qs: IDataObject): Promise<Page> {
+export async function getPage(
+	context: IPollFunctions,
+	label: string,
+	path: string,
+	qs: IDataObject,
+): Promise<Page> {
 	return await (await TriggerApi.of(context, label)).page(path, qs);
 }
 
 /** An unpaginated list (GET /api/offers), for the trigger's label. */
-export async function getList(context: IPollFunctions, label: string, path: string, qs: IDataObject): Promise<IDataObject[]> {
+export async function getList(
+	context: IPollFunctions,
+	label: string,
+	path: string,
+	qs: IDataObject,
+): Promise<IDataObject[]> {
 	return await (await TriggerApi.of(context, label)).list(path, qs);
 }

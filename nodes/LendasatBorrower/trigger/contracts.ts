@@ -4,7 +4,13 @@ import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from './contractStatuses';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
-import { byTimeAscending, OVERLAP_MS, timestampOf, walkNewestFirst, type NewestFirstListing } from './walk';
+import {
+	byTimeAscending,
+	OVERLAP_MS,
+	timestampOf,
+	walkNewestFirst,
+	type NewestFirstListing,
+} from './walk';
 
 /** What the cursor remembers of one contract. */
 export interface ContractMark {
@@ -52,7 +58,8 @@ export function contractListing(
 		label,
 		path: CONTRACTS_PATH,
 		qs,
-		idOf: (contract) => (contract.id === undefined || contract.id === null ? undefined : String(contract.id)),
+		idOf: (contract) =>
+			contract.id === undefined || contract.id === null ? undefined : String(contract.id),
 		timeOf: (contract) => timestampOf(contract[timeField]),
 	};
 }
@@ -67,9 +74,15 @@ export async function pollContracts(
 	// The baseline reads every contract, so a later change of an old one still knows its previous status.
 	const highWater = cursor?.highWater ?? null;
 	const stopBefore = highWater === null ? -Infinity : highWater - OVERLAP_MS;
-	const contracts = await walkNewestFirst(context, contractListing(settings.label), () => stopBefore);
+	const contracts = await walkNewestFirst(
+		context,
+		contractListing(settings.label),
+		() => stopBefore,
+	);
 	const { next, changes } = advanceContractCursor(cursor, contracts);
-	const items = changes.filter((change) => isWanted(change, settings)).map((change) => toItem(change, settings.event));
+	const items = changes
+		.filter((change) => isWanted(change, settings))
+		.map((change) => toItem(change, settings.event));
 	saveCursor(staticData, 'contracts', next);
 	return items.length ? items : null;
 }
@@ -85,13 +98,20 @@ export async function sampleContract(
 			page: 1,
 			limit: MAX_PAGE_SIZE,
 		});
-		const contract = data.find((candidate) => MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)));
+		const contract = data.find((candidate) =>
+			MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)),
+		);
 		return contract ? [toItem({ contract, previous: null }, 'marginCall')] : null;
 	}
 	// Filtered here, not by the server: the live backend refuses the specification's `pending`.
-	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, { ...NEWEST_FIRST, page: 1, limit: MAX_PAGE_SIZE });
+	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
+		...NEWEST_FIRST,
+		page: 1,
+		limit: MAX_PAGE_SIZE,
+	});
 	const contract = data.find(
-		(candidate) => settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),
+		(candidate) =>
+			settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),
 	);
 	if (!contract) return null;
 	const previousStatus = previousStatusInTimeline(contract);
@@ -116,12 +136,15 @@ export function advanceContractCursor(
 		const id = String(contract.id);
 		const mark = markOf(contract);
 		const previous = known[id] ?? null;
-		if (cursor && isChange(contract, mark, previous, cursor.highWater)) changes.push({ contract, previous });
+		if (cursor && isChange(contract, mark, previous, cursor.highWater))
+			changes.push({ contract, previous });
 		known[id] = mark;
 		if (mark.updatedAt !== null) highWater = Math.max(highWater ?? mark.updatedAt, mark.updatedAt);
 	}
 	forgetOldTerminalContracts(known, highWater);
-	changes.sort(byTimeAscending((change: ContractChange) => timestampOf(change.contract.updated_at)));
+	changes.sort(
+		byTimeAscending((change: ContractChange) => timestampOf(change.contract.updated_at)),
+	);
 	return { next: { version: CURSOR_VERSION, highWater, contracts: known }, changes };
 }
 
@@ -131,7 +154,8 @@ function isChange(
 	previous: ContractMark | null,
 	highWater: number | null,
 ): boolean {
-	if (previous) return previous.status !== mark.status || previous.liquidationStatus !== mark.liquidationStatus;
+	if (previous)
+		return previous.status !== mark.status || previous.liquidationStatus !== mark.liquidationStatus;
 	// Unknown contracts are new ones, except those the cursor has forgotten: finished contracts
 	// read again because they share a page with recent ones, or were touched again.
 	if (highWater === null) return true;
@@ -140,10 +164,16 @@ function isChange(
 	return !(TERMINAL_STATUSES.has(mark.status) && timestampOf(contract.created_at) < windowStart);
 }
 
-function forgetOldTerminalContracts(known: Record<string, ContractMark>, highWater: number | null): void {
+function forgetOldTerminalContracts(
+	known: Record<string, ContractMark>,
+	highWater: number | null,
+): void {
 	const keepAfter = highWater === null ? -Infinity : highWater - OVERLAP_MS;
 	for (const [id, mark] of Object.entries(known)) {
-		if (TERMINAL_STATUSES.has(mark.status) && !(mark.updatedAt !== null && mark.updatedAt >= keepAfter)) {
+		if (
+			TERMINAL_STATUSES.has(mark.status) &&
+			!(mark.updatedAt !== null && mark.updatedAt >= keepAfter)
+		) {
 			delete known[id];
 		}
 	}
@@ -165,7 +195,11 @@ function isWanted(change: ContractChange, settings: ContractEventSettings): bool
 
 function toItem(change: ContractChange, event: ContractEvent): IDataObject {
 	if (event === 'marginCall') {
-		return { ...change.contract, event, previousLiquidationStatus: change.previous?.liquidationStatus ?? null };
+		return {
+			...change.contract,
+			event,
+			previousLiquidationStatus: change.previous?.liquidationStatus ?? null,
+		};
 	}
 	return { ...change.contract, event, previousStatus: change.previous?.status ?? null };
 }

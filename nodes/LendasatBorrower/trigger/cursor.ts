@@ -19,7 +19,8 @@ export function readCursor<T>(
 	isValid: (value: IDataObject) => boolean,
 ): T | null {
 	const value = staticData[key] as IDataObject | undefined;
-	if (!value || typeof value !== 'object' || value.version !== CURSOR_VERSION || !isValid(value)) return null;
+	if (!value || typeof value !== 'object' || value.version !== CURSOR_VERSION || !isValid(value))
+		return null;
 	return value as unknown as T;
 }
 

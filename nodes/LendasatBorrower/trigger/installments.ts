@@ -109,10 +109,15 @@ export async function sampleInstallment(
 	label: string,
 	daysAhead: number,
 ): Promise<IDataObject[] | null> {
-	const { data } = await getPage(context, label, CONTRACTS_PATH, { ...WATCHED_CONTRACTS, page: 1, limit: MAX_PAGE_SIZE });
+	const { data } = await getPage(context, label, CONTRACTS_PATH, {
+		...WATCHED_CONTRACTS,
+		page: 1,
+		limit: MAX_PAGE_SIZE,
+	});
 	const now = Date.now();
 	const open = data.flatMap((contract) => openInstallments(contract, now)).sort(bySoonestDue);
-	const sample = open.find((installment) => installment.due <= windowEnd(now, daysAhead)) ?? open[0];
+	const sample =
+		open.find((installment) => installment.due <= windowEnd(now, daysAhead)) ?? open[0];
 	return sample ? [sample.item] : null;
 }
 
@@ -159,7 +164,10 @@ export function advanceInstallmentCursor(
 	for (const [id, mark] of Object.entries(emitted)) {
 		if (!listedOpen.has(id) && mark.seenAt < now - FORGET_UNLISTED_AFTER_MS) delete emitted[id];
 	}
-	return { next: { version: CURSOR_VERSION, emitted }, items: due.sort(bySoonestDue).map((open) => open.item) };
+	return {
+		next: { version: CURSOR_VERSION, emitted },
+		items: due.sort(bySoonestDue).map((open) => open.item),
+	};
 }
 
 /** An installment is remembered under its contract too: two servers' (or contracts') installment IDs may coincide. */
@@ -195,7 +203,9 @@ function installmentsOf(contract: IDataObject): IDataObject[] {
 }
 
 function idOf(record: IDataObject): string | undefined {
-	return typeof record.id === 'string' || typeof record.id === 'number' ? String(record.id) : undefined;
+	return typeof record.id === 'string' || typeof record.id === 'number'
+		? String(record.id)
+		: undefined;
 }
 
 function isOpen(installment: IDataObject): boolean {
@@ -213,7 +223,12 @@ function openInstallments(contract: IDataObject, now: number): OpenInstallment[]
 		const dueAt = dueTimestampOf(installment.due_date);
 		if (id === undefined || !isOpen(installment) || !Number.isFinite(dueAt)) continue;
 		const late = installment.status === 'late' || dueAt < now;
-		open.push({ id, due: dueAt, late, item: toItem(contract, installment, id, dueAt, now, late, id === invoiceTarget) });
+		open.push({
+			id,
+			due: dueAt,
+			late,
+			item: toItem(contract, installment, id, dueAt, now, late, id === invoiceTarget),
+		});
 	}
 	return open;
 }
@@ -253,7 +268,10 @@ function toItem(
 		event: INSTALLMENT_DUE_EVENT,
 		contract_id: contract.id as string,
 		installment_id: id,
-		amount: principal === null || interest === null ? null : Number((principal + interest).toPrecision(15)),
+		amount:
+			principal === null || interest === null
+				? null
+				: Number((principal + interest).toPrecision(15)),
 		principal,
 		interest,
 		loan_asset: valueOrNull(contract.loan_asset),
@@ -281,7 +299,11 @@ function daysUntil(dueAt: number, now: number): number {
 
 function numberOrNull(value: unknown): number | null {
 	const number =
-		typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && value.trim() !== ''
+				? Number(value)
+				: Number.NaN;
 	return Number.isFinite(number) ? number : null;
 }
 

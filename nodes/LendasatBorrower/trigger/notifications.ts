@@ -4,7 +4,13 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { isRecord } from '../validation/checks';
 import { getPage } from './api';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
-import { byTimeAscending, OVERLAP_MS, timestampOf, walkNewestFirst, type NewestFirstListing } from './walk';
+import {
+	byTimeAscending,
+	OVERLAP_MS,
+	timestampOf,
+	walkNewestFirst,
+	type NewestFirstListing,
+} from './walk';
 
 /** The newest notification timestamp seen, and the IDs seen within the overlap window before it. */
 export interface NotificationCursor {
@@ -19,11 +25,20 @@ const NOTIFICATIONS_PATH = '/api/notifications';
 const ALL_NOTIFICATIONS = { unread_only: false };
 
 function listing(label: string): NewestFirstListing {
-	return { label, path: NOTIFICATIONS_PATH, qs: ALL_NOTIFICATIONS, idOf: notificationId, timeOf: notificationTime };
+	return {
+		label,
+		path: NOTIFICATIONS_PATH,
+		qs: ALL_NOTIFICATIONS,
+		idOf: notificationId,
+		timeOf: notificationTime,
+	};
 }
 
 /** One scheduled poll: notifications not seen before, or null. The first poll only records a baseline. */
-export async function pollNotifications(context: IPollFunctions, label: string): Promise<IDataObject[] | null> {
+export async function pollNotifications(
+	context: IPollFunctions,
+	label: string,
+): Promise<IDataObject[] | null> {
 	const staticData = context.getWorkflowStaticData('node');
 	const cursor = readCursor<NotificationCursor>(staticData, 'notifications', isNotificationCursor);
 	const newest = cursor?.newest ?? null;
@@ -37,8 +52,15 @@ export async function pollNotifications(context: IPollFunctions, label: string):
 }
 
 /** "Fetch Test Event": the newest notification, read or not. */
-export async function sampleNotification(context: IPollFunctions, label: string): Promise<IDataObject[] | null> {
-	const { data } = await getPage(context, label, NOTIFICATIONS_PATH, { ...ALL_NOTIFICATIONS, page: 1, limit: 1 });
+export async function sampleNotification(
+	context: IPollFunctions,
+	label: string,
+): Promise<IDataObject[] | null> {
+	const { data } = await getPage(context, label, NOTIFICATIONS_PATH, {
+		...ALL_NOTIFICATIONS,
+		page: 1,
+		limit: 1,
+	});
 	return data.length ? [toItem(data[0])] : null;
 }
 

@@ -19,7 +19,11 @@ const OFFERS_PATH = '/api/offers';
 const OFFER_MEMORY_MS = 30 * 24 * 60 * 60_000;
 
 /** One scheduled poll: offers that were not listed before, or null. The first poll only records a baseline. */
-export async function pollOffers(context: IPollFunctions, label: string, qs: IDataObject): Promise<IDataObject[] | null> {
+export async function pollOffers(
+	context: IPollFunctions,
+	label: string,
+	qs: IDataObject,
+): Promise<IDataObject[] | null> {
 	const staticData = context.getWorkflowStaticData('node');
 	const cursor = readCursor<OfferCursor>(staticData, 'offers', isOfferCursor);
 	const offers = await getList(context, label, OFFERS_PATH, qs);
@@ -29,7 +33,11 @@ export async function pollOffers(context: IPollFunctions, label: string, qs: IDa
 }
 
 /** "Fetch Test Event": the offer the API lists last (the newest where the list is in creation order). */
-export async function sampleOffer(context: IPollFunctions, label: string, qs: IDataObject): Promise<IDataObject[] | null> {
+export async function sampleOffer(
+	context: IPollFunctions,
+	label: string,
+	qs: IDataObject,
+): Promise<IDataObject[] | null> {
 	const offers = await getList(context, label, OFFERS_PATH, qs);
 	return offers.length ? [toItem(offers[offers.length - 1])] : null;
 }
@@ -64,10 +72,14 @@ function toItem(offer: IDataObject): IDataObject {
  * otherwise, is left out, so cursors saved before it was asked for stay valid.
  */
 function queryKey(qs: IDataObject): string {
-	const keys = Object.keys(qs).filter((key) => !(key === 'collateral_asset_type' && qs[key] === ANY_COLLATERAL));
+	const keys = Object.keys(qs).filter(
+		(key) => !(key === 'collateral_asset_type' && qs[key] === ANY_COLLATERAL),
+	);
 	return JSON.stringify(keys.sort().map((key) => [key, qs[key]]));
 }
 
 function isOfferCursor(value: IDataObject): boolean {
-	return typeof value.query === 'string' && isRecordOf(value.seen, (time) => typeof time === 'number');
+	return (
+		typeof value.query === 'string' && isRecordOf(value.seen, (time) => typeof time === 'number')
+	);
 }

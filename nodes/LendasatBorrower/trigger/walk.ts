@@ -47,7 +47,8 @@ export async function walkNewestFirst(
 		let oldest = Infinity;
 		for (const record of data) {
 			const id = listing.idOf(record);
-			if (id === undefined) throw refused(context, listing, `page ${page} holds records without an id`);
+			if (id === undefined)
+				throw refused(context, listing, `page ${page} holds records without an id`);
 			if (seen.has(id)) continue;
 			seen.add(id);
 			records.push(record);
@@ -60,10 +61,15 @@ export async function walkNewestFirst(
 		}
 		if (data.length < MAX_PAGE_SIZE || oldest < stopBefore(newest)) return records;
 		// A full page with nothing new means the server ignores `page`: reading on would loop, stopping would lose records.
-		if (added === 0) throw refused(context, listing, `page ${page} repeated records it had already sent`);
+		if (added === 0)
+			throw refused(context, listing, `page ${page} repeated records it had already sent`);
 		if (totalPages !== undefined && page >= totalPages) {
 			if (total !== undefined && total > page * MAX_PAGE_SIZE) {
-				throw refused(context, listing, `it said page ${page} was the last, but counted ${total} records`);
+				throw refused(
+					context,
+					listing,
+					`it said page ${page} was the last, but counted ${total} records`,
+				);
 			}
 			return records;
 		}
@@ -71,7 +77,10 @@ export async function walkNewestFirst(
 	throw new NodeOperationError(
 		context.getNode(),
 		`${listing.label}: more than ${MAX_PAGES * MAX_PAGE_SIZE} records changed since the last poll`,
-		{ description: 'The trigger stopped instead of skipping any of them. Poll more often, or reactivate the workflow to start from now.' },
+		{
+			description:
+				'The trigger stopped instead of skipping any of them. Poll more often, or reactivate the workflow to start from now.',
+		},
 	);
 }
 
@@ -84,14 +93,23 @@ export function byTimeAscending<T>(timeOf: (entry: T) => number) {
 	return (a: T, b: T): number => {
 		const left = timeOf(a);
 		const right = timeOf(b);
-		if (Number.isNaN(left) || Number.isNaN(right)) return Number(Number.isNaN(left)) - Number(Number.isNaN(right));
+		if (Number.isNaN(left) || Number.isNaN(right))
+			return Number(Number.isNaN(left)) - Number(Number.isNaN(right));
 		return left - right;
 	};
 }
 
 /** The poll fails and its cursor stays where it was: emitting part of what changed would lose the rest for good. */
-function refused(context: IPollFunctions, listing: NewestFirstListing, problem: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `${listing.label}: Lendasat sent pages the trigger cannot walk`, {
-		description: `The poll stopped because ${problem}. Nothing was emitted and the trigger's position was kept, so nothing is lost; check the credential's base URL.`,
-	});
+function refused(
+	context: IPollFunctions,
+	listing: NewestFirstListing,
+	problem: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`${listing.label}: Lendasat sent pages the trigger cannot walk`,
+		{
+			description: `The poll stopped because ${problem}. Nothing was emitted and the trigger's position was kept, so nothing is lost; check the credential's base URL.`,
+		},
+	);
 }

@@ -121,7 +121,10 @@ function doubleSha256(bytes: Uint8Array): Uint8Array {
 
 const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const BECH32_GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
-const BECH32_CHECKSUM_CONSTANTS: Record<Bech32Encoding, number> = { bech32: 1, bech32m: 0x2bc830a3 };
+const BECH32_CHECKSUM_CONSTANTS: Record<Bech32Encoding, number> = {
+	bech32: 1,
+	bech32m: 0x2bc830a3,
+};
 const BECH32_CHECKSUM_LENGTH = 6;
 const BECH32_MAX_LENGTH = 90;
 
@@ -137,7 +140,10 @@ function segwitHrpOf(address: string): string | undefined {
 	return Object.keys(SEGWIT_HRP_NETWORKS).find((hrp) => lower.startsWith(`${hrp}1`));
 }
 
-function parseSegwitAddress(address: string, hrp: string): ParsedBitcoinAddress | { error: string } {
+function parseSegwitAddress(
+	address: string,
+	hrp: string,
+): ParsedBitcoinAddress | { error: string } {
 	// Checked before decoding so a stray '1', 'b', 'i' or 'o' is named instead of being
 	// misread as the separator or reported as a bad checksum.
 	const forbidden = findForbiddenBech32DataCharacter(address.slice(hrp.length + 1));
@@ -163,7 +169,10 @@ function interpretWitnessData(
 	const version = decoded.words[0];
 	if (version > MAX_WITNESS_VERSION) return { error: `unknown SegWit version (${version})` };
 	if (decoded.encoding !== expectedEncodingFor(version)) {
-		return { error: 'checksum does not match (a character is mistyped, or the address was made by outdated software)' };
+		return {
+			error:
+				'checksum does not match (a character is mistyped, or the address was made by outdated software)',
+		};
 	}
 	const program = convertBits(decoded.words.slice(1), 5, 8);
 	if ('error' in program) return program;
@@ -200,11 +209,15 @@ export function decodeBech32(text: string): Bech32Decoded | { error: string } {
 	const lower = text.toLowerCase();
 	const separator = lower.lastIndexOf('1');
 	if (separator < 1) return { error: 'missing the prefix before the separator "1"' };
-	if (lower.length - separator - 1 < BECH32_CHECKSUM_LENGTH) return { error: 'too short (characters are missing)' };
+	if (lower.length - separator - 1 < BECH32_CHECKSUM_LENGTH)
+		return { error: 'too short (characters are missing)' };
 
 	const hrp = lower.slice(0, separator);
-	if (![...hrp].every(isBech32HrpCharacter)) return { error: 'contains a character that is not allowed' };
-	const values = [...lower.slice(separator + 1)].map((character) => BECH32_CHARSET.indexOf(character));
+	if (![...hrp].every(isBech32HrpCharacter))
+		return { error: 'contains a character that is not allowed' };
+	const values = [...lower.slice(separator + 1)].map((character) =>
+		BECH32_CHARSET.indexOf(character),
+	);
 	if (values.includes(-1)) return { error: 'contains a character that is not allowed' };
 
 	const encoding = matchingChecksumEncoding(hrp, values);
@@ -302,7 +315,8 @@ export interface ParsedTransaction {
 export const PSBT_MAGIC_HEX = '70736274ff';
 /** The same five bytes in base64, as wallets often export a PSBT. */
 const PSBT_MAGIC_BASE64 = 'cHNidP8';
-export const PSBT_NOT_TRANSACTION = 'this is a PSBT, not a signed transaction: finalize and extract it first';
+export const PSBT_NOT_TRANSACTION =
+	'this is a PSBT, not a signed transaction: finalize and extract it first';
 
 /** 21 million BTC in satoshis: no output can pay more. */
 const MAX_MONEY_SATS = 2_100_000_000_000_000n;
@@ -360,9 +374,14 @@ class TransactionReader {
 		let value = 0n;
 		for (let i = width - 1; i >= 0; i--) value = (value << 8n) | BigInt(b[i]);
 		const smallest = first === 0xfd ? 0xfdn : first === 0xfe ? 0x10000n : 0x100000000n;
-		if (value < smallest) throw new TransactionProblem(`${what} is not encoded in its shortest form, so this is no valid serialization`);
+		if (value < smallest)
+			throw new TransactionProblem(
+				`${what} is not encoded in its shortest form, so this is no valid serialization`,
+			);
 		if (value > BigInt(this.remaining)) {
-			throw new TransactionProblem(`${what} says ${value}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`);
+			throw new TransactionProblem(
+				`${what} says ${value}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`,
+			);
 		}
 		return Number(value);
 	}
@@ -389,13 +408,17 @@ export function parseBitcoinTransaction(bytes: Uint8Array): ParsedTransaction | 
 	try {
 		return readTransaction(new TransactionReader(bytes));
 	} catch (error) {
-		return { error: error instanceof TransactionProblem ? error.message : 'could not be read as a transaction' };
+		return {
+			error:
+				error instanceof TransactionProblem ? error.message : 'could not be read as a transaction',
+		};
 	}
 }
 
 /** The same for hex text (either case), as wallets and `bitcoin-cli` give a signed transaction. */
 export function parseBitcoinTransactionHex(hex: string): ParsedTransaction | { error: string } {
-	if (hex.startsWith(PSBT_MAGIC_BASE64) || hex.toLowerCase().startsWith(PSBT_MAGIC_HEX)) return { error: PSBT_NOT_TRANSACTION };
+	if (hex.startsWith(PSBT_MAGIC_BASE64) || hex.toLowerCase().startsWith(PSBT_MAGIC_HEX))
+		return { error: PSBT_NOT_TRANSACTION };
 	const bytes = decodeHex(hex);
 	return 'error' in bytes ? bytes : parseBitcoinTransaction(bytes.bytes);
 }
@@ -408,10 +431,14 @@ function hasPsbtMagic(bytes: Uint8Array): boolean {
 export function decodeHex(hex: string): { bytes: Uint8Array } | { error: string } {
 	const bad = hex.search(/[^0-9a-fA-F]/);
 	if (bad >= 0) {
-		return { error: `contains ${JSON.stringify(hex[bad])} at position ${bad + 1}, which is not a hexadecimal digit (0-9, a-f)` };
+		return {
+			error: `contains ${JSON.stringify(hex[bad])} at position ${bad + 1}, which is not a hexadecimal digit (0-9, a-f)`,
+		};
 	}
 	if (hex.length % 2 !== 0) {
-		return { error: `has an odd number of hexadecimal digits (${hex.length}): a digit is missing or extra` };
+		return {
+			error: `has an odd number of hexadecimal digits (${hex.length}): a digit is missing or extra`,
+		};
 	}
 	const bytes = new Uint8Array(hex.length / 2);
 	for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
@@ -426,7 +453,10 @@ function readTransaction(reader: TransactionReader): ParsedTransaction {
 	if (inputCount === 0) {
 		// A zero input count is the SegWit marker (BIP-144); the flag after it must be 1.
 		const flag = reader.byte('the SegWit flag');
-		if (flag !== 1) throw new TransactionProblem(`has no inputs, or a SegWit marker with flag ${flag} instead of 1`);
+		if (flag !== 1)
+			throw new TransactionProblem(
+				`has no inputs, or a SegWit marker with flag ${flag} instead of 1`,
+			);
 		segwit = true;
 		inputCount = reader.itemCount('the input count', MIN_INPUT_BYTES);
 		if (inputCount === 0) throw new TransactionProblem('has no inputs');
@@ -439,9 +469,12 @@ function readTransaction(reader: TransactionReader): ParsedTransaction {
 	for (let n = 1; n <= outputCount; n++) outputs.push(readOutput(reader, `output ${n}`));
 	const strippedEnd = reader.offset;
 	if (segwit) {
-		for (const [index, input] of inputs.entries()) input.witnessItems = readWitness(reader, `input ${index + 1}'s witness`);
+		for (const [index, input] of inputs.entries())
+			input.witnessItems = readWitness(reader, `input ${index + 1}'s witness`);
 		if (inputs.every((input) => input.witnessItems === 0)) {
-			throw new TransactionProblem('has the SegWit marker but no witness data, so this is no valid serialization');
+			throw new TransactionProblem(
+				'has the SegWit marker but no witness data, so this is no valid serialization',
+			);
 		}
 	}
 	const lockTime = reader.uint32('the lock time');
@@ -475,7 +508,9 @@ function withoutWitness(bytes: Uint8Array, outputsEnd: number): Uint8Array {
 }
 
 function readInput(reader: TransactionReader, name: string): ParsedTransactionInput {
-	const previousTxid = toHex(Uint8Array.from(reader.take(TXID_BYTES, `${name}'s previous transaction ID`)).reverse());
+	const previousTxid = toHex(
+		Uint8Array.from(reader.take(TXID_BYTES, `${name}'s previous transaction ID`)).reverse(),
+	);
 	const previousVout = reader.uint32(`${name}'s output index`);
 	const scriptSigBytes = reader.count(`${name}'s scriptSig length`);
 	reader.take(scriptSigBytes, `${name}'s scriptSig`);
@@ -486,7 +521,9 @@ function readInput(reader: TransactionReader, name: string): ParsedTransactionIn
 function readOutput(reader: TransactionReader, name: string): ParsedTransactionOutput {
 	const valueSats = reader.uint64(`${name}'s amount`);
 	if (valueSats > MAX_MONEY_SATS) {
-		throw new TransactionProblem(`${name} pays ${valueSats} sats, more than 21 million BTC: this is not a transaction`);
+		throw new TransactionProblem(
+			`${name} pays ${valueSats} sats, more than 21 million BTC: this is not a transaction`,
+		);
 	}
 	const scriptPubKeyBytes = reader.count(`${name}'s script length`);
 	reader.take(scriptPubKeyBytes, `${name}'s script`);
@@ -495,7 +532,8 @@ function readOutput(reader: TransactionReader, name: string): ParsedTransactionO
 
 function readWitness(reader: TransactionReader, name: string): number {
 	const items = reader.itemCount(`${name} item count`, 1);
-	for (let n = 1; n <= items; n++) reader.take(reader.count(`${name} item ${n} length`), `${name} item ${n}`);
+	for (let n = 1; n <= items; n++)
+		reader.take(reader.count(`${name} item ${n} length`), `${name} item ${n}`);
 	return items;
 }
 

@@ -57,7 +57,8 @@ const NETWORK_DESCRIPTIONS: Record<BitcoinNetwork, string> = {
 // Text fields
 
 export function checkName(value: unknown): ValidationProblem {
-	if (typeof value !== 'string') return `Expected a name as text, like ${NAME_EXAMPLE}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected a name as text, like ${NAME_EXAMPLE}, got ${describeValue(value)}.`;
 	const name = value.trim();
 	if (name === '') return `Must not be empty. Enter a name like ${NAME_EXAMPLE}.`;
 	if (/\p{Cc}/u.test(name)) {
@@ -70,19 +71,22 @@ export function checkName(value: unknown): ValidationProblem {
 	return null;
 }
 
-const EMAIL_LOCAL_PART_PATTERN = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
+const EMAIL_LOCAL_PART_PATTERN =
+	/^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
 const DOMAIN_LABEL_PATTERN = /^[\p{L}\p{N}]([\p{L}\p{N}-]*[\p{L}\p{N}])?$/u;
 const TOP_LEVEL_DOMAIN_PATTERN = /^(\p{L}{2,}|xn--[a-z0-9-]+)$/iu;
 
 export function checkEmail(value: unknown): ValidationProblem {
 	const hint = ` An e-mail address looks like ${EMAIL_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected an e-mail address like ${EMAIL_EXAMPLE}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected an e-mail address like ${EMAIL_EXAMPLE}, got ${describeValue(value)}.`;
 	const email = value.trim();
 	if (email === '') return `Must not be empty. Enter an e-mail address like ${EMAIL_EXAMPLE}.`;
 	const shown = describeValue(email);
 	if (/\s/.test(email)) return `${shown} contains spaces.${hint}`;
 	const length = characterCount(email);
-	if (length > EMAIL_MAX_LENGTH) return `Too long: ${length} characters, at most ${EMAIL_MAX_LENGTH} are allowed.`;
+	if (length > EMAIL_MAX_LENGTH)
+		return `Too long: ${length} characters, at most ${EMAIL_MAX_LENGTH} are allowed.`;
 	const parts = email.split('@');
 	if (parts.length === 1) return `${shown} has no @.${hint}`;
 	if (parts.length > 2) return `${shown} has more than one @.${hint}`;
@@ -116,13 +120,15 @@ function checkEmailDomain(domain: string, shown: string, hint: string): Validati
 }
 
 export function checkTimezone(value: unknown): ValidationProblem {
-	if (typeof value !== 'string') return `Expected a time zone like ${TIMEZONE_EXAMPLE}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected a time zone like ${TIMEZONE_EXAMPLE}, got ${describeValue(value)}.`;
 	const zone = value.trim();
 	if (zone === '') return `Must not be empty. Enter a time zone like ${TIMEZONE_EXAMPLE}.`;
 	if (isAreaCityTimezone(zone)) return null;
 	const shown = describeValue(zone);
 	const correctlyCased = correctTimezoneCase(zone);
-	if (correctlyCased !== undefined) return `${shown} has the wrong capitalisation; write it exactly as ${correctlyCased}.`;
+	if (correctlyCased !== undefined)
+		return `${shown} has the wrong capitalisation; write it exactly as ${correctlyCased}.`;
 	const equivalent = findEquivalentAreaCityTimezone(zone);
 	if (equivalent !== undefined) {
 		return `${shown} is not a time zone of the form Area/City; the matching one is ${equivalent}.`;
@@ -144,7 +150,8 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 export function checkUuid(value: unknown): ValidationProblem {
 	const hint = ` An ID looks like ${UUID_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected an ID like ${UUID_EXAMPLE}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected an ID like ${UUID_EXAMPLE}, got ${describeValue(value)}.`;
 	const id = value.trim();
 	if (id === '') return `Must not be empty. Enter an ID like ${UUID_EXAMPLE}.`;
 	if (UUID_PATTERN.test(id)) return null;
@@ -165,24 +172,29 @@ const PLAIN_DECIMAL_PATTERN = /^[-+]?(\d+(\.\d*)?|\.\d+)$/;
  */
 export function toNumber(value: unknown): number {
 	if (typeof value === 'number') return value;
-	if (typeof value === 'string' && PLAIN_DECIMAL_PATTERN.test(value.trim())) return Number(value.trim());
+	if (typeof value === 'string' && PLAIN_DECIMAL_PATTERN.test(value.trim()))
+		return Number(value.trim());
 	return Number.NaN;
 }
 
 export function checkPositiveAmount(value: unknown): ValidationProblem {
 	const amount = toNumber(value);
 	if (Number.isNaN(amount)) return describeNotANumber(value, `an amount like ${AMOUNT_EXAMPLE}`);
-	if (!Number.isFinite(amount)) return `Must be a finite amount like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
+	if (!Number.isFinite(amount))
+		return `Must be a finite amount like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
 	if (amount <= 0) return `Must be greater than 0, got ${describeValue(value)}.`;
 	return null;
 }
 
 export function checkWholeDays(value: unknown): ValidationProblem {
 	const days = toNumber(value);
-	if (Number.isNaN(days)) return describeNotANumber(value, `a whole number of days like ${DAYS_EXAMPLE}`);
-	if (!Number.isInteger(days)) return `Must be a whole number of days like ${DAYS_EXAMPLE}, got ${describeValue(value)}.`;
+	if (Number.isNaN(days))
+		return describeNotANumber(value, `a whole number of days like ${DAYS_EXAMPLE}`);
+	if (!Number.isInteger(days))
+		return `Must be a whole number of days like ${DAYS_EXAMPLE}, got ${describeValue(value)}.`;
 	if (days < 1) return `Must be at least 1 day, got ${describeValue(value)}.`;
-	if (days > MAX_DAYS) return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
+	if (days > MAX_DAYS)
+		return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
 	return null;
 }
 
@@ -190,11 +202,13 @@ export function checkWholeDays(value: unknown): ValidationProblem {
 export function checkDaysAhead(value: unknown): ValidationProblem {
 	const days = toNumber(value);
 	if (Number.isNaN(days)) return describeNotANumber(value, 'a whole number of days like 3');
-	if (!Number.isInteger(days)) return `Must be a whole number of days like 3, got ${describeValue(value)}.`;
+	if (!Number.isInteger(days))
+		return `Must be a whole number of days like 3, got ${describeValue(value)}.`;
 	if (days < 0) {
 		return `Must not be negative, got ${describeValue(value)}. Use 0 for installments that are due now or overdue.`;
 	}
-	if (days > MAX_DAYS) return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
+	if (days > MAX_DAYS)
+		return `Must be at most ${MAX_DAYS} days (100 years), got ${describeValue(value)}.`;
 	return null;
 }
 
@@ -204,7 +218,8 @@ export function checkInterestRate(value: unknown): ValidationProblem {
 	const example = 'a yearly rate as a decimal like 0.12 (12%)';
 	if (Number.isNaN(rate)) return `Expected ${example}, got ${describeValue(value)}.`;
 	if (rate < 0) return `Must not be negative, got ${describeValue(value)}.`;
-	if (rate > 1) return `${describeValue(value)} is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.`;
+	if (rate > 1)
+		return `${describeValue(value)} is more than 1: enter the yearly rate as a decimal, e.g. 0.12 for 12%.`;
 	return null;
 }
 
@@ -213,19 +228,27 @@ export function checkLoanToValue(value: unknown): ValidationProblem {
 	const ltv = toNumber(value);
 	const example = 'a decimal like 0.5 (50%)';
 	if (Number.isNaN(ltv)) return describeNotANumber(value, example);
-	if (ltv < 0) return `Must not be negative, got ${describeValue(value)}: enter the loan-to-value ratio as ${example}.`;
-	if (ltv > 1) return `${describeValue(value)} is more than 1: enter the loan-to-value ratio as a decimal, e.g. 0.5 for 50%.`;
+	if (ltv < 0)
+		return `Must not be negative, got ${describeValue(value)}: enter the loan-to-value ratio as ${example}.`;
+	if (ltv > 1)
+		return `${describeValue(value)} is more than 1: enter the loan-to-value ratio as a decimal, e.g. 0.5 for 50%.`;
 	return null;
 }
 
 /** Two values of a range, each already checked on its own: the minimum must not exceed the maximum. */
-export function checkRange(min: number, max: number, minLabel: string, maxLabel: string): ValidationProblem {
+export function checkRange(
+	min: number,
+	max: number,
+	minLabel: string,
+	maxLabel: string,
+): ValidationProblem {
 	if (min <= max) return null;
 	return `${minLabel} (${min}) is more than ${maxLabel} (${max}); the minimum must not exceed the maximum.`;
 }
 
 function describeNotANumber(value: unknown, expected: string): string {
-	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter ${expected}.`;
+	if (typeof value === 'string' && value.trim() === '')
+		return `Must not be empty. Enter ${expected}.`;
 	if (typeof value === 'string' && /^[-+]?\d+,\d+$/.test(value.trim())) {
 		return `${describeValue(value)} uses a comma; write the decimal separator as a dot, like 250.5.`;
 	}
@@ -240,9 +263,13 @@ function describeNotANumber(value: unknown, expected: string): string {
  * and regtest addresses. Addresses with a SegWit version no wallet uses yet are rejected,
  * since coins sent there could be lost.
  */
-export function checkBitcoinAddress(value: unknown, expected: ExpectedBitcoinNetwork): ValidationProblem {
+export function checkBitcoinAddress(
+	value: unknown,
+	expected: ExpectedBitcoinNetwork,
+): ValidationProblem {
 	const example = expected === 'test' ? TEST_ADDRESS_EXAMPLE : MAINNET_ADDRESS_EXAMPLE;
-	if (typeof value !== 'string') return `Expected a Bitcoin address like ${example}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected a Bitcoin address like ${example}, got ${describeValue(value)}.`;
 	const address = value.trim();
 	if (address === '') return `Must not be empty. Enter a Bitcoin address like ${example}.`;
 	const shown = describeValue(address);
@@ -270,9 +297,11 @@ const HEX_ADDRESS_PATTERN = /^0x[0-9a-f]{1,64}$/i;
  */
 export function checkStablecoinAddress(value: unknown): ValidationProblem {
 	const hint = ` A wallet address looks like ${STABLECOIN_ADDRESS_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}, got ${describeValue(value)}.`;
+	if (typeof value !== 'string')
+		return `Expected a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}, got ${describeValue(value)}.`;
 	const address = value.trim();
-	if (address === '') return `Must not be empty. Enter a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}.`;
+	if (address === '')
+		return `Must not be empty. Enter a wallet address like ${STABLECOIN_ADDRESS_EXAMPLE}.`;
 	const shown = describeValue(address);
 	if (/\s/.test(address)) return `${shown} contains spaces.${hint}`;
 	if (!PRINTABLE_ASCII_PATTERN.test(address)) {
@@ -306,16 +335,20 @@ const MAX_CHILD_INDEX = 2 ** 31 - 1;
 export function checkCompressedPublicKey(value: unknown): ValidationProblem {
 	const hint =
 		' A compressed public key is 66 hexadecimal characters starting with 02 or 03, like 02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5.';
-	if (typeof value !== 'string') return `Expected a public key as text, got ${describeValue(value)}.${hint}`;
+	if (typeof value !== 'string')
+		return `Expected a public key as text, got ${describeValue(value)}.${hint}`;
 	const key = value.trim();
 	if (key === '') return `Must not be empty.${hint}`;
 	const shown = describeValue(key);
 	if (/\s/.test(key)) return `${shown} contains spaces.${hint}`;
 	if (!/^[0-9a-f]+$/i.test(key)) return `${shown} is not hexadecimal (only 0-9 and a-f).${hint}`;
-	if (key.length === 130 && /^04/.test(key)) return `${shown} is an uncompressed key; use its compressed form.${hint}`;
+	if (key.length === 130 && /^04/.test(key))
+		return `${shown} is an uncompressed key; use its compressed form.${hint}`;
 	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
-	if (!/^0[23]/.test(key)) return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
-	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`))) return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
+	if (!/^0[23]/.test(key))
+		return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
+	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`)))
+		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }
 
@@ -339,7 +372,8 @@ function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
 /** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
 export function checkDerivationPath(value: unknown): ValidationProblem {
 	const hint = ` A derivation path looks like ${DERIVATION_PATH_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected a derivation path as text, got ${describeValue(value)}.${hint}`;
+	if (typeof value !== 'string')
+		return `Expected a derivation path as text, got ${describeValue(value)}.${hint}`;
 	const path = value.trim();
 	if (path === '') return `Must not be empty.${hint}`;
 	const shown = describeValue(path);
@@ -349,8 +383,10 @@ export function checkDerivationPath(value: unknown): ValidationProblem {
 	if (steps.length === 0) return `${shown} names no child key after m.${hint}`;
 	for (const step of steps) {
 		const match = /^(\d+)(['hH]?)$/.exec(step);
-		if (!match) return `${shown} has ${describeValue(step)} where a child index like 84' or 0 belongs.${hint}`;
-		if (Number(match[1]) > MAX_CHILD_INDEX) return `${shown}: index ${match[1]} is larger than ${MAX_CHILD_INDEX}.${hint}`;
+		if (!match)
+			return `${shown} has ${describeValue(step)} where a child index like 84' or 0 belongs.${hint}`;
+		if (Number(match[1]) > MAX_CHILD_INDEX)
+			return `${shown}: index ${match[1]} is larger than ${MAX_CHILD_INDEX}.${hint}`;
 	}
 	return null;
 }
@@ -362,24 +398,28 @@ const NPUB_WORDS = 52;
 /** A Nostr public key in NIP-19 form: bech32 (not bech32m) "npub1…" holding a 32-byte x coordinate on secp256k1. */
 export function checkNpub(value: unknown): ValidationProblem {
 	const hint = ` A Nostr public key looks like ${NPUB_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected a Nostr public key as text, got ${describeValue(value)}.${hint}`;
+	if (typeof value !== 'string')
+		return `Expected a Nostr public key as text, got ${describeValue(value)}.${hint}`;
 	const npub = value.trim();
 	if (npub === '') return `Must not be empty.${hint}`;
 	// Never repeated in a message: an nsec is the private key itself.
-	if (/^nsec1/i.test(npub)) return `This is a Nostr private key (nsec1…): never enter it anywhere. Enter your public key instead.${hint}`;
+	if (/^nsec1/i.test(npub))
+		return `This is a Nostr private key (nsec1…): never enter it anywhere. Enter your public key instead.${hint}`;
 	const shown = describeValue(npub);
 	if (/\s/.test(npub)) return `${shown} contains spaces.${hint}`;
 	if (/^[0-9a-f]{64}$/i.test(npub)) return `${shown} is a hex key; enter its npub1… form.${hint}`;
 	if (!npub.toLowerCase().startsWith('npub1')) return `${shown} does not start with npub1.${hint}`;
 	const decoded = decodeBech32(npub);
 	if ('error' in decoded) return `${shown} is not a valid npub: ${decoded.error}.${hint}`;
-	if (decoded.encoding !== 'bech32') return `${shown} uses the bech32m checksum; an npub uses bech32.${hint}`;
+	if (decoded.encoding !== 'bech32')
+		return `${shown} uses the bech32m checksum; an npub uses bech32.${hint}`;
 	const { words } = decoded;
 	if (words.length !== NPUB_WORDS || (words[NPUB_WORDS - 1] & 0x0f) !== 0) {
 		return `${shown} does not hold a 32-byte key (wrong length).${hint}`;
 	}
 	const x = words.reduce((accumulator, word) => (accumulator << 5n) | BigInt(word), 0n) >> 4n;
-	if (!isOnSecp256k1(x)) return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
+	if (!isOnSecp256k1(x))
+		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }
 
@@ -408,24 +448,28 @@ const MAX_TRANSACTION_HEX_LENGTH = 2 * MAX_STANDARD_TX_WEIGHT;
 /** A Bitcoin transaction ID: exactly 64 hexadecimal characters, as block explorers and wallets show it. */
 export function checkTxid(value: unknown): ValidationProblem {
 	const hint = ` A Bitcoin transaction ID is 64 hexadecimal characters, like ${TXID_EXAMPLE}.`;
-	if (typeof value !== 'string') return `Expected a transaction ID as text, got ${describeValue(value)}.${hint}`;
+	if (typeof value !== 'string')
+		return `Expected a transaction ID as text, got ${describeValue(value)}.${hint}`;
 	const txid = value.trim();
 	if (txid === '') return `Must not be empty.${hint}`;
 	const shown = describeValue(txid);
 	if (/\s/.test(txid)) return `${shown} contains spaces or line breaks.${hint}`;
-	if (/^0x/i.test(txid)) return `${shown} starts with 0x, like an Ethereum hash; Bitcoin transaction IDs have no prefix.${hint}`;
+	if (/^0x/i.test(txid))
+		return `${shown} starts with 0x, like an Ethereum hash; Bitcoin transaction IDs have no prefix.${hint}`;
 	if (!/^[0-9a-f]+$/i.test(txid)) return `${shown} is not hexadecimal (only 0-9 and a-f).${hint}`;
 	if (txid.length > TXID_LENGTH && !('error' in parseBitcoinTransactionHex(txid))) {
 		return `${shown} is a whole transaction (${txid.length / 2} bytes), not its ID.${hint}`;
 	}
-	if (txid.length !== TXID_LENGTH) return `${shown} has ${txid.length} characters instead of ${TXID_LENGTH}.${hint}`;
+	if (txid.length !== TXID_LENGTH)
+		return `${shown} has ${txid.length} characters instead of ${TXID_LENGTH}.${hint}`;
 	return null;
 }
 
 /** A fee rate in satoshis per virtual byte: a whole number from 1 to MAX_FEE_RATE. */
 export function checkFeeRate(value: unknown): ValidationProblem {
 	const rate = toNumber(value);
-	if (Number.isNaN(rate)) return describeNotANumber(value, `a whole number of sat/vB like ${FEE_RATE_EXAMPLE}`);
+	if (Number.isNaN(rate))
+		return describeNotANumber(value, `a whole number of sat/vB like ${FEE_RATE_EXAMPLE}`);
 	if (!Number.isInteger(rate)) {
 		return `Must be a whole number of sat/vB like ${FEE_RATE_EXAMPLE} (Lendasat takes no fractions), got ${describeValue(value)}.`;
 	}
@@ -448,7 +492,8 @@ export function compactHex(value: string): string {
 export function checkSignedTransaction(value: unknown): ValidationProblem {
 	const hint =
 		' Expected the signed raw transaction in hex (e.g. 02000000000101…), as your wallet or signer gives it after finalizing the PSBT.';
-	if (typeof value !== 'string') return `Expected a transaction in hex, got ${describeValue(value)}.${hint}`;
+	if (typeof value !== 'string')
+		return `Expected a transaction in hex, got ${describeValue(value)}.${hint}`;
 	const hex = compactHex(value);
 	if (hex === '') return `Must not be empty.${hint}`;
 	const shown = describeValue(hex);
@@ -467,9 +512,14 @@ export function checkSignedTransaction(value: unknown): ValidationProblem {
 }
 
 function signatureProblem(transaction: ParsedTransaction, shown: string): ValidationProblem {
-	const unsigned = transaction.inputs.findIndex((input) => input.scriptSigBytes === 0 && input.witnessItems === 0);
+	const unsigned = transaction.inputs.findIndex(
+		(input) => input.scriptSigBytes === 0 && input.witnessItems === 0,
+	);
 	if (unsigned < 0) return null;
-	const which = transaction.inputs.length === 1 ? 'Its input' : `Input ${unsigned + 1} of ${transaction.inputs.length}`;
+	const which =
+		transaction.inputs.length === 1
+			? 'Its input'
+			: `Input ${unsigned + 1} of ${transaction.inputs.length}`;
 	return (
 		`${shown} is a transaction, but not a signed one: ${which} carries no signature (no scriptSig and no witness). ` +
 		'Sign the PSBT with the key behind borrower_pk, finalize it, and send the resulting transaction.'
@@ -488,7 +538,9 @@ function weightProblem(transaction: ParsedTransaction, shown: string): Validatio
  * Reads an "extra body fields" option: an object n8n already parsed, or JSON text for one.
  * Blank text means no extra fields.
  */
-export function parseJsonObject(value: unknown): { value: Record<string, unknown> } | { error: string } {
+export function parseJsonObject(
+	value: unknown,
+): { value: Record<string, unknown> } | { error: string } {
 	if (isPlainObject(value)) return { value };
 	if (typeof value !== 'string') return { error: describeNotAJsonObject(value) };
 	if (value.trim() === '') return { value: {} };
@@ -522,13 +574,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A short, safe rendering of a value for messages: text quoted and cut at 40 characters with "…". */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'nothing';
-	if (typeof value === 'string' && LENDASAT_KEY_PATTERN.test(value)) return 'a text holding a Lendasat API key (not shown)';
+	if (typeof value === 'string' && LENDASAT_KEY_PATTERN.test(value))
+		return 'a text holding a Lendasat API key (not shown)';
 	if (typeof value === 'string') return JSON.stringify(cutToExcerpt(value));
-	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+		return String(value);
 	if (typeof value === 'function') return 'a function';
 	if (typeof value === 'symbol') return 'a symbol';
 	const json = toJsonOrUndefined(value);
-	if (json !== undefined && LENDASAT_KEY_PATTERN.test(json)) return 'a value holding a Lendasat API key (not shown)';
+	if (json !== undefined && LENDASAT_KEY_PATTERN.test(json))
+		return 'a value holding a Lendasat API key (not shown)';
 	return cutToExcerpt(json ?? (Array.isArray(value) ? 'a list' : 'an object'));
 }
 

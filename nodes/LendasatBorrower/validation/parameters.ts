@@ -41,15 +41,28 @@ export function requireText(
 }
 
 /** A switch as the user set it: true or false, nothing else (an expression giving "false" is refused). */
-export function readBoolean(context: IExecuteSingleFunctions, name: string, displayName: string, fallback: boolean): boolean {
+export function readBoolean(
+	context: IExecuteSingleFunctions,
+	name: string,
+	displayName: string,
+	fallback: boolean,
+): boolean {
 	const value = context.getNodeParameter(name, fallback);
 	if (typeof value !== 'boolean') {
-		throw invalidParameter(context, displayName, `Expected true or false, got ${JSON.stringify(value) ?? String(value)}.`);
+		throw invalidParameter(
+			context,
+			displayName,
+			`Expected true or false, got ${JSON.stringify(value) ?? String(value)}.`,
+		);
 	}
 	return value;
 }
 
 /** An ID that Lendasat issued: checked as a UUID, sent trimmed and in lower case, as Lendasat stores and compares it. */
-export function requireIssuedId(context: IExecuteSingleFunctions, displayName: string, value: unknown): string {
+export function requireIssuedId(
+	context: IExecuteSingleFunctions,
+	displayName: string,
+	value: unknown,
+): string {
 	return requireText(context, displayName, value, checkUuid).toLowerCase();
 }

@@ -21,9 +21,13 @@ const LOWER_CASE_NAME_WORDS = new Set(['es', 'au', 'of']);
 
 // Legacy IANA aliases whose spelling breaks the capitalised-word convention, by lower case.
 const IRREGULARLY_CASED_ALIASES = new Map(
-	['America/Argentina/ComodRivadavia', 'America/Knox_IN', 'Australia/ACT', 'Australia/LHI', 'Australia/NSW'].map(
-		(alias) => [alias.toLowerCase(), alias],
-	),
+	[
+		'America/Argentina/ComodRivadavia',
+		'America/Knox_IN',
+		'Australia/ACT',
+		'Australia/LHI',
+		'Australia/NSW',
+	].map((alias) => [alias.toLowerCase(), alias]),
 );
 
 let cachedAreaCityTimezones: string[] | undefined;
@@ -74,12 +78,16 @@ export function correctTimezoneCase(value: string): string | undefined {
 
 function toConventionalCasing(value: string): string | undefined {
 	const [area, ...location] = value.split('/');
-	const knownArea = TIMEZONE_AREAS.find((candidate) => candidate.toLowerCase() === area.toLowerCase());
+	const knownArea = TIMEZONE_AREAS.find(
+		(candidate) => candidate.toLowerCase() === area.toLowerCase(),
+	);
 	if (knownArea === undefined) return undefined;
 	const casedLocation = location
 		.join('/')
 		.toLowerCase()
-		.replace(/[a-z]+/g, (word) => (LOWER_CASE_NAME_WORDS.has(word) ? word : word[0].toUpperCase() + word.slice(1)));
+		.replace(/[a-z]+/g, (word) =>
+			LOWER_CASE_NAME_WORDS.has(word) ? word : word[0].toUpperCase() + word.slice(1),
+		);
 	return `${knownArea}/${casedLocation}`;
 }
 

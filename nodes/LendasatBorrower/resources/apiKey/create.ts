@@ -22,7 +22,13 @@ export const apiKeyCreateOperation: INodePropertyOptions = {
 	description:
 		'Create a new borrower API key for this account. The key is returned only this once (as api_key): store it right away, it cannot be read again.',
 	routing: apiRoute(
-		{ resource: 'apiKey', operation: 'create', label: 'API Key → Create', keyType: 'borrower', expects: 'object' },
+		{
+			resource: 'apiKey',
+			operation: 'create',
+			label: 'API Key → Create',
+			keyType: 'borrower',
+			expects: 'object',
+		},
 		{ method: 'POST', url: '/api/keys' },
 		{ prepare: [validateApiKeyRequest] },
 	),
@@ -47,7 +53,12 @@ async function validateApiKeyRequest(
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const body = requestOptions.body as IDataObject;
-	body.description = requireText(this, 'Description', this.getNodeParameter('description'), checkKeyDescription);
+	body.description = requireText(
+		this,
+		'Description',
+		this.getNodeParameter('description'),
+		checkKeyDescription,
+	);
 	return requestOptions;
 }
 
@@ -56,7 +67,8 @@ function checkKeyDescription(value: unknown): ValidationProblem {
 		return `Expected a description as text, like ${DESCRIPTION_EXAMPLE}, got ${describeValue(value)}.`;
 	}
 	const description = value.trim();
-	if (description === '') return `Must not be empty. Say what the key is for, like ${DESCRIPTION_EXAMPLE}.`;
+	if (description === '')
+		return `Must not be empty. Say what the key is for, like ${DESCRIPTION_EXAMPLE}.`;
 	const length = [...description].length;
 	if (length > DESCRIPTION_MAX_LENGTH) {
 		return `Too long: ${length} characters, at most ${DESCRIPTION_MAX_LENGTH} are allowed.`;

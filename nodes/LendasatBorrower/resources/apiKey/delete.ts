@@ -23,13 +23,14 @@ export const apiKeyDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
 	value: 'delete',
 	action: 'Delete an API key: revokes it at once (irreversible); needs the numeric key ID',
-	description: 'Revoke one of this account\'s API keys; it stops working at once',
+	description: "Revoke one of this account's API keys; it stops working at once",
 	routing: apiRoute(
 		{
 			resource: 'apiKey',
 			operation: 'delete',
 			label: 'API Key → Delete',
-			keyType: 'borrower', expects: 'empty',
+			keyType: 'borrower',
+			expects: 'empty',
 			notFound: { parameter: 'apiKeyId', label: 'API key' },
 		},
 		{ method: 'DELETE', url: '/api/keys' },
@@ -56,7 +57,9 @@ async function setKeyUrl(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const id = toNumber(requireValid(this, 'API Key ID', this.getNodeParameter('apiKeyId'), checkKeyId));
+	const id = toNumber(
+		requireValid(this, 'API Key ID', this.getNodeParameter('apiKeyId'), checkKeyId),
+	);
 	requestOptions.url = `/api/keys/${id}`;
 	return requestOptions;
 }
@@ -85,11 +88,13 @@ async function deleteWhenKeyExists(
 
 function checkKeyId(value: unknown): ValidationProblem {
 	const id = toNumber(value);
-	if (typeof value === 'string' && value.trim() === '') return `Must not be empty. Enter a key ID like ${KEY_ID_EXAMPLE}.`;
+	if (typeof value === 'string' && value.trim() === '')
+		return `Must not be empty. Enter a key ID like ${KEY_ID_EXAMPLE}.`;
 	if (Number.isNaN(id)) {
 		return `Expected a whole-number key ID like ${KEY_ID_EXAMPLE} (API Key → Get Many lists them), got ${describeValue(value)}.`;
 	}
-	if (!Number.isInteger(id)) return `Must be a whole number like ${KEY_ID_EXAMPLE}, got ${describeValue(value)}.`;
+	if (!Number.isInteger(id))
+		return `Must be a whole number like ${KEY_ID_EXAMPLE}, got ${describeValue(value)}.`;
 	if (id < 1 || id > MAX_KEY_ID) {
 		return `Must be between 1 and ${MAX_KEY_ID}, got ${describeValue(value)}.`;
 	}

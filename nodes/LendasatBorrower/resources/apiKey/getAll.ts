@@ -7,9 +7,16 @@ export const apiKeyGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
 	action: 'Get many API keys: their IDs, descriptions and creation times, never the keys',
-	description: "List this account's API keys: ID, description and creation time (never the key itself)",
+	description:
+		"List this account's API keys: ID, description and creation time (never the key itself)",
 	routing: apiRoute(
-		{ resource: 'apiKey', operation: 'getAll', label: 'API Key → Get Many', keyType: 'borrower', expects: 'list' },
+		{
+			resource: 'apiKey',
+			operation: 'getAll',
+			label: 'API Key → Get Many',
+			keyType: 'borrower',
+			expects: 'list',
+		},
 		{ method: 'GET', url: '/api/keys' },
 		{ prepare: [checkLimitFirst], finish: [applyLimitToList] },
 	),

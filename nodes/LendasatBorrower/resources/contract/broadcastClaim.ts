@@ -1,7 +1,12 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { addSignedTransaction, broadcastAnswer, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import {
+	addSignedTransaction,
+	broadcastAnswer,
+	confirmBroadcast,
+	unparsableTransactionGuidance,
+} from './collateral';
 import { sendToContract } from './shared';
 
 /*
@@ -38,6 +43,9 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'POST', url: '/api/contracts/{id}/broadcast-claim' },
-		{ prepare: [sendToContract('/broadcast-claim'), addSignedTransaction], finish: [confirmBroadcast('ClosingByClaim')] },
+		{
+			prepare: [sendToContract('/broadcast-claim'), addSignedTransaction],
+			finish: [confirmBroadcast('ClosingByClaim')],
+		},
 	),
 };

@@ -1,7 +1,12 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { addSignedTransaction, broadcastAnswer, confirmBroadcast, unparsableTransactionGuidance } from './collateral';
+import {
+	addSignedTransaction,
+	broadcastAnswer,
+	confirmBroadcast,
+	unparsableTransactionGuidance,
+} from './collateral';
 import { notRecoverableGuidance } from './getRecoveryPsbt';
 import { sendToContract } from './shared';
 
@@ -32,7 +37,8 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 					statusCodes: [500],
 					codes: ['BROADCAST_FAILED'],
 					text: /^something went wrong\.?$/i,
-					message: 'Lendasat had an internal error — the contract may not exist, or the recovery transaction was refused',
+					message:
+						'Lendasat had an internal error — the contract may not exist, or the recovery transaction was refused',
 					hint: "Lendasat answers this way when the contract ID does not exist in the credential's environment or belongs to another account, and when the Bitcoin network refuses the transaction: it may not spend this contract's collateral, may lack a signature, may already have been broadcast, or may pay too little fee. Check the ID, and the transaction in your wallet (Bitcoin Core: testmempoolaccept).",
 				},
 			],

@@ -10,7 +10,8 @@ import { contractIdOf, sendToContract } from './shared';
 export const contractCancelOperation: INodePropertyOptions = {
 	name: 'Cancel',
 	value: 'cancel',
-	action: 'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',
+	action:
+		'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',
 	description:
 		'Withdraw a contract request that is still Requested or Approved (before collateral is sent). The output is the contract ID with cancelled: true.',
 	routing: apiRoute(
@@ -18,7 +19,8 @@ export const contractCancelOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'cancel',
 			label: 'Contract → Cancel',
-			keyType: 'borrower', expects: 'empty',
+			keyType: 'borrower',
+			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -37,8 +39,6 @@ export const contractCancelOperation: INodePropertyOptions = {
 };
 
 /** The API answers an empty 200; the output names the contract so that the workflow can go on with it. */
-async function confirmCancellation(
-	this: IExecuteSingleFunctions,
-): Promise<INodeExecutionData[]> {
+async function confirmCancellation(this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
 	return [{ json: { id: contractIdOf(this), cancelled: true } }];
 }

@@ -12,7 +12,14 @@ import { liveErrorBodyWithout } from '../../transport/answer';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
 import { parseBitcoinTransactionHex } from '../../validation/bitcoin';
-import { checkFeeRate, checkSignedTransaction, compactHex, describeValue, isRecord, toNumber } from '../../validation/checks';
+import {
+	checkFeeRate,
+	checkSignedTransaction,
+	compactHex,
+	describeValue,
+	isRecord,
+	toNumber,
+} from '../../validation/checks';
 import { requireText, requireValid } from '../../validation/parameters';
 import { contractIdOf } from './shared';
 
@@ -55,7 +62,8 @@ export const collateralFields: INodeProperties[] = [
 
 const TXID_PATTERN = /^[0-9a-f]{64}$/i;
 const PSBT_HEX_PATTERN = /^70736274ff(?:[0-9a-f]{2})+$/i;
-const PSBT_BASE64_PATTERN = /^cHNidP8(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const PSBT_BASE64_PATTERN =
+	/^cHNidP8(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** A broadcast's answer is usable with a txid in the usual form, or without one (the node computes it). */
 export const broadcastAnswer = (body: unknown): string | undefined => {
@@ -69,8 +77,11 @@ export const broadcastAnswer = (body: unknown): string | undefined => {
 /** A PSBT answer is usable with a PSBT in hex (what Lendasat sends) or base64. */
 const psbtAnswer = (body: unknown): string | undefined => {
 	const psbt = isRecord(body) ? body.psbt : undefined;
-	if (typeof psbt === 'string' && (PSBT_HEX_PATTERN.test(psbt) || PSBT_BASE64_PATTERN.test(psbt))) return undefined;
-	return psbt === undefined ? 'it holds no psbt' : `its psbt ${describeValue(psbt)} is not a PSBT in hex or base64`;
+	if (typeof psbt === 'string' && (PSBT_HEX_PATTERN.test(psbt) || PSBT_BASE64_PATTERN.test(psbt)))
+		return undefined;
+	return psbt === undefined
+		? 'it holds no psbt'
+		: `its psbt ${describeValue(psbt)} is not a PSBT in hex or base64`;
 };
 
 /** The same answer to both broadcasts when the hex does not parse as a transaction. */
@@ -83,8 +94,13 @@ export const unparsableTransactionGuidance: ErrorGuidance = {
 };
 
 /** A prepare step: the checked fee rate as the `fee_rate` query parameter. */
-export async function addFeeRate(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-	const feeRate = toNumber(requireValid(this, 'Fee Rate (Sat/vB)', this.getNodeParameter('feeRate'), checkFeeRate));
+export async function addFeeRate(
+	this: IExecuteSingleFunctions,
+	request: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const feeRate = toNumber(
+		requireValid(this, 'Fee Rate (Sat/vB)', this.getNodeParameter('feeRate'), checkFeeRate),
+	);
 	request.qs = { ...request.qs, fee_rate: feeRate };
 	return request;
 }
@@ -94,7 +110,12 @@ export async function addSignedTransaction(
 	this: IExecuteSingleFunctions,
 	request: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const tx = requireText(this, 'Signed Transaction (Hex)', this.getNodeParameter('signedTx'), checkSignedTransaction);
+	const tx = requireText(
+		this,
+		'Signed Transaction (Hex)',
+		this.getNodeParameter('signedTx'),
+		checkSignedTransaction,
+	);
 	request.body = { tx: compactHex(tx).toLowerCase() };
 	return request;
 }
@@ -124,7 +145,9 @@ export function fetchPsbt(note: string) {
 				json: {
 					id: contractIdOf(this),
 					psbt,
-					...(typeof psbt === 'string' && PSBT_HEX_PATTERN.test(psbt) ? { psbt_base64: hexToBase64(psbt) } : {}),
+					...(typeof psbt === 'string' && PSBT_HEX_PATTERN.test(psbt)
+						? { psbt_base64: hexToBase64(psbt) }
+						: {}),
 					collateral_descriptor: answer.collateral_descriptor,
 					borrower_pk: answer.borrower_pk,
 					fee_rate: toNumber((request.qs as IDataObject | undefined)?.fee_rate),
@@ -145,7 +168,12 @@ export function confirmBroadcast(status: string) {
 	): Promise<INodeExecutionData[]> {
 		const answered = items[0]?.json.txid;
 		const sent = parseBitcoinTransactionHex(compactHex(String(this.getNodeParameter('signedTx'))));
-		const txid = typeof answered === 'string' && answered !== '' ? answered : 'txid' in sent ? sent.txid : undefined;
+		const txid =
+			typeof answered === 'string' && answered !== ''
+				? answered
+				: 'txid' in sent
+					? sent.txid
+					: undefined;
 		return [{ json: { id: contractIdOf(this), txid, status, broadcast: true } }];
 	};
 }

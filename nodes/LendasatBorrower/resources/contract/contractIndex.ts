@@ -25,7 +25,9 @@ export const MAX_LOOKUP_PAGES = 20;
 /** How long a new walk gathers lookups before it reads. */
 const DEFAULT_GATHER_MS = 300;
 
-type WalkResult = { kind: 'complete' } | Extract<LookupOutcome, { kind: 'unsupported' | 'inconclusive' }>;
+type WalkResult =
+	| { kind: 'complete' }
+	| Extract<LookupOutcome, { kind: 'unsupported' | 'inconclusive' }>;
 
 interface Walk {
 	startedAt: number;
@@ -67,7 +69,10 @@ export class ContractIndex {
 		let walk = this.lastWalk;
 		if (!walk || !serves(walk, need)) {
 			if (walk) await walk.done;
-			walk = this.lastWalk && serves(this.lastWalk, need) ? this.lastWalk : this.startWalk(need.coverFrom, readPage);
+			walk =
+				this.lastWalk && serves(this.lastWalk, need)
+					? this.lastWalk
+					: this.startWalk(need.coverFrom, readPage);
 		}
 		const result = await walk.done;
 		if (result.kind !== 'complete') return result;
@@ -81,7 +86,9 @@ export class ContractIndex {
 		const previous = this.complete;
 		// What the last complete walk saw need not be read again, if it reached back far enough.
 		const continues = previous !== undefined && previous.coversFrom <= coverFrom;
-		const stopBelow = continues ? Math.max(coverFrom, previous.startedAt - CLOCK_ALLOWANCE_MS) : coverFrom;
+		const stopBelow = continues
+			? Math.max(coverFrom, previous.startedAt - CLOCK_ALLOWANCE_MS)
+			: coverFrom;
 		const coversFrom = continues ? previous.coversFrom : coverFrom;
 		const read = async () => {
 			if (this.gatherMs > 0) await sleep(this.gatherMs);
@@ -111,18 +118,26 @@ export class ContractIndex {
 				return { kind: 'inconclusive', reason: (error as Error)?.message ?? String(error) };
 			}
 			if (read === 'unsupported') return { kind: 'unsupported' };
-			if (read.records.length && read.records.every((record) => !('client_contract_id' in record))) {
+			if (
+				read.records.length &&
+				read.records.every((record) => !('client_contract_id' in record))
+			) {
 				return { kind: 'unsupported' };
 			}
 			for (const record of read.records) {
 				const created = creationOf(record);
 				if (created > previous + 1000) {
-					return { kind: 'inconclusive', reason: 'the server does not list contracts newest first' };
+					return {
+						kind: 'inconclusive',
+						reason: 'the server does not list contracts newest first',
+					};
 				}
 				if (!Number.isNaN(created)) previous = created;
 				this.add(record);
 			}
-			const lastPage = read.records.length < LOOKUP_PAGE_SIZE || (read.totalPages !== undefined && page >= read.totalPages);
+			const lastPage =
+				read.records.length < LOOKUP_PAGE_SIZE ||
+				(read.totalPages !== undefined && page >= read.totalPages);
 			if (lastPage || oldestCreation(read.records) < stopBelow) return { kind: 'complete' };
 		}
 		return {

@@ -48,32 +48,55 @@ interface RequestValue {
 	/** Read from the Additional Fields collection rather than a parameter of its own. */
 	additional?: boolean;
 	bodyFields: string[];
-	read: (value: unknown, network: ReturnType<typeof bitcoinNetworkFor>) => { value: string | number } | { problem: string };
+	read: (
+		value: unknown,
+		network: ReturnType<typeof bitcoinNetworkFor>,
+	) => { value: string | number } | { problem: string };
 	/** The live backend refuses a request without it. */
 	liveRequired?: boolean;
 	/** What it is, for the error that names it when Lendasat's backend needs it. */
 	explanation?: string;
 }
 
-const text = (check: Check): RequestValue['read'] => (value) => {
-	const problem = check(value);
-	return problem ? { problem } : { value: String(value).trim() };
-};
-const number = (check: Check): RequestValue['read'] => (value) => {
-	const problem = check(value);
-	return problem ? { problem } : { value: toNumber(value) };
-};
+const text =
+	(check: Check): RequestValue['read'] =>
+	(value) => {
+		const problem = check(value);
+		return problem ? { problem } : { value: String(value).trim() };
+	};
+const number =
+	(check: Check): RequestValue['read'] =>
+	(value) => {
+		const problem = check(value);
+		return problem ? { problem } : { value: toNumber(value) };
+	};
 
 const REQUEST_VALUES: RequestValue[] = [
-	{ parameter: 'loanId', label: 'Loan Offer', bodyFields: ['loan_id', 'id'], read: text(checkUuid) },
-	{ parameter: 'loanAmount', label: 'Loan Amount', bodyFields: ['loan_amount'], read: number(checkPositiveAmount) },
-	{ parameter: 'durationDays', label: 'Duration (Days)', bodyFields: ['duration_days'], read: number(checkWholeDays) },
+	{
+		parameter: 'loanId',
+		label: 'Loan Offer',
+		bodyFields: ['loan_id', 'id'],
+		read: text(checkUuid),
+	},
+	{
+		parameter: 'loanAmount',
+		label: 'Loan Amount',
+		bodyFields: ['loan_amount'],
+		read: number(checkPositiveAmount),
+	},
+	{
+		parameter: 'durationDays',
+		label: 'Duration (Days)',
+		bodyFields: ['duration_days'],
+		read: number(checkWholeDays),
+	},
 	{
 		parameter: 'collateralAddress',
 		label: 'Collateral Address',
 		additional: true,
 		bodyFields: ['collateral_address', 'borrower_btc_address'],
-		read: (value, network) => text((candidate) => checkBitcoinAddress(candidate, network))(value, network),
+		read: (value, network) =>
+			text((candidate) => checkBitcoinAddress(candidate, network))(value, network),
 		liveRequired: true,
 		explanation: 'your Bitcoin address, where the collateral goes back after repayment',
 	},
@@ -91,7 +114,8 @@ const REQUEST_VALUES: RequestValue[] = [
 		bodyFields: ['borrower_pk'],
 		read: text(checkCompressedPublicKey),
 		liveRequired: true,
-		explanation: "the compressed public key of your wallet's key that co-signs the collateral escrow",
+		explanation:
+			"the compressed public key of your wallet's key that co-signs the collateral escrow",
 	},
 	{
 		parameter: 'derivationPath',
@@ -140,14 +164,16 @@ const MISSING_FIELD_GUIDANCE: ErrorGuidance[] = REQUEST_VALUES.flatMap(({ label,
 export const contractCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action: 'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
+	action:
+		'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
 	description: 'Ask for a loan from an offer; needs a borrower key',
 	routing: apiRoute(
 		{
 			resource: 'contract',
 			operation: 'create',
 			label: 'Contract → Create',
-			keyType: 'borrower', expects: 'object',
+			keyType: 'borrower',
+			expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
 			errors: MISSING_FIELD_GUIDANCE,
 		},
@@ -198,7 +224,7 @@ export const contractCreateFields: INodeProperties[] = [
 		options: [
 			borrowerPublicKeyField("Sent as borrower_pk; Lendasat's backend requires it."),
 			clientContractIdField(
-				"Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.",
+				'Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.',
 			),
 			collateralAddressField('Sent as collateral_address and borrower_btc_address.'),
 			derivationPathField("Sent as borrower_derivation_path; Lendasat's backend requires it."),
@@ -243,7 +269,9 @@ async function buildContractRequest(
 	if (missing.length && isLendasatBackend(credentials)) throw missingForLendasat(this, missing);
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
-	const idempotencyKey = readIdempotencyKey(this, options.idempotencyKey) ?? (body.client_contract_id as string | undefined);
+	const idempotencyKey =
+		readIdempotencyKey(this, options.idempotencyKey) ??
+		(body.client_contract_id as string | undefined);
 	const key = idempotencyKey ?? automaticIdempotencyKey(this);
 	body.client_contract_id ??= clientContractIdFor(key);
 	requestOptions.body = { ...body, ...extra };
@@ -268,7 +296,11 @@ function readRequestValue(
 	const sources: Array<{ name: string; raw: unknown; fromJson: boolean }> = [];
 	const raw = value.additional
 		? fields[value.parameter]
-		: context.getNodeParameter(value.parameter, undefined, value.parameter === 'loanId' ? { extractValue: true } : {});
+		: context.getNodeParameter(
+				value.parameter,
+				undefined,
+				value.parameter === 'loanId' ? { extractValue: true } : {},
+			);
 	if (raw !== undefined) sources.push({ name: value.label, raw, fromJson: false });
 	for (const field of value.bodyFields) {
 		if (!(field in extra)) continue;
@@ -297,13 +329,17 @@ function readRequestValue(
 }
 
 function sameValue(a: string | number, b: string | number): boolean {
-	return typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+	return typeof a === 'string' && typeof b === 'string'
+		? a.toLowerCase() === b.toLowerCase()
+		: a === b;
 }
 
 const EXTRA_FIELDS_LABEL = 'Extra Body Fields (JSON)';
 
 /** Every field name the node sends itself, as a clash check compares them. */
-const OWN_FIELDS = new Map(REQUEST_VALUES.flatMap(({ bodyFields }) => bodyFields.map((field) => [looseName(field), field])));
+const OWN_FIELDS = new Map(
+	REQUEST_VALUES.flatMap(({ bodyFields }) => bodyFields.map((field) => [looseName(field), field])),
+);
 
 /** Lower case, without underscores, dashes, white space or invisible characters. */
 function looseName(name: string): string {
@@ -328,30 +364,51 @@ function readExtraBodyFields(context: IExecuteSingleFunctions, value: unknown): 
 	return { ...(parsed.value as IDataObject) };
 }
 
-function missingForLendasat(context: IExecuteSingleFunctions, missing: RequestValue[]): NodeOperationError {
+function missingForLendasat(
+	context: IExecuteSingleFunctions,
+	missing: RequestValue[],
+): NodeOperationError {
 	const itemIndex = context.getItemIndex();
 	const names = missing.map(({ label }) => label).join(', ');
-	return new NodeOperationError(context.getNode(), `Lendasat needs ${names} to create a contract [item ${itemIndex}]`, {
-		itemIndex,
-		description: `Contract → Create: Lendasat's backend refuses a contract request without ${missing
-			.map(({ label, bodyFields, explanation }) => `${label} (${bodyFields.join('/')}: ${explanation})`)
-			.join('; ')}. Add ${missing.length === 1 ? 'it' : 'them'} in Additional Fields.`,
-	});
+	return new NodeOperationError(
+		context.getNode(),
+		`Lendasat needs ${names} to create a contract [item ${itemIndex}]`,
+		{
+			itemIndex,
+			description: `Contract → Create: Lendasat's backend refuses a contract request without ${missing
+				.map(
+					({ label, bodyFields, explanation }) =>
+						`${label} (${bodyFields.join('/')}: ${explanation})`,
+				)
+				.join('; ')}. Add ${missing.length === 1 ? 'it' : 'them'} in Additional Fields.`,
+		},
+	);
 }
 
 /** The user's Idempotency Key as text (an expression may give a number), or undefined when empty. */
 function readIdempotencyKey(context: IExecuteSingleFunctions, value: unknown): string | undefined {
 	if (value === undefined || value === null) return undefined;
-	const key = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+	const key =
+		typeof value === 'number' && Number.isFinite(value)
+			? String(value)
+			: typeof value === 'string'
+				? value.trim()
+				: undefined;
 	if (key === '') return undefined;
 	if (key === undefined || !/^[\x21-\x7e]{1,255}$/.test(key)) {
-		throw invalidParameter(context, 'Idempotency Key', 'use 1 to 255 printable characters without spaces, e.g. order-1042.');
+		throw invalidParameter(
+			context,
+			'Idempotency Key',
+			'use 1 to 255 printable characters without spaces, e.g. order-1042.',
+		);
 	}
 	return key;
 }
 
 /** The run index, evaluated once per run: an expression evaluation is costly at a thousand items. */
-const runIndexOf = oncePerRun((context) => String(context.evaluateExpression('{{ $runIndex }}', context.getItemIndex())));
+const runIndexOf = oncePerRun((context) =>
+	String(context.evaluateExpression('{{ $runIndex }}', context.getItemIndex())),
+);
 
 /**
  * The key must be the same for this item in every retry, ours and n8n's Retry On Fail, and

@@ -56,12 +56,19 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'POST', url: '/api/contracts/{id}/generate-btc-invoice' },
-		{ prepare: [sendToContract('/generate-btc-invoice'), withoutBody], send: requestInvoice, finish: [shapeInvoice] },
+		{
+			prepare: [sendToContract('/generate-btc-invoice'), withoutBody],
+			send: requestInvoice,
+			finish: [shapeInvoice],
+		},
 	),
 };
 
 /** The route takes no body: nothing is sent, not even `{}`. */
-async function withoutBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+async function withoutBody(
+	this: IExecuteSingleFunctions,
+	request: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
 	request.body = undefined;
 	return request;
 }
@@ -75,31 +82,52 @@ async function requestInvoice(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	return [{ json: (await api.send(request, 'object', { repeatable: true, check: invoiceAnswer })) as IDataObject }];
+	return [
+		{
+			json: (await api.send(request, 'object', {
+				repeatable: true,
+				check: invoiceAnswer,
+			})) as IDataObject,
+		},
+	];
 }
 
 /** An invoice is of use only with its ID, a Bitcoin address to pay and a whole, positive number of sats. */
 function invoiceAnswer(body: unknown): string | undefined {
 	const invoice = isRecord(body) ? body.invoice : undefined;
 	if (!isRecord(invoice)) return 'it holds no invoice';
-	if (typeof invoice.id !== 'string' || checkUuid(invoice.id) !== null) return `its invoice ID ${describeValue(invoice.id)} is not a UUID`;
+	if (typeof invoice.id !== 'string' || checkUuid(invoice.id) !== null)
+		return `its invoice ID ${describeValue(invoice.id)} is not a UUID`;
 	if (typeof invoice.address !== 'string' || 'error' in parseBitcoinAddress(invoice.address)) {
 		return `its address ${describeValue(invoice.address)} is not a Bitcoin address`;
 	}
-	if (typeof invoice.amount_sats !== 'number' || !Number.isSafeInteger(invoice.amount_sats) || invoice.amount_sats <= 0) {
+	if (
+		typeof invoice.amount_sats !== 'number' ||
+		!Number.isSafeInteger(invoice.amount_sats) ||
+		invoice.amount_sats <= 0
+	) {
 		return `its amount_sats ${describeValue(invoice.amount_sats)} is not a whole, positive number of sats`;
 	}
 	return undefined;
 }
 
 /** One item per invoice: its fields, the contract and the installment it pays; Simplify keeps what a payment needs. */
-async function shapeInvoice(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+async function shapeInvoice(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
 	const simplify = readBoolean(this, 'simplify', 'Simplify', true);
 	return items.map((item) => {
 		const { invoice, installment, ...rest } = item.json;
 		if (!isRecord(invoice)) return { json: { contract_id: contractId, ...item.json } };
-		const flat: IDataObject = { id: invoice.id, contract_id: contractId, ...invoice, ...rest, installment };
+		const flat: IDataObject = {
+			id: invoice.id,
+			contract_id: contractId,
+			...invoice,
+			...rest,
+			installment,
+		};
 		return { json: simplify ? simplifyInvoice(flat) : flat };
 	});
 }
@@ -121,7 +149,10 @@ export function simplifyInvoice(invoice: IDataObject): IDataObject {
 					installment: {
 						id: installment.id,
 						due_date: installment.due_date,
-						amount: Math.round((Number(installment.principal ?? 0) + Number(installment.interest ?? 0)) * 100) / 100,
+						amount:
+							Math.round(
+								(Number(installment.principal ?? 0) + Number(installment.interest ?? 0)) * 100,
+							) / 100,
 						status: installment.status,
 					},
 				}
@@ -131,10 +162,18 @@ export function simplifyInvoice(invoice: IDataObject): IDataObject {
 
 /** A BIP-21 payment link (bitcoin:address?amount=BTC) that wallets open with address and amount filled in. */
 function paymentUri(address: unknown, sats: unknown): string | undefined {
-	if (typeof address !== 'string' || address === '' || typeof sats !== 'number' || !Number.isSafeInteger(sats) || sats <= 0) {
+	if (
+		typeof address !== 'string' ||
+		address === '' ||
+		typeof sats !== 'number' ||
+		!Number.isSafeInteger(sats) ||
+		sats <= 0
+	) {
 		return undefined;
 	}
 	const whole = Math.floor(sats / SATS_PER_BTC);
-	const fraction = String(sats % SATS_PER_BTC).padStart(8, '0').replace(/0+$/, '');
+	const fraction = String(sats % SATS_PER_BTC)
+		.padStart(8, '0')
+		.replace(/0+$/, '');
 	return `bitcoin:${address}?amount=${whole}${fraction ? `.${fraction}` : ''}`;
 }

@@ -9,10 +9,29 @@ import {
 } from 'n8n-workflow';
 
 import { parseJsonObject } from '../../validation/checks';
-import { readRetrySettings, retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../transport/retry';
+import {
+	readRetrySettings,
+	retryDelay,
+	shouldRetry,
+	summarizeAttempts,
+	type Failure,
+} from '../../transport/retry';
 import { headerText } from '../../transport/answer';
-import { answeredSuccess, CLOCK_ALLOWANCE_MS, LOOKUP_SETTLE_MS, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
-import { failureOf, oncePerRun, settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	answeredSuccess,
+	CLOCK_ALLOWANCE_MS,
+	LOOKUP_SETTLE_MS,
+	mayHaveBeenProcessed,
+	withNote,
+} from '../../transport/exchange';
+import {
+	failureOf,
+	oncePerRun,
+	settle,
+	toItems,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import {
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
@@ -83,7 +102,9 @@ export async function createContractOnce(
 	const attempt = (async () => {
 		if (earlier) await earlier.catch(() => undefined);
 		// A key repeated within the run: the earlier item may have created the contract meanwhile.
-		const lookback = lookbackBeforeSending(this) ?? (earlier ? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS : undefined);
+		const lookback =
+			lookbackBeforeSending(this) ??
+			(earlier ? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS : undefined);
 		if (lookback !== undefined) {
 			const existing = await run.index.find(
 				clientId,
@@ -103,8 +124,10 @@ export async function createContractOnce(
 function lookbackBeforeSending(context: IExecutePaginationFunctions): number | undefined {
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const fields = context.getNodeParameter('additionalFields', {}) as IDataObject;
-	const userKey = options.idempotencyKey !== undefined && String(options.idempotencyKey).trim() !== '';
-	const extra = fields.extraBodyFields === undefined ? undefined : parseJsonObject(fields.extraBodyFields);
+	const userKey =
+		options.idempotencyKey !== undefined && String(options.idempotencyKey).trim() !== '';
+	const extra =
+		fields.extraBodyFields === undefined ? undefined : parseJsonObject(fields.extraBodyFields);
 	const userClientId =
 		(fields.clientContractId !== undefined && String(fields.clientContractId).trim() !== '') ||
 		(extra !== undefined && 'value' in extra && extra.value.client_contract_id !== undefined);
@@ -128,17 +151,33 @@ async function sendUntilCreated(
 		if ('value' in sent) return toItems(sent.value);
 		if (answeredSuccess(sent.error)) {
 			// The server said it was created, in an answer the node could not use: find it instead.
-			const lookup = await index.find(clientId, { freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS }, contractListReader(api));
+			const lookup = await index.find(
+				clientId,
+				{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
+				contractListReader(api),
+			);
 			if (lookup.kind === 'found') return [{ json: lookup.contract }];
-			throw givingUp(sent.error, failures, `The server reported success, so the contract was probably created: look for client_contract_id ${clientId} (Contract → Get Many) before running this item again.`);
+			throw givingUp(
+				sent.error,
+				failures,
+				`The server reported success, so the contract was probably created: look for client_contract_id ${clientId} (Contract → Get Many) before running this item again.`,
+			);
 		}
 		const failure = failureOf(sent.error);
 		if (!failure || !mayHaveBeenProcessed(sent.error)) throw sent.error;
 		failures.push(failure);
 		// Give a request the server may still be working on (a timeout, a proxy's 502/504) time to land
 		// before looking, and send again right after a lookup that found nothing.
-		const wait = retryDelay(failures.length, settings, failure.kind === 'http' ? failure.retryAfterMs : undefined);
-		await sleep(failure.kind === 'network' || failure.statusCode !== 503 ? Math.max(wait, LOOKUP_SETTLE_MS) : wait);
+		const wait = retryDelay(
+			failures.length,
+			settings,
+			failure.kind === 'http' ? failure.retryAfterMs : undefined,
+		);
+		await sleep(
+			failure.kind === 'network' || failure.statusCode !== 503
+				? Math.max(wait, LOOKUP_SETTLE_MS)
+				: wait,
+		);
 		const lookup = await index.find(
 			clientId,
 			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
@@ -151,7 +190,6 @@ async function sendUntilCreated(
 		}
 	}
 }
-
 
 /** Whether to send the request again after a lookup that found nothing, and what to tell the user if not. */
 export function afterLookup(
@@ -192,11 +230,19 @@ function givingUp(error: unknown, failures: Failure[], note: string): unknown {
 	return withNote(error, `${attempts}${note}`);
 }
 
-function cannotCheckFirst(context: IExecutePaginationFunctions, clientId: string, reason: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), 'Could not check whether this contract was already created', {
-		itemIndex: context.getItemIndex(),
-		description: `Contract → Create: before creating a contract for a key used before, the node looks for a contract with client_contract_id ${clientId}, and that failed (${reason}). Nothing was sent; run the item again later.`,
-	});
+function cannotCheckFirst(
+	context: IExecutePaginationFunctions,
+	clientId: string,
+	reason: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		'Could not check whether this contract was already created',
+		{
+			itemIndex: context.getItemIndex(),
+			description: `Contract → Create: before creating a contract for a key used before, the node looks for a contract with client_contract_id ${clientId}, and that failed (${reason}). Nothing was sent; run the item again later.`,
+		},
+	);
 }
 
 /** Pages of GET /api/contracts, newest first, through the same transport as every other request. */
@@ -219,6 +265,7 @@ function contractListReader(api: ApiClient): ReadContractPage {
 /** The server has no contract list: 404 or 405, or a success that is not a page of contracts. */
 function listsNoContracts(error: unknown): boolean {
 	const failure = failureOf(error);
-	if (failure) return failure.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405);
+	if (failure)
+		return failure.kind === 'http' && (failure.statusCode === 404 || failure.statusCode === 405);
 	return answeredSuccess(error);
 }

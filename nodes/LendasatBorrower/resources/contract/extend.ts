@@ -17,7 +17,8 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractExtendOperation: INodePropertyOptions = {
 	name: 'Extend',
 	value: 'extend',
-	action: 'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
+	action:
+		'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
 	description:
 		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
 	routing: apiRoute(
@@ -25,7 +26,8 @@ export const contractExtendOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'extend',
 			label: 'Contract → Extend',
-			keyType: 'borrower', expects: 'object',
+			keyType: 'borrower',
+			expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -58,7 +60,8 @@ export const contractExtendFields: INodeProperties[] = [
 		required: true,
 		typeOptions: { minValue: 1, numberPrecision: 0 },
 		default: 30,
-		description: "Whole days added to the loan's duration, at most the contract's extension_max_duration_days",
+		description:
+			"Whole days added to the loan's duration, at most the contract's extension_max_duration_days",
 		displayOptions: { show: { resource: ['contract'], operation: ['extend'] } },
 	},
 ];

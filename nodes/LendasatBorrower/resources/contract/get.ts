@@ -6,14 +6,16 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action: 'Get a contract: its status, amounts, where to send collateral and the next installment due',
+	action:
+		'Get a contract: its status, amounts, where to send collateral and the next installment due',
 	description: 'Get one of your contracts with its status, collateral and repayment details',
 	routing: apiRoute(
 		{
 			resource: 'contract',
 			operation: 'get',
 			label: 'Contract → Get',
-			keyType: 'borrower', expects: 'object',
+			keyType: 'borrower',
+			expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
 		// The preSend puts the checked contract ID into the path.

@@ -17,9 +17,18 @@ import { checkOneOf, describeValue } from '../../validation/checks';
 import { simplifyContracts } from './shared';
 
 const LABEL = 'Contract → Get Many';
-const SORT_FIELDS = ['collateral_sats', 'created_at', 'expiry_date', 'interest_rate', 'loan_amount', 'status', 'updated_at'];
+const SORT_FIELDS = [
+	'collateral_sats',
+	'created_at',
+	'expiry_date',
+	'interest_rate',
+	'loan_amount',
+	'status',
+	'updated_at',
+];
 const LISTED = { label: LABEL, records: 'contracts' };
-const INCOMPLETE_ADVICE = "Check the credential's base URL: it may point at something other than the Lendasat borrower API.";
+const INCOMPLETE_ADVICE =
+	"Check the credential's base URL: it may point at something other than the Lendasat borrower API.";
 
 const showOnlyForContractGetAll = { resource: ['contract'], operation: ['getAll'] };
 
@@ -29,10 +38,16 @@ const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const contractGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many contracts: the borrower\'s loans, newest first, optionally by status',
+	action: "Get many contracts: the borrower's loans, newest first, optionally by status",
 	description: 'List your contracts, newest first unless sorted otherwise',
 	routing: apiRoute(
-		{ resource: 'contract', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },
+		{
+			resource: 'contract',
+			operation: 'getAll',
+			label: LABEL,
+			keyType: 'borrower',
+			expects: 'page',
+		},
 		{ method: 'GET', url: '/api/contracts' },
 		{ prepare: [addListQuery], send: walkContractPages, finish: [simplifyContracts] },
 	),
@@ -95,8 +110,15 @@ async function addListQuery(
 	const qs: IDataObject = { ...requestOptions.qs };
 	const statuses = statusesOf(this, filters.status);
 	if (statuses.length) qs.status = statuses.join(',');
-	if (filters.sortBy !== undefined) qs.sort_by = requireValid(this, 'Sort By', filters.sortBy, checkOneOf(SORT_FIELDS));
-	if (filters.sortOrder !== undefined) qs.sort_order = requireValid(this, 'Sort Order', filters.sortOrder, checkOneOf(['asc', 'desc']));
+	if (filters.sortBy !== undefined)
+		qs.sort_by = requireValid(this, 'Sort By', filters.sortBy, checkOneOf(SORT_FIELDS));
+	if (filters.sortOrder !== undefined)
+		qs.sort_order = requireValid(
+			this,
+			'Sort Order',
+			filters.sortOrder,
+			checkOneOf(['asc', 'desc']),
+		);
 	requestOptions.qs = qs;
 	return requestOptions;
 }
@@ -107,9 +129,17 @@ async function addListQuery(
  */
 function statusesOf(context: IExecuteSingleFunctions, value: unknown): string[] {
 	if (value === undefined || value === null || value === '') return [];
-	const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
-	const statuses = list.map((status) => (typeof status === 'string' ? status.trim() : status)).filter((status) => status !== '');
-	const invalid = statuses.find((status) => typeof status !== 'string' || !STATUS_PATTERN.test(status));
+	const list = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: [value];
+	const statuses = list
+		.map((status) => (typeof status === 'string' ? status.trim() : status))
+		.filter((status) => status !== '');
+	const invalid = statuses.find(
+		(status) => typeof status !== 'string' || !STATUS_PATTERN.test(status),
+	);
 	if (invalid !== undefined) {
 		throw invalidParameter(
 			context,
@@ -136,6 +166,11 @@ async function walkContractPages(
 	if (!statuses.includes('pending') || !refusedPendingStatus(walked.error)) throw walked.error;
 	const known = statuses.filter((status) => status !== 'pending');
 	if (!known.length) return [];
-	const retried = await walkPages(this, api, { ...request, qs: { ...request.qs, status: known.join(',') } }, LABEL);
+	const retried = await walkPages(
+		this,
+		api,
+		{ ...request, qs: { ...request.qs, status: known.join(',') } },
+		LABEL,
+	);
 	return requireComplete(this, LISTED, retried, INCOMPLETE_ADVICE);
 }

@@ -11,7 +11,10 @@ import { contractGetOperation } from './get';
 import { contractGetAllFields, contractGetAllOperation } from './getAll';
 import { contractGetClaimPsbtOperation } from './getClaimPsbt';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
-import { contractReportBtcInvoicePaidFields, contractReportBtcInvoicePaidOperation } from './reportBtcInvoicePaid';
+import {
+	contractReportBtcInvoicePaidFields,
+	contractReportBtcInvoicePaidOperation,
+} from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
 import { contractIdField, contractSimplifyField } from './shared';
 

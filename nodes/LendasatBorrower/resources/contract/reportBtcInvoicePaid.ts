@@ -12,7 +12,9 @@ import { checkTxid } from '../../validation/checks';
 import { requireIssuedId, requireText } from '../../validation/parameters';
 import { contractIdOf, sendToContract } from './shared';
 
-const showOnlyForReportBtcInvoicePaid = { show: { resource: ['contract'], operation: ['reportBtcInvoicePaid'] } };
+const showOnlyForReportBtcInvoicePaid = {
+	show: { resource: ['contract'], operation: ['reportBtcInvoicePaid'] },
+};
 
 export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 	name: 'Report Bitcoin Invoice Paid',
@@ -69,7 +71,8 @@ export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 					// This route never loads the contract of the path; it loads the invoice's contract for the key.
 					statusCodes: [500],
 					text: /^something went wrong\.?$/i,
-					message: "Lendasat had an internal error — the invoice's contract may belong to another account",
+					message:
+						"Lendasat had an internal error — the invoice's contract may belong to another account",
 					hint: 'Lendasat answers this when the invoice was created for a contract of another borrower, or on a database error. Check that the invoice ID came from Create Bitcoin Repayment Invoice with this key; if it did, try again later.',
 				},
 			],
@@ -90,7 +93,8 @@ export const contractReportBtcInvoicePaidFields: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-		description: 'The ID of the invoice you paid, as Contract → Create Bitcoin Repayment Invoice returned it',
+		description:
+			'The ID of the invoice you paid, as Contract → Create Bitcoin Repayment Invoice returned it',
 		displayOptions: showOnlyForReportBtcInvoicePaid,
 	},
 	{
@@ -100,14 +104,23 @@ export const contractReportBtcInvoicePaidFields: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. 4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b',
-		description: "The Bitcoin transaction ID (64 hexadecimal characters) of the payment you sent to the invoice's address",
+		description:
+			"The Bitcoin transaction ID (64 hexadecimal characters) of the payment you sent to the invoice's address",
 		displayOptions: showOnlyForReportBtcInvoicePaid,
 	},
 ];
 
-async function addPaymentBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+async function addPaymentBody(
+	this: IExecuteSingleFunctions,
+	request: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
 	request.body = {
-		txid: requireText(this, 'Transaction ID', this.getNodeParameter('txid'), checkTxid).toLowerCase(),
+		txid: requireText(
+			this,
+			'Transaction ID',
+			this.getNodeParameter('txid'),
+			checkTxid,
+		).toLowerCase(),
 		invoice_id: requireIssuedId(this, 'Invoice ID', this.getNodeParameter('invoiceId')),
 	};
 	return request;

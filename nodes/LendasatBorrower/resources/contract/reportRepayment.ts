@@ -14,14 +14,17 @@ import { apiRoute, type ApiClient, type OperationRequest } from '../../transport
 import { checkUuid, describeValue, isRecord } from '../../validation/checks';
 import { contractIdOf, sendToContract } from './shared';
 
-const showOnlyForReportRepayment = { show: { resource: ['contract'], operation: ['reportRepayment'] } };
+const showOnlyForReportRepayment = {
+	show: { resource: ['contract'], operation: ['reportRepayment'] },
+};
 
 const PAYMENT_ID_MAX_LENGTH = 256;
 
 export const contractReportRepaymentOperation: INodePropertyOptions = {
 	name: 'Report Repayment',
 	value: 'reportRepayment',
-	action: 'Report a repayment: tells the lender an installment was paid, with the payment\'s transaction ID',
+	action:
+		"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID",
 	description:
 		'Tell the lender that an installment was paid, with the payment transaction ID. The output repeats the contract, installment and payment IDs with reported: true.',
 	routing: apiRoute(
@@ -29,7 +32,8 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'reportRepayment',
 			label: 'Contract → Report Repayment',
-			keyType: 'borrower', expects: 'empty',
+			keyType: 'borrower',
+			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -50,7 +54,10 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked contract ID into the path.
 		{ method: 'PUT', url: '/api/contracts/{id}/installment-paid' },
-		{ prepare: [sendToContract('/installment-paid'), addRepaymentBody], send: reportWhenInstallmentExists },
+		{
+			prepare: [sendToContract('/installment-paid'), addRepaymentBody],
+			send: reportWhenInstallmentExists,
+		},
 	),
 };
 
@@ -82,8 +89,18 @@ async function addRepaymentBody(
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	requestOptions.body = {
-		installment_id: requireText(this, 'Installment ID', this.getNodeParameter('installmentId'), checkUuid),
-		payment_id: requireText(this, 'Payment Transaction ID', this.getNodeParameter('paymentId'), checkPaymentId),
+		installment_id: requireText(
+			this,
+			'Installment ID',
+			this.getNodeParameter('installmentId'),
+			checkUuid,
+		),
+		payment_id: requireText(
+			this,
+			'Payment Transaction ID',
+			this.getNodeParameter('paymentId'),
+			checkPaymentId,
+		),
 	};
 	return requestOptions;
 }
@@ -93,7 +110,8 @@ function checkPaymentId(value: unknown): string | null {
 		return `Expected a transaction ID as text, got ${describeValue(value)}.`;
 	}
 	const id = String(value).trim();
-	if (id === '') return 'Must not be empty. Enter the transaction ID of the repayment, e.g. 0x5c504ed4….';
+	if (id === '')
+		return 'Must not be empty. Enter the transaction ID of the repayment, e.g. 0x5c504ed4….';
 	if (/[\s\p{Cc}]/u.test(id)) {
 		return `${describeValue(id)} contains a space, line break or control character: a transaction ID is one word, e.g. 0x5c504ed4….`;
 	}
@@ -115,19 +133,38 @@ async function reportWhenInstallmentExists(
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
 	const { installment_id: installmentId, payment_id: paymentId } = request.body as IDataObject;
-	const contract = await api.send({ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` }, 'object');
+	const contract = await api.send(
+		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` },
+		'object',
+	);
 	const installments = isRecord(contract) ? contract.installments : undefined;
 	// A server that does not list installments cannot be checked; its own answer has to do.
-	if (Array.isArray(installments) && !installments.some((installment) => sameId(installment, installmentId))) {
-		throw new NodeOperationError(this.getNode(), `Installment ${String(installmentId)} is not part of contract ${contractId}`, {
-			itemIndex: this.getItemIndex(),
-			description: `Contract → Report Repayment: nothing was reported. The contract's installments are ${
-				installments.filter(isRecord).map(describeInstallment).join(', ') || 'none'
-			}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
-		});
+	if (
+		Array.isArray(installments) &&
+		!installments.some((installment) => sameId(installment, installmentId))
+	) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Installment ${String(installmentId)} is not part of contract ${contractId}`,
+			{
+				itemIndex: this.getItemIndex(),
+				description: `Contract → Report Repayment: nothing was reported. The contract's installments are ${
+					installments.filter(isRecord).map(describeInstallment).join(', ') || 'none'
+				}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
+			},
+		);
 	}
 	await api.send(request, 'empty');
-	return [{ json: { id: contractId, installment_id: installmentId, payment_id: paymentId, reported: true } }];
+	return [
+		{
+			json: {
+				id: contractId,
+				installment_id: installmentId,
+				payment_id: paymentId,
+				reported: true,
+			},
+		},
+	];
 }
 
 function sameId(installment: unknown, id: unknown): boolean {

@@ -51,9 +51,19 @@ const VERSION_1_SIMPLIFIED_FIELDS = [
 export function simplifyContract(contract: IDataObject): IDataObject {
 	const nextInstallment = nextOpenInstallment(contract.installments);
 	return {
-		...pickFields(contract, ['id', 'status', 'loan_amount', 'loan_asset', 'balance_outstanding', 'expiry', 'contract_address']),
+		...pickFields(contract, [
+			'id',
+			'status',
+			'loan_amount',
+			'loan_asset',
+			'balance_outstanding',
+			'expiry',
+			'contract_address',
+		]),
 		// Includes the origination fee: exactly what Lendasat's own funding page asks for.
-		...(contract.initial_collateral_sats === undefined ? {} : { collateral_to_send_sats: contract.initial_collateral_sats }),
+		...(contract.initial_collateral_sats === undefined
+			? {}
+			: { collateral_to_send_sats: contract.initial_collateral_sats }),
 		...(nextInstallment ? { next_installment: nextInstallment } : {}),
 		...pickFields(contract, ['loan_repayment_address', 'can_extend', 'liquidation_status']),
 	};
@@ -118,8 +128,10 @@ export const contractIdField: INodeProperties = {
 				{
 					type: 'regex',
 					properties: {
-						regex: '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-						errorMessage: 'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+						regex:
+							'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
+						errorMessage:
+							'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
 					},
 				},
 			],
@@ -132,7 +144,11 @@ export const contractIdField: INodeProperties = {
  * Lendasat stores contract IDs as lower-case text and compares them exactly.
  */
 export function contractIdOf(context: IExecuteSingleFunctions): string {
-	return requireIssuedId(context, 'Contract', context.getNodeParameter('contractId', '', { extractValue: true }));
+	return requireIssuedId(
+		context,
+		'Contract',
+		context.getNodeParameter('contractId', '', { extractValue: true }),
+	);
 }
 
 /**

@@ -67,17 +67,27 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],
 		},
 		{ method: 'POST', url: LOAN_APPLICATIONS_PATH },
-		{ prepare: [buildLoanApplication], send: postApplicationOnce, finish: [simplifyLoanApplications] },
+		{
+			prepare: [buildLoanApplication],
+			send: postApplicationOnce,
+			finish: [simplifyLoanApplications],
+		},
 	),
 };
 
 /** Fiat needs no stablecoin address: the options say so without the Extra Body Fields Contract → Create has. */
 const LOAN_TYPE_OPTIONS_FOR_APPLICATIONS = LOAN_TYPE_OPTIONS.map((option) =>
-	option.value === 'Fiat' ? { ...option, description: 'Bank transfer, in USD, EUR, CHF or MXN' } : option,
+	option.value === 'Fiat'
+		? { ...option, description: 'Bank transfer, in USD, EUR, CHF or MXN' }
+		: option,
 );
 
 export const loanApplicationCreateFields: INodeProperties[] = [
-	...TERMS.map(({ property }) => ({ ...property, required: true, displayOptions: showOnlyForCreate })),
+	...TERMS.map(({ property }) => ({
+		...property,
+		required: true,
+		displayOptions: showOnlyForCreate,
+	})),
 	{
 		displayName: 'Loan Asset',
 		name: 'loanAsset',
@@ -89,7 +99,10 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 		displayOptions: showOnlyForCreate,
 	},
 	{
-		...loanTypeField('How the loan is paid out. Sent as loan_type.', LOAN_TYPE_OPTIONS_FOR_APPLICATIONS),
+		...loanTypeField(
+			'How the loan is paid out. Sent as loan_type.',
+			LOAN_TYPE_OPTIONS_FOR_APPLICATIONS,
+		),
 		required: true,
 		displayOptions: showOnlyForCreate,
 	},
@@ -100,12 +113,25 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 		required: true,
 		options: REPAYMENT_PLAN_OPTIONS,
 		default: 'bullet',
-		description: 'How you repay: all at the end, or interest weekly or monthly. Sent as repayment_plan.',
+		description:
+			'How you repay: all at the end, or interest weekly or monthly. Sent as repayment_plan.',
 		displayOptions: showOnlyForCreate,
 	},
-	{ ...borrowerPublicKeyField('Sent as borrower_pk.'), required: true, displayOptions: showOnlyForCreate },
-	{ ...derivationPathField('Sent as borrower_derivation_path.'), required: true, displayOptions: showOnlyForCreate },
-	{ ...collateralAddressField('Sent as borrower_btc_address.'), required: true, displayOptions: showOnlyForCreate },
+	{
+		...borrowerPublicKeyField('Sent as borrower_pk.'),
+		required: true,
+		displayOptions: showOnlyForCreate,
+	},
+	{
+		...derivationPathField('Sent as borrower_derivation_path.'),
+		required: true,
+		displayOptions: showOnlyForCreate,
+	},
+	{
+		...collateralAddressField('Sent as borrower_btc_address.'),
+		required: true,
+		displayOptions: showOnlyForCreate,
+	},
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -114,7 +140,9 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showOnlyForCreate,
 		options: [
-			clientContractIdField('Your own UUID for your records, sent as client_contract_id and returned with the application'),
+			clientContractIdField(
+				'Your own UUID for your records, sent as client_contract_id and returned with the application',
+			),
 			{
 				displayName: 'Nostr Public Key (Npub)',
 				name: 'borrowerNpub',
@@ -122,7 +150,7 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg',
 				description:
-					"Your Nostr public key (npub1…), how lenders reach you. Sent as borrower_npub; without it Lendasat uses its own. Never enter an nsec: that is a private key.",
+					'Your Nostr public key (npub1…), how lenders reach you. Sent as borrower_npub; without it Lendasat uses its own. Never enter an nsec: that is a private key.',
 			},
 			repaymentAddressField('Sent as borrower_loan_address.'),
 		],
@@ -135,13 +163,29 @@ async function buildLoanApplication(
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const terms = {} as LoanTerms;
-	for (const term of TERMS) terms[term.field] = readTerm(this, term, this.getNodeParameter(term.parameter));
+	for (const term of TERMS)
+		terms[term.field] = readTerm(this, term, this.getNodeParameter(term.parameter));
 	checkTermRanges(this, terms);
 
-	const loanAsset = requireText(this, 'Loan Asset', this.getNodeParameter('loanAsset'), checkOneOf(LOAN_ASSETS));
-	const loanType = requireText(this, 'Loan Type', this.getNodeParameter('loanType'), checkOneOf(LOAN_TYPES));
+	const loanAsset = requireText(
+		this,
+		'Loan Asset',
+		this.getNodeParameter('loanAsset'),
+		checkOneOf(LOAN_ASSETS),
+	);
+	const loanType = requireText(
+		this,
+		'Loan Type',
+		this.getNodeParameter('loanType'),
+		checkOneOf(LOAN_TYPES),
+	);
 	checkAssetFitsType(this, loanAsset, loanType);
-	const repaymentPlan = requireText(this, 'Repayment Plan', this.getNodeParameter('repaymentPlan'), checkOneOf(REPAYMENT_PLANS));
+	const repaymentPlan = requireText(
+		this,
+		'Repayment Plan',
+		this.getNodeParameter('repaymentPlan'),
+		checkOneOf(REPAYMENT_PLANS),
+	);
 
 	const network = bitcoinNetworkFor((await credentialsOf(this)).environment);
 	const body: IDataObject = {
@@ -149,10 +193,23 @@ async function buildLoanApplication(
 		loan_asset: loanAsset,
 		loan_type: loanType,
 		repayment_plan: repaymentPlan,
-		borrower_pk: requireText(this, 'Borrower Public Key', this.getNodeParameter('borrowerPublicKey'), checkCompressedPublicKey),
-		borrower_derivation_path: requireText(this, 'Derivation Path', this.getNodeParameter('derivationPath'), checkDerivationPath),
-		borrower_btc_address: requireText(this, 'Collateral Address', this.getNodeParameter('collateralAddress'), (value) =>
-			checkBitcoinAddress(value, network),
+		borrower_pk: requireText(
+			this,
+			'Borrower Public Key',
+			this.getNodeParameter('borrowerPublicKey'),
+			checkCompressedPublicKey,
+		),
+		borrower_derivation_path: requireText(
+			this,
+			'Derivation Path',
+			this.getNodeParameter('derivationPath'),
+			checkDerivationPath,
+		),
+		borrower_btc_address: requireText(
+			this,
+			'Collateral Address',
+			this.getNodeParameter('collateralAddress'),
+			(value) => checkBitcoinAddress(value, network),
 		),
 	};
 
@@ -165,7 +222,8 @@ async function buildLoanApplication(
 	for (const [parameter, label, field, check] of optional) {
 		const value = fields[parameter];
 		// An empty optional field is left out, as if it was never added.
-		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) continue;
+		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+			continue;
 		body[field] = requireText(this, label, value, check);
 	}
 	requestOptions.body = body;
@@ -176,14 +234,21 @@ async function buildLoanApplication(
  * Lendasat takes any pair, but a lender could never pay out a mismatched one: a fiat loan goes by
  * bank transfer, a stablecoin one to a stablecoin address, and Moon cards take USDC on Polygon only.
  */
-function checkAssetFitsType(context: IExecuteSingleFunctions, loanAsset: string, loanType: string): void {
+function checkAssetFitsType(
+	context: IExecuteSingleFunctions,
+	loanAsset: string,
+	loanType: string,
+): void {
 	const fiat = FIAT_LOAN_ASSETS.includes(loanAsset);
 	let problem: string | undefined;
 	if (loanType === 'Fiat' && !fiat) {
 		problem = `Loan Type Fiat is paid by bank transfer, so the Loan Asset must be USD, EUR, CHF or MXN, not ${loanAsset}.`;
 	} else if (loanType === 'StableCoin' && fiat) {
 		problem = `Loan Type Stablecoin is paid in a stablecoin, so the Loan Asset must be a USDC or USDT one, not ${loanAsset}; use Loan Type Fiat for a bank transfer.`;
-	} else if ((loanType === 'PayWithMoon' || loanType === 'MoonCardInstant') && loanAsset !== 'UsdcPol') {
+	} else if (
+		(loanType === 'PayWithMoon' || loanType === 'MoonCardInstant') &&
+		loanAsset !== 'UsdcPol'
+	) {
 		problem = `Moon cards are topped up in USDC on Polygon only, so the Loan Asset must be UsdcPol, not ${loanAsset}.`;
 	}
 	if (problem) throw invalidParameter(context, 'Loan Asset', problem);

@@ -23,7 +23,8 @@ const LABEL = 'Loan Application → Delete';
 export const loanApplicationDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
 	value: 'delete',
-	action: 'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
+	action:
+		'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
 	description:
 		'Withdraw one of your loan applications: it becomes Deleted and lenders can no longer take it. The output is the ID with deleted: true.',
 	routing: apiRoute(
@@ -42,7 +43,10 @@ export const loanApplicationDeleteOperation: INodePropertyOptions = {
 	),
 };
 
-async function toDeletion(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+async function toDeletion(
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+): Promise<OperationRequest> {
 	return { ...request, url: loanApplicationPath(loanApplicationIdOf(this), 'delete') };
 }
 
@@ -57,13 +61,20 @@ async function deleteWhenItExists(
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
 	const id = loanApplicationIdOf(this);
-	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object')) as IDataObject;
+	const current = (await api.send(
+		{ method: 'GET', url: loanApplicationPath(id) },
+		'object',
+	)) as IDataObject;
 	if (statusOf(current) === TAKEN) {
 		const itemIndex = this.getItemIndex();
-		throw new NodeOperationError(this.getNode(), `Loan application ${id} was taken by a lender and cannot be deleted [item ${itemIndex}]`, {
-			itemIndex,
-			description: `${LABEL}: nothing was changed. A contract was opened from this application; deleting would only relabel the application. Contract → Get Many shows the contract.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Loan application ${id} was taken by a lender and cannot be deleted [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description: `${LABEL}: nothing was changed. A contract was opened from this application; deleting would only relabel the application. Contract → Get Many shows the contract.`,
+			},
+		);
 	}
 	// Deleting is the same whether it happens once or twice: safe to send again after a lost answer.
 	await api.send(request, 'empty', { repeatable: true });

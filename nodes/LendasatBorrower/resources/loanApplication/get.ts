@@ -1,4 +1,8 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
 import {
@@ -14,7 +18,8 @@ import {
 export const loanApplicationGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action: 'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',
+	action:
+		'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',
 	description: 'Get one of your loan applications by its ID, whatever its status',
 	routing: apiRoute(
 		{
@@ -33,6 +38,9 @@ export const loanApplicationGetOperation: INodePropertyOptions = {
 	),
 };
 
-async function toLoanApplication(this: IExecuteSingleFunctions, request: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+async function toLoanApplication(
+	this: IExecuteSingleFunctions,
+	request: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
 	return { ...request, url: loanApplicationPath(loanApplicationIdOf(this)) };
 }

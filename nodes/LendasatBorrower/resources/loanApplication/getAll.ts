@@ -1,22 +1,46 @@
-import type { IDataObject, IExecuteSingleFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import { applyLimitToList, checkLimitFirst, returnAllAndLimit } from '../../descriptions/fields';
 import { apiRoute, type OperationRequest } from '../../transport/apiRoute';
 import { readBoolean } from '../../validation/parameters';
-import { DELETED, LOAN_APPLICATIONS_PATH, RESOURCE, simplifyLoanApplications, statusOf, applicationListAnswer } from './shared';
+import {
+	DELETED,
+	LOAN_APPLICATIONS_PATH,
+	RESOURCE,
+	simplifyLoanApplications,
+	statusOf,
+	applicationListAnswer,
+} from './shared';
 
 const showOnlyForGetAll = { resource: [RESOURCE], operation: ['getAll'] };
 
 export const loanApplicationGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many loan applications: your posted loan terms with their status, newest first; deleted and replaced ones only when asked',
+	action:
+		'Get many loan applications: your posted loan terms with their status, newest first; deleted and replaced ones only when asked',
 	description:
 		'List your loan applications, newest first. Lendasat lists every application the account ever posted, including deleted ones and the ones an Update replaced; they are left out unless Include Deleted is on.',
 	routing: apiRoute(
-		{ resource: RESOURCE, operation: 'getAll', label: 'Loan Application → Get Many', keyType: 'borrower', expects: 'list', answer: applicationListAnswer },
+		{
+			resource: RESOURCE,
+			operation: 'getAll',
+			label: 'Loan Application → Get Many',
+			keyType: 'borrower',
+			expects: 'list',
+			answer: applicationListAnswer,
+		},
 		{ method: 'GET', url: LOAN_APPLICATIONS_PATH },
-		{ prepare: [checkLimitFirst, checkIncludeDeleted], finish: [newestFirst, applyLimitToList, simplifyLoanApplications] },
+		{
+			prepare: [checkLimitFirst, checkIncludeDeleted],
+			finish: [newestFirst, applyLimitToList, simplifyLoanApplications],
+		},
 	),
 };
 
@@ -33,13 +57,19 @@ export const loanApplicationGetAllFields: INodeProperties[] = [
 	...returnAllAndLimit(showOnlyForGetAll),
 ];
 
-async function checkIncludeDeleted(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+async function checkIncludeDeleted(
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+): Promise<OperationRequest> {
 	readBoolean(this, 'includeDeleted', 'Include Deleted', false);
 	return request;
 }
 
 /** Lendasat's list has no order and no filter: Deleted ones go unless asked for, the newest come first. */
-async function newestFirst(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+async function newestFirst(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const includeDeleted = readBoolean(this, 'includeDeleted', 'Include Deleted', false);
 	return items
 		.filter((item) => includeDeleted || statusOf(item.json) !== DELETED)
@@ -50,6 +80,7 @@ async function newestFirst(this: IExecuteSingleFunctions, items: INodeExecutionD
 
 /** Milliseconds of created_at; a record without a readable one goes last. */
 function timeOf(application: IDataObject): number {
-	const time = typeof application.created_at === 'string' ? Date.parse(application.created_at) : Number.NaN;
+	const time =
+		typeof application.created_at === 'string' ? Date.parse(application.created_at) : Number.NaN;
 	return Number.isNaN(time) ? Number.NEGATIVE_INFINITY : time;
 }

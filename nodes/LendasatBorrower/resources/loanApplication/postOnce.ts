@@ -1,7 +1,17 @@
-import { sleep, type IDataObject, type IExecutePaginationFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	sleep,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { CLOCK_ALLOWANCE_MS, LOOKUP_SETTLE_MS, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
+import {
+	CLOCK_ALLOWANCE_MS,
+	LOOKUP_SETTLE_MS,
+	mayHaveBeenProcessed,
+	withNote,
+} from '../../transport/exchange';
 import { isRecord } from '../../validation/checks';
 import { applicationAnswer, applicationListAnswer, LOAN_APPLICATIONS_PATH } from './shared';
 
@@ -42,7 +52,11 @@ export async function postApplicationOnce(
 	if (!mayHaveBeenProcessed(sent.error)) throw sent.error;
 
 	await sleep(LOOKUP_SETTLE_MS);
-	const listed = await settle(api.send({ method: 'GET', url: LOAN_APPLICATIONS_PATH }, 'list', { check: applicationListAnswer }));
+	const listed = await settle(
+		api.send({ method: 'GET', url: LOAN_APPLICATIONS_PATH }, 'list', {
+			check: applicationListAnswer,
+		}),
+	);
 	if ('error' in listed) {
 		throw withNote(
 			sent.error,
@@ -51,7 +65,10 @@ export async function postApplicationOnce(
 	}
 	const body = request.body as IDataObject;
 	const posted = (listed.value as unknown[]).filter(
-		(application) => isRecord(application) && postedSince(application, sentAt - CLOCK_ALLOWANCE_MS) && sameFields(application, body),
+		(application) =>
+			isRecord(application) &&
+			postedSince(application, sentAt - CLOCK_ALLOWANCE_MS) &&
+			sameFields(application, body),
 	);
 	if (posted.length === 1) return toItems(posted[0]);
 	throw withNote(
@@ -63,7 +80,11 @@ export async function postApplicationOnce(
 }
 
 function postedSince(application: IDataObject, since: number): boolean {
-	return application.status === 'Available' && typeof application.created_at === 'string' && Date.parse(application.created_at) >= since;
+	return (
+		application.status === 'Available' &&
+		typeof application.created_at === 'string' &&
+		Date.parse(application.created_at) >= since
+	);
 }
 
 function sameFields(application: IDataObject, body: IDataObject): boolean {

@@ -7,7 +7,12 @@ import type {
 
 import { pickFields, simplifyField } from '../../descriptions/fields';
 import type { ErrorGuidance } from '../../transport/errors';
-import { invalidParameter, readBoolean, requireIssuedId, type Check } from '../../validation/parameters';
+import {
+	invalidParameter,
+	readBoolean,
+	requireIssuedId,
+	type Check,
+} from '../../validation/parameters';
 import {
 	checkInterestRate,
 	checkLoanToValue,
@@ -40,10 +45,15 @@ export const loanApplicationIdField: INodeProperties = {
 
 /** The loan application ID of the current item, checked, without surrounding white space, in lower case as Lendasat issues them. */
 export function loanApplicationIdOf(context: IExecuteSingleFunctions): string {
-	return requireIssuedId(context, 'Loan Application ID', context.getNodeParameter('loanApplicationId', ''));
+	return requireIssuedId(
+		context,
+		'Loan Application ID',
+		context.getNodeParameter('loanApplicationId', ''),
+	);
 }
 
-const hasId = (record: unknown): boolean => isRecord(record) && typeof record.loan_deal_id === 'string' && record.loan_deal_id !== '';
+const hasId = (record: unknown): boolean =>
+	isRecord(record) && typeof record.loan_deal_id === 'string' && record.loan_deal_id !== '';
 
 /** An application is of use only with its ID. */
 export const applicationAnswer = (body: unknown): string | undefined =>
@@ -51,7 +61,9 @@ export const applicationAnswer = (body: unknown): string | undefined =>
 
 /** A list of applications is of use only when each has its ID. */
 export const applicationListAnswer = (body: unknown): string | undefined =>
-	Array.isArray(body) && !body.every(hasId) ? 'a record in it has no loan_deal_id, the ID of a loan application' : undefined;
+	Array.isArray(body) && !body.every(hasId)
+		? 'a record in it has no loan_deal_id, the ID of a loan application'
+		: undefined;
 
 export function loanApplicationPath(id: string, action?: 'edit' | 'delete'): string {
 	return `${LOAN_APPLICATIONS_PATH}/${action ? `${action}/` : ''}${encodeURIComponent(id)}`;
@@ -106,7 +118,8 @@ export const TERMS: Term[] = [
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 4 },
 			default: 0.12,
-			description: 'The yearly interest rate you offer to pay, as a decimal from 0 to 1: 0.12 means 12%. Sent as interest_rate.',
+			description:
+				'The yearly interest rate you offer to pay, as a decimal from 0 to 1: 0.12 means 12%. Sent as interest_rate.',
 		},
 	},
 	{
@@ -120,7 +133,8 @@ export const TERMS: Term[] = [
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
-			description: 'The smallest amount you would borrow, in the loan asset (e.g. USD for USDC); more than 0. Sent as loan_amount_min.',
+			description:
+				'The smallest amount you would borrow, in the loan asset (e.g. USD for USDC); more than 0. Sent as loan_amount_min.',
 		},
 	},
 	{
@@ -134,7 +148,8 @@ export const TERMS: Term[] = [
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
-			description: 'The largest amount you would borrow, at least Min Loan Amount. Sent as loan_amount_max.',
+			description:
+				'The largest amount you would borrow, at least Min Loan Amount. Sent as loan_amount_max.',
 		},
 	},
 	{
@@ -148,7 +163,8 @@ export const TERMS: Term[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, numberPrecision: 0 },
 			default: 30,
-			description: 'The shortest loan you would take, in whole days (at least 1). Sent as duration_days_min.',
+			description:
+				'The shortest loan you would take, in whole days (at least 1). Sent as duration_days_min.',
 		},
 	},
 	{
@@ -162,13 +178,19 @@ export const TERMS: Term[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, numberPrecision: 0 },
 			default: 180,
-			description: 'The longest loan you would take, in whole days, at least Min Duration. Sent as duration_days_max.',
+			description:
+				'The longest loan you would take, in whole days, at least Min Duration. Sent as duration_days_max.',
 		},
 	},
 ];
 
 /** One term's value, checked on its own; `label` names where it came from. */
-export function readTerm(context: IExecuteSingleFunctions, term: Term, value: unknown, label = term.label): number {
+export function readTerm(
+	context: IExecuteSingleFunctions,
+	term: Term,
+	value: unknown,
+	label = term.label,
+): number {
 	const problem = term.check(value);
 	if (problem) throw invalidParameter(context, label, problem);
 	return toNumber(value);
@@ -183,7 +205,8 @@ export function checkTermRanges(
 	terms: LoanTerms,
 	from: (field: TermName) => string = () => '',
 ): LoanTerms {
-	const label = (field: TermName) => `${TERMS.find((term) => term.field === field)?.label ?? field}${from(field)}`;
+	const label = (field: TermName) =>
+		`${TERMS.find((term) => term.field === field)?.label ?? field}${from(field)}`;
 	const ranges: Array<[TermName, TermName]> = [
 		['loan_amount_min', 'loan_amount_max'],
 		['duration_days_min', 'duration_days_max'],

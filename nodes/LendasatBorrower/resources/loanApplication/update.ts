@@ -8,7 +8,12 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute, takingTurnsPerRun, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	apiRoute,
+	takingTurnsPerRun,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import { describeValue, isRecord } from '../../validation/checks';
 import { invalidParameter } from '../../validation/parameters';
 import {
@@ -60,7 +65,11 @@ export const loanApplicationUpdateOperation: INodePropertyOptions = {
 		},
 		// The preSend puts the checked ID into the path.
 		{ method: 'PUT', url: `${LOAN_APPLICATIONS_PATH}/edit` },
-		{ prepare: [checkUpdate], send: readMergeWrite, finish: [simplifyLoanApplications, namePreviousId] },
+		{
+			prepare: [checkUpdate],
+			send: readMergeWrite,
+			finish: [simplifyLoanApplications, namePreviousId],
+		},
 	),
 };
 
@@ -73,17 +82,25 @@ export const loanApplicationUpdateFields: INodeProperties[] = [
 		default: {},
 		description: 'The terms to change; the others keep their current value',
 		displayOptions: { show: { resource: [RESOURCE], operation: ['update'] } },
-		options: TERMS.map(({ property }) => property).sort((a, b) => a.displayName.localeCompare(b.displayName)),
+		options: TERMS.map(({ property }) => property).sort((a, b) =>
+			a.displayName.localeCompare(b.displayName),
+		),
 	},
 ];
 
 /** The changed terms, each checked on its own; at least one. */
 function readChanges(context: IExecuteSingleFunctions): Partial<LoanTerms> {
 	const fields: unknown = context.getNodeParameter('updateFields', {});
-	if (!isRecord(fields)) throw invalidParameter(context, 'Update Fields', `Expected a collection of fields, got ${describeValue(fields)}.`);
+	if (!isRecord(fields))
+		throw invalidParameter(
+			context,
+			'Update Fields',
+			`Expected a collection of fields, got ${describeValue(fields)}.`,
+		);
 	const changes: Partial<LoanTerms> = {};
 	for (const term of TERMS) {
-		if (fields[term.parameter] !== undefined) changes[term.field] = readTerm(context, term, fields[term.parameter]);
+		if (fields[term.parameter] !== undefined)
+			changes[term.field] = readTerm(context, term, fields[term.parameter]);
 	}
 	if (Object.keys(changes).length === 0) {
 		throw invalidParameter(
@@ -96,7 +113,10 @@ function readChanges(context: IExecuteSingleFunctions): Partial<LoanTerms> {
 }
 
 /** Everything the user gave is checked before anything is sent; the ID goes into the path. */
-async function checkUpdate(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+async function checkUpdate(
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+): Promise<OperationRequest> {
 	const id = loanApplicationIdOf(this);
 	readChanges(this);
 	return { ...request, url: loanApplicationPath(id, 'edit') };
@@ -115,7 +135,9 @@ async function readMergeWrite(
 	const id = loanApplicationIdOf(this);
 	const changes = readChanges(this);
 	// Items of one run updating the same application take turns: the second then finds it Deleted.
-	const updated = await inTurn(this, `${api.keyIdentity} ${id}`, () => readAndReplace(this, api, request, id, changes));
+	const updated = await inTurn(this, `${api.keyIdentity} ${id}`, () =>
+		readAndReplace(this, api, request, id, changes),
+	);
 	return [{ json: updated as IDataObject }];
 }
 
@@ -129,15 +151,24 @@ async function readAndReplace(
 	id: string,
 	changes: Partial<LoanTerms>,
 ): Promise<unknown> {
-	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object', { check: applicationAnswer })) as IDataObject;
+	const current = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object', {
+		check: applicationAnswer,
+	})) as IDataObject;
 	refuseFinished(context, id, statusOf(current));
 
 	const terms = {} as LoanTerms;
 	for (const term of TERMS) {
 		terms[term.field] =
-			changes[term.field] ?? readTerm(context, term, current[term.field], `${term.label} (the application's current value)`);
+			changes[term.field] ??
+			readTerm(
+				context,
+				term,
+				current[term.field],
+				`${term.label} (the application's current value)`,
+			);
 	}
-	const fromApplication = (field: TermName) => (changes[field] === undefined ? " (the application's current value)" : '');
+	const fromApplication = (field: TermName) =>
+		changes[field] === undefined ? " (the application's current value)" : '';
 	checkTermRanges(context, terms, fromApplication);
 
 	return await api.send({ ...request, body: terms }, 'object', { check: applicationAnswer });
@@ -150,14 +181,21 @@ function refuseFinished(context: IExecuteSingleFunctions, id: string, status: st
 		status === DELETED
 			? 'It was deleted, or an earlier Update replaced it with a new ID. Lendasat would post it again as a new application. Update its newest ID instead (Loan Application → Get Many lists them), or use Create.'
 			: 'A lender took it and a contract was opened from it. Lendasat would post it again as a new application. Use Create to post new terms.';
-	throw new NodeOperationError(context.getNode(), `Loan application ${id} is ${status} and cannot be updated [item ${itemIndex}]`, {
-		itemIndex,
-		description: `${LABEL}: nothing was changed. ${why}`,
-	});
+	throw new NodeOperationError(
+		context.getNode(),
+		`Loan application ${id} is ${status} and cannot be updated [item ${itemIndex}]`,
+		{
+			itemIndex,
+			description: `${LABEL}: nothing was changed. ${why}`,
+		},
+	);
 }
 
 /** The output says which ID is new and which one Lendasat retired. */
-async function namePreviousId(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+async function namePreviousId(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const previous = loanApplicationIdOf(this);
 	return items.map((item) => {
 		const { loan_deal_id: id, ...rest } = item.json;

@@ -22,11 +22,18 @@ const showOnlyForNotificationGetAll = { resource: ['notification'], operation: [
 export const notificationGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many notifications: contract, installment and chat updates, newest first, unread only by default',
+	action:
+		'Get many notifications: contract, installment and chat updates, newest first, unread only by default',
 	description:
 		'List notifications, newest first. Each item is {type, data}: type is ContractUpdate, InstallmentUpdate, ChatMessage or a newer kind; data holds its ID, contract_id, timestamp, read flag and the fields of that kind.',
 	routing: apiRoute(
-		{ resource: 'notification', operation: 'getAll', label: LABEL, keyType: 'borrower', expects: 'page' },
+		{
+			resource: 'notification',
+			operation: 'getAll',
+			label: LABEL,
+			keyType: 'borrower',
+			expects: 'page',
+		},
 		{ method: 'GET', url: '/api/notifications' },
 		{ prepare: [addUnreadOnly], send: walkAllNotifications },
 	),
@@ -63,6 +70,12 @@ async function walkAllNotifications(
 	);
 }
 
-async function addUnreadOnly(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
-	return { ...request, qs: { ...request.qs, unread_only: readBoolean(this, 'unreadOnly', 'Unread Only', true) } };
+async function addUnreadOnly(
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+): Promise<OperationRequest> {
+	return {
+		...request,
+		qs: { ...request.qs, unread_only: readBoolean(this, 'unreadOnly', 'Unread Only', true) },
+	};
 }

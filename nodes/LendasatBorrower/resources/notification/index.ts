@@ -3,7 +3,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import { notificationGetAllFields, notificationGetAllOperation } from './getAll';
 import { notificationGetSettingsOperation } from './getSettings';
 import { notificationMarkAsReadFields, notificationMarkAsReadOperation } from './markAsRead';
-import { notificationUpdateSettingsFields, notificationUpdateSettingsOperation } from './updateSettings';
+import {
+	notificationUpdateSettingsFields,
+	notificationUpdateSettingsOperation,
+} from './updateSettings';
 
 export const notificationDescription: INodeProperties[] = [
 	{

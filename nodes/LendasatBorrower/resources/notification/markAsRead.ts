@@ -22,7 +22,8 @@ export const notificationMarkAsReadOperation: INodePropertyOptions = {
 			resource: 'notification',
 			operation: 'markAsRead',
 			label: 'Notification → Mark as Read',
-			keyType: 'borrower', expects: 'empty',
+			keyType: 'borrower',
+			expects: 'empty',
 			notFound: { parameter: 'notificationId', label: 'notification' },
 		},
 		{ method: 'PUT', url: '/api/notifications' },
@@ -61,9 +62,19 @@ async function targetScope(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const scope = requireValid(this, 'Scope', this.getNodeParameter('scope'), checkOneOf(['one', 'all']));
+	const scope = requireValid(
+		this,
+		'Scope',
+		this.getNodeParameter('scope'),
+		checkOneOf(['one', 'all']),
+	);
 	if (scope === 'all') return requestOptions;
-	const id = requireText(this, 'Notification ID', this.getNodeParameter('notificationId'), checkUuid);
+	const id = requireText(
+		this,
+		'Notification ID',
+		this.getNodeParameter('notificationId'),
+		checkUuid,
+	);
 	requestOptions.url = `/api/notifications/${encodeURIComponent(id)}`;
 	return requestOptions;
 }
@@ -71,6 +82,8 @@ async function targetScope(
 /** The API answers `null`; the item says what was marked. */
 async function reportMarked(this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
 	const markedAsRead =
-		this.getNodeParameter('scope') === 'all' ? 'all' : String(this.getNodeParameter('notificationId')).trim();
+		this.getNodeParameter('scope') === 'all'
+			? 'all'
+			: String(this.getNodeParameter('notificationId')).trim();
 	return [{ json: { markedAsRead } }];
 }

@@ -68,8 +68,12 @@ export const SETTINGS_PATH = '/api/notification-settings';
 /** The settings are of use only with all eight switches as true or false. */
 export function settingsAnswer(body: unknown): string | undefined {
 	const settings = isRecord(body) ? body : {};
-	const missing = NOTIFICATION_SETTINGS.filter(({ field }) => settings[field] === undefined).map(({ field }) => field);
+	const missing = NOTIFICATION_SETTINGS.filter(({ field }) => settings[field] === undefined).map(
+		({ field }) => field,
+	);
 	if (missing.length) return `it lacks ${missing.join(', ')}`;
 	const wrong = NOTIFICATION_SETTINGS.find(({ field }) => typeof settings[field] !== 'boolean');
-	return wrong ? `its ${wrong.field} is ${describeValue(settings[wrong.field])}, not true or false` : undefined;
+	return wrong
+		? `its ${wrong.field} is ${describeValue(settings[wrong.field])}, not true or false`
+		: undefined;
 }

@@ -10,12 +10,20 @@ import {
 
 import { invalidParameter } from '../../validation/parameters';
 import { describeValue } from '../../validation/checks';
-import { apiRoute, takingTurnsPerRun, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	apiRoute,
+	takingTurnsPerRun,
+	toItems,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
 
-const showOnlyForUpdateSettings = { show: { resource: ['notification'], operation: ['updateSettings'] } };
+const showOnlyForUpdateSettings = {
+	show: { resource: ['notification'], operation: ['updateSettings'] },
+};
 
 /**
  * Lendasat's PUT needs all eight switches, so the node reads the current settings, changes the ones
@@ -29,7 +37,13 @@ export const notificationUpdateSettingsOperation: INodePropertyOptions = {
 	description:
 		'Turn e-mail and Telegram alerts on or off. Only the switches added under Update Fields change; the node reads the current settings and writes them back with those changes. The output is the stored settings, all eight switches.',
 	routing: apiRoute(
-		{ resource: 'notification', operation: 'updateSettings', label: LABEL, keyType: 'borrower', expects: 'object' },
+		{
+			resource: 'notification',
+			operation: 'updateSettings',
+			label: LABEL,
+			keyType: 'borrower',
+			expects: 'object',
+		},
 		{ method: 'PUT', url: SETTINGS_PATH },
 		{ prepare: [readChanges], send: mergeAndWrite },
 	),
@@ -57,23 +71,34 @@ export const notificationUpdateSettingsFields: INodeProperties[] = [
 ];
 
 /** The switches the user set, checked, as the API names them; at least one. Carried to the send as the body. */
-async function readChanges(this: IExecuteSingleFunctions, request: OperationRequest): Promise<OperationRequest> {
+async function readChanges(
+	this: IExecuteSingleFunctions,
+	request: OperationRequest,
+): Promise<OperationRequest> {
 	const fields = this.getNodeParameter('updateFields', {}) as IDataObject;
 	const changes: IDataObject = {};
 	for (const { parameter, field, displayName } of NOTIFICATION_SETTINGS) {
 		const value = fields[parameter];
 		if (value === undefined) continue;
 		if (typeof value !== 'boolean') {
-			throw invalidParameter(this, displayName, `Expected true or false, got ${describeValue(value)}.`);
+			throw invalidParameter(
+				this,
+				displayName,
+				`Expected true or false, got ${describeValue(value)}.`,
+			);
 		}
 		changes[field] = value;
 	}
 	if (Object.keys(changes).length === 0) {
 		const itemIndex = this.getItemIndex();
-		throw new NodeOperationError(this.getNode(), `No notification setting to update [item ${itemIndex}]`, {
-			itemIndex,
-			description: `${LABEL}: add at least one setting under Update Fields (e.g. New Chat Message (Email)) and switch it on or off. Nothing was sent; the settings are unchanged.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`No notification setting to update [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description: `${LABEL}: add at least one setting under Update Fields (e.g. New Chat Message (Email)) and switch it on or off. Nothing was sent; the settings are unchanged.`,
+			},
+		);
 	}
 	return { ...request, body: changes };
 }
@@ -94,7 +119,10 @@ async function mergeAndWrite(
 		const current = await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object');
 		const body = mergedSettings(this, current as IDataObject, request.body as IDataObject);
 		// The whole state is written each time: sending it again after a dropped connection changes nothing more.
-		return await api.send({ ...request, body }, 'object', { repeatable: true, check: settingsAnswer });
+		return await api.send({ ...request, body }, 'object', {
+			repeatable: true,
+			check: settingsAnswer,
+		});
 	});
 	return toItems(written);
 }
@@ -104,7 +132,11 @@ async function mergeAndWrite(
  * setting a newer server reports (written back unchanged). A switch the server did not report and
  * the user did not set cannot be written without guessing, so it is an error.
  */
-function mergedSettings(context: IExecutePaginationFunctions, current: IDataObject, changes: IDataObject): IDataObject {
+function mergedSettings(
+	context: IExecutePaginationFunctions,
+	current: IDataObject,
+	changes: IDataObject,
+): IDataObject {
 	const merged: IDataObject = {};
 	const unknown: string[] = [];
 	for (const { field } of NOTIFICATION_SETTINGS) {
@@ -114,10 +146,14 @@ function mergedSettings(context: IExecutePaginationFunctions, current: IDataObje
 	}
 	if (unknown.length) {
 		const itemIndex = context.getItemIndex();
-		throw new NodeOperationError(context.getNode(), `Lendasat did not report the current value of ${unknown.join(', ')} [item ${itemIndex}]`, {
-			itemIndex,
-			description: `${LABEL}: Lendasat needs all eight settings in an update, and its current settings have no true/false ${unknown.join(', ')}. Add ${unknown.length === 1 ? 'that setting' : 'those settings'} under Update Fields so that nothing is guessed. Nothing was changed.`,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Lendasat did not report the current value of ${unknown.join(', ')} [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description: `${LABEL}: Lendasat needs all eight settings in an update, and its current settings have no true/false ${unknown.join(', ')}. Add ${unknown.length === 1 ? 'that setting' : 'those settings'} under Update Fields so that nothing is guessed. Nothing was changed.`,
+			},
+		);
 	}
 	for (const [field, value] of Object.entries(current)) {
 		if (!(field in merged) && typeof value === 'boolean') merged[field] = value;

@@ -17,14 +17,16 @@ const showOnlyForOfferGet = { show: { resource: ['offer'], operation: ['get'] } 
 export const offerGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action: 'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',
+	action:
+		'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',
 	description: 'Get one loan offer by its ID',
 	routing: apiRoute(
 		{
 			resource: 'offer',
 			operation: 'get',
 			label: 'Offer → Get',
-			keyType: 'borrower', expects: 'object',
+			keyType: 'borrower',
+			expects: 'object',
 			notFound: { parameter: 'offerId', label: 'loan offer' },
 		},
 		// The preSend appends the offer ID once it is validated.
@@ -55,8 +57,17 @@ async function addOfferToRequest(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const offerId = requireText(this, 'Loan Offer', this.getNodeParameter('offerId', '', { extractValue: true }), checkUuid);
+	const offerId = requireText(
+		this,
+		'Loan Offer',
+		this.getNodeParameter('offerId', '', { extractValue: true }),
+		checkUuid,
+	);
 	requestOptions.url = `/api/offers/${encodeURIComponent(offerId)}`;
-	requestOptions.qs = { ...requestOptions.qs, loan_type: 'All', collateral_asset_type: ANY_COLLATERAL };
+	requestOptions.qs = {
+		...requestOptions.qs,
+		loan_type: 'All',
+		collateral_asset_type: ANY_COLLATERAL,
+	};
 	return requestOptions;
 }

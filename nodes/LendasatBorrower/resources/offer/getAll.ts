@@ -6,7 +6,12 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { applyLimitToList, readLimit, returnAllAndLimit, simplifyField } from '../../descriptions/fields';
+import {
+	applyLimitToList,
+	readLimit,
+	returnAllAndLimit,
+	simplifyField,
+} from '../../descriptions/fields';
 import { invalidParameter } from '../../validation/parameters';
 import { apiRoute } from '../../transport/apiRoute';
 import { offerFilterQuery, offerFiltersField } from '../../descriptions/offerFilters';
@@ -17,10 +22,17 @@ const showOnlyForOfferGetAll = { show: { resource: ['offer'], operation: ['getAl
 export const offerGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',
+	action:
+		'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',
 	description: 'List the loan offers available to the borrower, optionally filtered',
 	routing: apiRoute(
-		{ resource: 'offer', operation: 'getAll', label: 'Offer → Get Many', keyType: 'borrower', expects: 'list' },
+		{
+			resource: 'offer',
+			operation: 'getAll',
+			label: 'Offer → Get Many',
+			keyType: 'borrower',
+			expects: 'list',
+		},
 		{ method: 'GET', url: '/api/offers' },
 		{ prepare: [addOfferFilters], finish: [applyLimitToList, simplifyOffers] },
 	),
@@ -43,5 +55,3 @@ async function addOfferFilters(
 	requestOptions.qs = { ...requestOptions.qs, ...query.qs };
 	return requestOptions;
 }
-
-

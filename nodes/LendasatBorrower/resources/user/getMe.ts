@@ -21,7 +21,13 @@ export const userGetMeOperation: INodePropertyOptions = {
 	description:
 		'Get the account the API key belongs to, as {user, enabled_features}. The personal Telegram token is left out.',
 	routing: apiRoute(
-		{ resource: 'user', operation: 'getMe', label: 'User → Get Me', keyType: 'borrower', expects: 'object' },
+		{
+			resource: 'user',
+			operation: 'getMe',
+			label: 'User → Get Me',
+			keyType: 'borrower',
+			expects: 'object',
+		},
 		{ method: 'GET', url: '/api/users/me' },
 		{ finish: [withholdSecrets] },
 	),
