@@ -11,6 +11,7 @@ import { searchContracts } from './methods/contractPicker';
 import { lendasatApiTest } from './methods/credentialTest';
 import { searchLoanOffers } from './methods/offerPicker';
 import { withOptionsCollection } from './descriptions/options';
+import { withToolDescriptions } from './descriptions/toolDescriptions';
 
 export class LendasatBorrower implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,47 +34,49 @@ export class LendasatBorrower implements INodeType {
 		// the key and the HTTP client's settings; n8n needs no request defaults of its own.
 		requestDefaults: {},
 		// The Options collection comes last; which operations offer Act as Borrower follows from their key type.
-		properties: withOptionsCollection([
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Account',
-						value: 'account',
-						description: 'Borrower accounts created by a partner',
-					},
-					{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
-					{
-						name: 'Contract',
-						value: 'contract',
-						description: 'Loan contracts and contract requests',
-					},
-					{
-						name: 'Loan Application',
-						value: 'loanApplication',
-						description: 'Your own loan terms, posted for lenders to take',
-					},
-					{
-						name: 'Notification',
-						value: 'notification',
-						description: 'The in-app notification feed and which alerts the account gets',
-					},
-					{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
-					{ name: 'User', value: 'user', description: 'The account the key belongs to' },
-				],
-				default: 'contract',
-			},
-			...accountDescription,
-			...apiKeyDescription,
-			...contractDescription,
-			...loanApplicationDescription,
-			...notificationDescription,
-			...offerDescription,
-			...userDescription,
-		]),
+		properties: withToolDescriptions(
+			withOptionsCollection([
+				{
+					displayName: 'Resource',
+					name: 'resource',
+					type: 'options',
+					noDataExpression: true,
+					options: [
+						{
+							name: 'Account',
+							value: 'account',
+							description: 'Borrower accounts created by a partner',
+						},
+						{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
+						{
+							name: 'Contract',
+							value: 'contract',
+							description: 'Loan contracts and contract requests',
+						},
+						{
+							name: 'Loan Application',
+							value: 'loanApplication',
+							description: 'Your own loan terms, posted for lenders to take',
+						},
+						{
+							name: 'Notification',
+							value: 'notification',
+							description: 'The in-app notification feed and which alerts the account gets',
+						},
+						{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
+						{ name: 'User', value: 'user', description: 'The account the key belongs to' },
+					],
+					default: 'contract',
+				},
+				...accountDescription,
+				...apiKeyDescription,
+				...contractDescription,
+				...loanApplicationDescription,
+				...notificationDescription,
+				...offerDescription,
+				...userDescription,
+			]),
+		),
 	};
 
 	methods = {

@@ -1,8 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { NodeHelpers, type INode } from 'n8n-workflow';
-
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
 import {
@@ -13,6 +11,7 @@ import {
 } from '../../dev/harness/n8n';
 import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
 import { parseBitcoinTransactionHex } from '../../nodes/LendasatBorrower/validation/bitcoin';
+import { whatTheModelReads } from '../helpers/aiTool';
 import { everythingVisible } from '../helpers/secrets';
 
 /*
@@ -798,15 +797,8 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 });
 
 describe('the operations as AI Agent tools', () => {
-	function toolDescription(operation: string): string {
-		const node = {
-			name: 'Lendasat',
-			parameters: { resource: 'contract', operation },
-			type: 'lendasatBorrower',
-			typeVersion: 1.1,
-		} as unknown as INode;
-		return NodeHelpers.getToolDescriptionForNode(node, new LendasatBorrower());
-	}
+	const toolDescription = (operation: string) =>
+		whatTheModelReads({ resource: 'contract', operation });
 
 	it.each([
 		['createBtcInvoice', /address, the amount in sats and USD and when it expires.*sends no money/],

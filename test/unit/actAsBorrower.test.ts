@@ -101,7 +101,14 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 	it('follows a resource that mixes key types: one more condition naming its borrower operations', () => {
 		const route = (keyType: 'master' | 'borrower') =>
 			apiRoute(
-				{ resource: 'x', operation: 'y', label: 'X → Y', keyType, expects: 'object' },
+				{
+					resource: 'x',
+					operation: 'y',
+					label: 'X → Y',
+					toolDescription: 'Does y to an x',
+					keyType,
+					expects: 'object',
+				},
 				{ method: 'GET', url: '/api/x' },
 			);
 		const operationOf = (

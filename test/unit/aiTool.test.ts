@@ -1,17 +1,60 @@
-import { NodeHelpers, type INode } from 'n8n-workflow';
+import { NodeHelpers, type INodePropertyOptions } from 'n8n-workflow';
 
-import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
+import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
+import {
+	nodeDescription as description,
+	resolvedParameters as resolved,
+	toolDescriptionOfNode as asTool,
+	whatTheModelReads as read,
+} from '../helpers/aiTool';
 
-/** What an AI Agent's model reads about the node used as a tool: n8n builds it from the operation's action. */
-function toolDescription(resource: string, operation: string): string {
-	const node = {
-		name: 'Lendasat',
-		parameters: { resource, operation },
-		type: 'lendasatBorrower',
-		typeVersion: 1.1,
-	} as unknown as INode;
-	return NodeHelpers.getToolDescriptionForNode(node, new LendasatBorrower());
-}
+/** Every operation of the node: resource, value and its option. */
+const operations = description.properties
+	.filter((property) => property.name === 'operation')
+	.flatMap((property) =>
+		(property.options as INodePropertyOptions[]).map((option) => ({
+			resource: String(property.displayOptions?.show?.resource?.[0]),
+			operation: String(option.value),
+			option,
+		})),
+	);
+
+const whatTheModelReads = (resource: string, operation: string) => read({ resource, operation });
+
+describe('actions read like n8n’s own', () => {
+	it.each(operations.map(({ resource, operation, option }) => [resource, operation, option]))(
+		'%s → %s has a short action (verb and object, at most 40 characters)',
+		(_resource, _operation, option) => {
+			const action = String((option as INodePropertyOptions).action);
+			expect(action.length).toBeLessThanOrEqual(40);
+			expect(action).toMatch(/^[A-Z][a-z]+ /);
+			expect(action).not.toMatch(/[:;]/);
+		},
+	);
+
+	it('a node added from the actions panel is named after its short action', () => {
+		expect(
+			NodeHelpers.makeNodeName({ resource: 'contract', operation: 'create' }, description),
+		).toBe('Create a contract');
+		expect(NodeHelpers.makeNodeName({ resource: 'offer', operation: 'getAll' }, description)).toBe(
+			'Get many loan offers',
+		);
+	});
+});
+
+describe('every write states its repeat rule', () => {
+	it.each(operations.map(({ resource, operation, option }) => [resource, operation, option]))(
+		'%s → %s',
+		(_resource, _operation, option) => {
+			const routing = (option as INodePropertyOptions).routing;
+			const meta = operationMetaOf(routing);
+			expect(meta).toBeDefined();
+			const method = routing?.request?.method ?? 'GET';
+			if (method === 'GET') expect(meta?.repeat).toBeUndefined();
+			else expect(['once', 'afterLookup']).toContain(meta?.repeat);
+		},
+	);
+});
 
 describe('the node as an AI Agent tool', () => {
 	it.each([
@@ -25,9 +68,34 @@ describe('the node as an AI Agent tool', () => {
 	])(
 		'tells the model what %s → %s does, what it changes and what comes back',
 		(resource, operation, expected) => {
-			const description = toolDescription(resource, operation);
-			expect(description).toMatch(expected);
-			expect(description).toMatch(/ in Lendasat Borrower$/);
+			expect(whatTheModelReads(resource, operation)).toMatch(expected);
 		},
 	);
+
+	it('gives every operation a description of its own, longer than its action', () => {
+		for (const { resource, operation, option } of operations) {
+			const read = whatTheModelReads(resource, operation);
+			expect(read.length).toBeGreaterThan(String(option.action).length);
+			expect(read).toBe(operationMetaOf(option.routing)?.toolDescription);
+		}
+	});
+
+	it('keeps a description the user wrote', () => {
+		expect(
+			read({
+				resource: 'contract',
+				operation: 'get',
+				toolDescription: 'Read one of our loans; never more than one per question',
+			}),
+		).toBe('Read one of our loans; never more than one per question');
+	});
+
+	it('shows the Description only on the tool, never on the action node', () => {
+		expect(resolved(description, { resource: 'contract', operation: 'get' })).not.toHaveProperty(
+			'toolDescription',
+		);
+		expect(resolved(asTool, { resource: 'contract', operation: 'get' })).toHaveProperty(
+			'toolDescription',
+		);
+	});
 });

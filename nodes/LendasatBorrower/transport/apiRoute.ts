@@ -35,6 +35,18 @@ export interface OperationMeta {
 	operation: string;
 	/** As a user reads it, e.g. "Contract → Create". */
 	label: string;
+	/**
+	 * What an AI agent is told about the operation when the node is its tool: what it does, what it
+	 * changes and what it returns (the action stays short, as the node's name on the canvas).
+	 */
+	toolDescription: string;
+	/**
+	 * For an operation that writes, whether its write may be sent again after a failure that may
+	 * have reached the server (a 5xx, a reset or timed-out connection):
+	 * - `once`: never; only a 429 or a refused connection, which prove it was not processed, are retried;
+	 * - `afterLookup`: only after a read proves it was not processed (the operation looks itself).
+	 */
+	repeat?: RepeatRule;
 	/** The key type the operation needs; 'any' when both work. */
 	keyType: KeyType | 'any';
 	/** The shape of a successful answer; anything else is an error, never an output item. */
@@ -46,6 +58,9 @@ export interface OperationMeta {
 	/** What this operation's own failures mean (e.g. a status that does not allow it). */
 	errors?: ErrorGuidance[];
 }
+
+/** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
+export type RepeatRule = 'once' | 'afterLookup';
 
 /** The request an operation sends, as its parameters built it. */
 export type OperationRequest = IHttpRequestOptions;
@@ -179,7 +194,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 				headers: {},
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport);
+			const api = clientOf(transport, meta);
 			let items = extras.send
 				? await extras.send.call(this, api, request)
 				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
@@ -235,10 +250,15 @@ async function transportFor(
 	};
 }
 
-function clientOf(transport: Transport): ApiClient {
+function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
+	// An operation that looks up its own write after an ambiguous failure says what it found itself.
+	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
 	return {
 		send: async (request, expect, policy) =>
-			await exchange(transport, apiRequestOf(request), expect, policy),
+			await exchange(transport, apiRequestOf(request), expect, {
+				resolvesUnsafeRetries,
+				...policy,
+			}),
 		keyIdentity: keyIdentity(transport.connection),
 	};
 }

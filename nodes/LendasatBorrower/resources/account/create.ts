@@ -15,14 +15,16 @@ const showOnlyForAccountCreate = { show: { resource: ['account'], operation: ['c
 export const accountCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action:
-		"Create a borrower account: a partner creates a user's account and gets its borrower API key back",
+	action: 'Create a borrower account',
 	description: 'Create a borrower account for one of your users; needs a partner master key',
 	routing: apiRoute(
 		{
 			resource: 'account',
 			operation: 'create',
 			label: 'Account → Create',
+			toolDescription:
+				"Create a borrower account: a partner creates a user's account and gets its borrower API key back",
+			repeat: 'once',
 			keyType: 'master',
 			expects: 'object',
 		},

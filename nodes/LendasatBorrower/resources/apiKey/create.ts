@@ -18,7 +18,7 @@ const DESCRIPTION_EXAMPLE = '"n8n reporting workflow"';
 export const apiKeyCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action: 'Create an API key: returns a new secret borrower key once, to be stored right away',
+	action: 'Create an API key',
 	description:
 		'Create a new borrower API key for this account. The key is returned only this once (as api_key): store it right away, it cannot be read again.',
 	routing: apiRoute(
@@ -26,6 +26,9 @@ export const apiKeyCreateOperation: INodePropertyOptions = {
 			resource: 'apiKey',
 			operation: 'create',
 			label: 'API Key → Create',
+			toolDescription:
+				'Create an API key: returns a new secret borrower key once, to be stored right away',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 		},

@@ -22,13 +22,16 @@ const KEY_ID_EXAMPLE = '42';
 export const apiKeyDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
 	value: 'delete',
-	action: 'Delete an API key: revokes it at once (irreversible); needs the numeric key ID',
+	action: 'Delete an API key',
 	description: "Revoke one of this account's API keys; it stops working at once",
 	routing: apiRoute(
 		{
 			resource: 'apiKey',
 			operation: 'delete',
 			label: 'API Key → Delete',
+			toolDescription:
+				'Delete an API key: revokes it at once (irreversible); needs the numeric key ID',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'apiKeyId', label: 'API key' },

@@ -6,7 +6,7 @@ import { apiRoute } from '../../transport/apiRoute';
 export const apiKeyGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: 'Get many API keys: their IDs, descriptions and creation times, never the keys',
+	action: 'Get many API keys',
 	description:
 		"List this account's API keys: ID, description and creation time (never the key itself)",
 	routing: apiRoute(
@@ -14,6 +14,8 @@ export const apiKeyGetAllOperation: INodePropertyOptions = {
 			resource: 'apiKey',
 			operation: 'getAll',
 			label: 'API Key → Get Many',
+			toolDescription:
+				'Get many API keys: their IDs, descriptions and creation times, never the keys',
 			keyType: 'borrower',
 			expects: 'list',
 		},

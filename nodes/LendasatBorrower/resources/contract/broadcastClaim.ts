@@ -16,8 +16,7 @@ import { sendToContract } from './shared';
 export const contractBroadcastClaimOperation: INodePropertyOptions = {
 	name: 'Broadcast Claim',
 	value: 'broadcastClaim',
-	action:
-		'Broadcast the signed claim transaction: moves the collateral to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosingByClaim',
+	action: 'Broadcast a claim transaction',
 	description:
 		'Publish the claim transaction you signed outside n8n (the PSBT from Get Claim PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosingByClaim (Closed once the transaction confirms).',
 	routing: apiRoute(
@@ -25,6 +24,9 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'broadcastClaim',
 			label: 'Contract → Broadcast Claim',
+			toolDescription:
+				'Broadcast the signed claim transaction: moves the collateral to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosingByClaim',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 			answer: broadcastAnswer,

@@ -17,8 +17,7 @@ import { sendToContract } from './shared';
 export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 	name: 'Broadcast Recovery',
 	value: 'broadcastRecovery',
-	action:
-		'Broadcast the signed recovery transaction: moves the collateral back to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosedByRecovery',
+	action: 'Broadcast a recovery transaction',
 	description:
 		'Publish the recovery transaction you signed outside n8n (the PSBT from Get Recovery PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosedByRecovery.',
 	routing: apiRoute(
@@ -26,6 +25,9 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'broadcastRecovery',
 			label: 'Contract → Broadcast Recovery',
+			toolDescription:
+				'Broadcast the signed recovery transaction: moves the collateral back to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosedByRecovery',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 			answer: broadcastAnswer,

@@ -10,8 +10,7 @@ import { contractIdOf, sendToContract } from './shared';
 export const contractCancelOperation: INodePropertyOptions = {
 	name: 'Cancel',
 	value: 'cancel',
-	action:
-		'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',
+	action: 'Cancel a contract request',
 	description:
 		'Withdraw a contract request that is still Requested or Approved (before collateral is sent). The output is the contract ID with cancelled: true.',
 	routing: apiRoute(
@@ -19,6 +18,9 @@ export const contractCancelOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'cancel',
 			label: 'Contract → Cancel',
+			toolDescription:
+				'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },

@@ -164,14 +164,16 @@ const MISSING_FIELD_GUIDANCE: ErrorGuidance[] = REQUEST_VALUES.flatMap(({ label,
 export const contractCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action:
-		'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
+	action: 'Create a contract',
 	description: 'Ask for a loan from an offer; needs a borrower key',
 	routing: apiRoute(
 		{
 			resource: 'contract',
 			operation: 'create',
 			label: 'Contract → Create',
+			toolDescription:
+				'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
+			repeat: 'afterLookup',
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },

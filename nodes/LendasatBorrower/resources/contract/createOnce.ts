@@ -147,7 +147,7 @@ async function sendUntilCreated(
 	const failures: Failure[] = [];
 	for (;;) {
 		const sentAt = Date.now();
-		const sent = await settle(api.send(request, 'object', { resolvesUnsafeRetries: true }));
+		const sent = await settle(api.send(request, 'object'));
 		if ('value' in sent) return toItems(sent.value);
 		if (answeredSuccess(sent.error)) {
 			// The server said it was created, in an answer the node could not use: find it instead.

@@ -17,8 +17,7 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractExtendOperation: INodePropertyOptions = {
 	name: 'Extend',
 	value: 'extend',
-	action:
-		'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
+	action: 'Extend a contract',
 	description:
 		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
 	routing: apiRoute(
@@ -26,6 +25,9 @@ export const contractExtendOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'extend',
 			label: 'Contract → Extend',
+			toolDescription:
+				'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },

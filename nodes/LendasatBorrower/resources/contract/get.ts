@@ -6,14 +6,15 @@ import { sendToContract, simplifyContracts } from './shared';
 export const contractGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action:
-		'Get a contract: its status, amounts, where to send collateral and the next installment due',
+	action: 'Get a contract',
 	description: 'Get one of your contracts with its status, collateral and repayment details',
 	routing: apiRoute(
 		{
 			resource: 'contract',
 			operation: 'get',
 			label: 'Contract → Get',
+			toolDescription:
+				'Get a contract: its status, amounts, where to send collateral and the next installment due',
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },

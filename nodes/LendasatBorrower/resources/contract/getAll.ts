@@ -38,13 +38,15 @@ const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const contractGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action: "Get many contracts: the borrower's loans, newest first, optionally by status",
+	action: 'Get many contracts',
 	description: 'List your contracts, newest first unless sorted otherwise',
 	routing: apiRoute(
 		{
 			resource: 'contract',
 			operation: 'getAll',
 			label: LABEL,
+			toolDescription:
+				"Get many contracts: the borrower's loans, newest first, optionally by status",
 			keyType: 'borrower',
 			expects: 'page',
 		},

@@ -23,8 +23,7 @@ const PAYMENT_ID_MAX_LENGTH = 256;
 export const contractReportRepaymentOperation: INodePropertyOptions = {
 	name: 'Report Repayment',
 	value: 'reportRepayment',
-	action:
-		"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID",
+	action: 'Report a repayment',
 	description:
 		'Tell the lender that an installment was paid, with the payment transaction ID. The output repeats the contract, installment and payment IDs with reported: true.',
 	routing: apiRoute(
@@ -32,6 +31,9 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 			resource: 'contract',
 			operation: 'reportRepayment',
 			label: 'Contract → Report Repayment',
+			toolDescription:
+				"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID",
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },

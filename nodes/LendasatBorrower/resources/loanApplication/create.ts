@@ -53,8 +53,7 @@ const showOnlyForCreate = { show: { resource: [RESOURCE], operation: ['create'] 
 export const loanApplicationCreateOperation: INodePropertyOptions = {
 	name: 'Create',
 	value: 'create',
-	action:
-		'Create a loan application: posts your own loan terms (amounts, durations, LTV, interest) for lenders to take; a lender taking it opens a contract that needs your Bitcoin collateral',
+	action: 'Create a loan application',
 	description:
 		'Post your own loan terms for lenders to take. Returns the application (status Available) with its ID, loan_deal_id.',
 	routing: apiRoute(
@@ -62,6 +61,9 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 			resource: RESOURCE,
 			operation: 'create',
 			label: 'Loan Application → Create',
+			toolDescription:
+				'Create a loan application: posts your own loan terms (amounts, durations, LTV, interest) for lenders to take; a lender taking it opens a contract that needs your Bitcoin collateral',
+			repeat: 'afterLookup',
 			keyType: 'borrower',
 			expects: 'object',
 			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],

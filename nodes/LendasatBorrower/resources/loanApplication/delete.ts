@@ -23,8 +23,7 @@ const LABEL = 'Loan Application → Delete';
 export const loanApplicationDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
 	value: 'delete',
-	action:
-		'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
+	action: 'Delete a loan application',
 	description:
 		'Withdraw one of your loan applications: it becomes Deleted and lenders can no longer take it. The output is the ID with deleted: true.',
 	routing: apiRoute(
@@ -32,6 +31,9 @@ export const loanApplicationDeleteOperation: INodePropertyOptions = {
 			resource: RESOURCE,
 			operation: 'delete',
 			label: LABEL,
+			toolDescription:
+				'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'loanApplicationId', label: 'loan application' },

@@ -18,14 +18,15 @@ import {
 export const loanApplicationGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action:
-		'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',
+	action: 'Get a loan application',
 	description: 'Get one of your loan applications by its ID, whatever its status',
 	routing: apiRoute(
 		{
 			resource: RESOURCE,
 			operation: 'get',
 			label: 'Loan Application → Get',
+			toolDescription:
+				'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',
 			keyType: 'borrower',
 			expects: 'object',
 			answer: applicationAnswer,

@@ -23,8 +23,7 @@ const showOnlyForGetAll = { resource: [RESOURCE], operation: ['getAll'] };
 export const loanApplicationGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action:
-		'Get many loan applications: your posted loan terms with their status, newest first; deleted and replaced ones only when asked',
+	action: 'Get many loan applications',
 	description:
 		'List your loan applications, newest first. Lendasat lists every application the account ever posted, including deleted ones and the ones an Update replaced; they are left out unless Include Deleted is on.',
 	routing: apiRoute(
@@ -32,6 +31,8 @@ export const loanApplicationGetAllOperation: INodePropertyOptions = {
 			resource: RESOURCE,
 			operation: 'getAll',
 			label: 'Loan Application → Get Many',
+			toolDescription:
+				'Get many loan applications: your posted loan terms with their status, newest first; deleted and replaced ones only when asked',
 			keyType: 'borrower',
 			expects: 'list',
 			answer: applicationListAnswer,

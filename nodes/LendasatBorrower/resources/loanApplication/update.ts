@@ -40,8 +40,7 @@ const LABEL = 'Loan Application → Update';
 export const loanApplicationUpdateOperation: INodePropertyOptions = {
 	name: 'Update',
 	value: 'update',
-	action:
-		'Update a loan application: changes its amounts, durations, LTV or interest rate; Lendasat replaces it, so the result has a NEW loan_deal_id and the old ID becomes Deleted',
+	action: 'Update a loan application',
 	description:
 		'Change the terms of one of your loan applications; fields you leave out keep their current value. Lendasat posts the changed application under a new ID (loan_deal_id in the output) and marks the old one (previous_loan_deal_id) Deleted.',
 	routing: apiRoute(
@@ -49,6 +48,9 @@ export const loanApplicationUpdateOperation: INodePropertyOptions = {
 			resource: RESOURCE,
 			operation: 'update',
 			label: LABEL,
+			toolDescription:
+				'Update a loan application: changes its amounts, durations, LTV or interest rate; Lendasat replaces it, so the result has a NEW loan_deal_id and the old ID becomes Deleted',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanApplicationId', label: 'loan application' },

@@ -22,8 +22,7 @@ const showOnlyForNotificationGetAll = { resource: ['notification'], operation: [
 export const notificationGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action:
-		'Get many notifications: contract, installment and chat updates, newest first, unread only by default',
+	action: 'Get many notifications',
 	description:
 		'List notifications, newest first. Each item is {type, data}: type is ContractUpdate, InstallmentUpdate, ChatMessage or a newer kind; data holds its ID, contract_id, timestamp, read flag and the fields of that kind.',
 	routing: apiRoute(
@@ -31,6 +30,8 @@ export const notificationGetAllOperation: INodePropertyOptions = {
 			resource: 'notification',
 			operation: 'getAll',
 			label: LABEL,
+			toolDescription:
+				'Get many notifications: contract, installment and chat updates, newest first, unread only by default',
 			keyType: 'borrower',
 			expects: 'page',
 		},

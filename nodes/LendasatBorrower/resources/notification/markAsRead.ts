@@ -15,13 +15,16 @@ const showOnlyForMarkAsRead = { resource: ['notification'], operation: ['markAsR
 export const notificationMarkAsReadOperation: INodePropertyOptions = {
 	name: 'Mark as Read',
 	value: 'markAsRead',
-	action: 'Mark notifications as read: one by its ID, or all; changes only the read flag',
+	action: 'Mark notifications as read',
 	description: 'Mark one notification, or all of them, as read',
 	routing: apiRoute(
 		{
 			resource: 'notification',
 			operation: 'markAsRead',
 			label: 'Notification → Mark as Read',
+			toolDescription:
+				'Mark notifications as read: one by its ID, or all; changes only the read flag',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'notificationId', label: 'notification' },

@@ -32,8 +32,7 @@ const showOnlyForUpdateSettings = {
 export const notificationUpdateSettingsOperation: INodePropertyOptions = {
 	name: 'Update Settings',
 	value: 'updateSettings',
-	action:
-		'Update notification settings: turns the chosen e-mail and Telegram alerts on or off, keeps the others, returns all eight switches',
+	action: 'Update notification settings',
 	description:
 		'Turn e-mail and Telegram alerts on or off. Only the switches added under Update Fields change; the node reads the current settings and writes them back with those changes. The output is the stored settings, all eight switches.',
 	routing: apiRoute(
@@ -41,6 +40,9 @@ export const notificationUpdateSettingsOperation: INodePropertyOptions = {
 			resource: 'notification',
 			operation: 'updateSettings',
 			label: LABEL,
+			toolDescription:
+				'Update notification settings: turns the chosen e-mail and Telegram alerts on or off, keeps the others, returns all eight switches',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 		},

@@ -17,14 +17,15 @@ const showOnlyForOfferGet = { show: { resource: ['offer'], operation: ['get'] } 
 export const offerGetOperation: INodePropertyOptions = {
 	name: 'Get',
 	value: 'get',
-	action:
-		'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',
+	action: 'Get a loan offer',
 	description: 'Get one loan offer by its ID',
 	routing: apiRoute(
 		{
 			resource: 'offer',
 			operation: 'get',
 			label: 'Offer → Get',
+			toolDescription:
+				'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'offerId', label: 'loan offer' },

@@ -22,14 +22,15 @@ const showOnlyForOfferGetAll = { show: { resource: ['offer'], operation: ['getAl
 export const offerGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
 	value: 'getAll',
-	action:
-		'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',
+	action: 'Get many loan offers',
 	description: 'List the loan offers available to the borrower, optionally filtered',
 	routing: apiRoute(
 		{
 			resource: 'offer',
 			operation: 'getAll',
 			label: 'Offer → Get Many',
+			toolDescription:
+				'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',
 			keyType: 'borrower',
 			expects: 'list',
 		},

@@ -17,7 +17,7 @@ const WITHHELD_USER_FIELDS = ['personal_telegram_token'];
 export const userGetMeOperation: INodePropertyOptions = {
 	name: 'Get Me',
 	value: 'getMe',
-	action: 'Get the current user: the account the API key belongs to (name, email, time zone)',
+	action: 'Get the current user',
 	description:
 		'Get the account the API key belongs to, as {user, enabled_features}. The personal Telegram token is left out.',
 	routing: apiRoute(
@@ -25,6 +25,8 @@ export const userGetMeOperation: INodePropertyOptions = {
 			resource: 'user',
 			operation: 'getMe',
 			label: 'User → Get Me',
+			toolDescription:
+				'Get the current user: the account the API key belongs to (name, email, time zone)',
 			keyType: 'borrower',
 			expects: 'object',
 		},
