@@ -48,9 +48,39 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage),
 		).resolves.toEqual({
 			kind: 'found',
-			contract: expect.objectContaining({ id: 'contract-3' }),
+			contracts: [expect.objectContaining({ id: 'contract-3' })],
 		});
 		expect(reads).toEqual([1]);
+	});
+
+	it('finds every contract carrying the client id, each as the latest walk read it', async () => {
+		let clock = NOW;
+		const at = (minutes: number) => new Date(NOW - minutes * MINUTE).toISOString();
+		let records: IDataObject[] = [
+			{ id: 'b', client_contract_id: 'order', status: 'Requested', created_at: at(1) },
+			{ id: 'a', client_contract_id: 'ORDER', status: 'Requested', created_at: at(2) },
+			{ id: 'x', client_contract_id: 'other', status: 'Requested', created_at: at(3) },
+		];
+		const { readPage } = server(() => records);
+		const index = new ContractIndex(() => clock, 0);
+		const first = await index.find('order', { freshAfter: clock, coverFrom: 0 }, readPage);
+		expect(first).toEqual({
+			kind: 'found',
+			contracts: [expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'a' })],
+		});
+
+		// Another execution cancelled b meanwhile: the next walk reads it again.
+		records = records.map((record) =>
+			record.id === 'b' ? { ...record, status: 'Cancelled' } : record,
+		);
+		clock += 1;
+		const again = await index.find('order', { freshAfter: clock, coverFrom: 0 }, readPage);
+		expect(again.kind === 'found' && again.contracts.map(({ id, status }) => [id, status])).toEqual(
+			[
+				['b', 'Cancelled'],
+				['a', 'Requested'],
+			],
+		);
 	});
 
 	it('matches client ids without regard to case', async () => {
@@ -126,13 +156,22 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		});
 	});
 
-	it('reports a server without a contract list as unsupported', async () => {
-		const none: ReadContractPage = async () => 'unsupported';
-		await expect(
-			new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, none),
-		).resolves.toEqual({
+	it('reports a server without a contract list as unsupported, and does not ask it again', async () => {
+		let clock = NOW;
+		const reads: number[] = [];
+		const none: ReadContractPage = async (page) => {
+			reads.push(page);
+			return 'unsupported';
+		};
+		const index = new ContractIndex(() => clock, 0);
+		await expect(index.find('x', { freshAfter: clock, coverFrom: 0 }, none)).resolves.toEqual({
 			kind: 'unsupported',
 		});
+		clock += 1;
+		await expect(index.find('y', { freshAfter: clock, coverFrom: 0 }, none)).resolves.toEqual({
+			kind: 'unsupported',
+		});
+		expect(reads).toEqual([1]);
 	});
 
 	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
@@ -162,7 +201,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('gathers the lookups asked for while a new walk waits to read, into that walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
-		const index = new ContractIndex(Date.now, 100);
+		const index = new ContractIndex(Date.now, 500);
 		const first = index.find('c0', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		const later = index.find('c2', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);

@@ -12,7 +12,8 @@ export interface ContractListPage {
 export type ReadContractPage = (page: number) => Promise<ContractListPage | 'unsupported'>;
 
 export type LookupOutcome =
-	| { kind: 'found'; contract: IDataObject }
+	/** Every contract carrying the client_contract_id (usually one), each as the latest walk read it. */
+	| { kind: 'found'; contracts: IDataObject[] }
 	| { kind: 'absent' }
 	/** The server has no list of contracts (the specification shows none). */
 	| { kind: 'unsupported' }
@@ -41,12 +42,15 @@ interface Walk {
  * shared by every item of one run of the node, so that many lookups cost few list requests: a
  * lookup reuses a walk that started after it was asked for, and a new walk stops where the last
  * complete one began. Reading newest first is safe while contracts are being created: a new one
- * shifts older ones to later pages, so the walk sees some twice but skips none.
+ * shifts older ones to later pages, so the walk sees some twice but skips none. A server found to
+ * have no contract list is not asked again.
  */
 export class ContractIndex {
-	private readonly byClientId = new Map<string, IDataObject>();
+	/** Lower-cased client_contract_id → contract id → the record as last read. */
+	private readonly byClientId = new Map<string, Map<string, IDataObject>>();
 	private lastWalk?: Walk;
 	private complete?: { coversFrom: number; startedAt: number };
+	private listsNoContracts = false;
 
 	/**
 	 * `gatherMs`: how long a new walk waits before reading, so that lookups asked for meanwhile (other
@@ -66,6 +70,7 @@ export class ContractIndex {
 		need: { freshAfter: number; coverFrom: number },
 		readPage: ReadContractPage,
 	): Promise<LookupOutcome> {
+		if (this.listsNoContracts) return { kind: 'unsupported' };
 		let walk = this.lastWalk;
 		if (!walk || !serves(walk, need)) {
 			if (walk) await walk.done;
@@ -76,8 +81,8 @@ export class ContractIndex {
 		}
 		const result = await walk.done;
 		if (result.kind !== 'complete') return result;
-		const contract = this.byClientId.get(clientId.toLowerCase());
-		return contract ? { kind: 'found', contract } : { kind: 'absent' };
+		const contracts = this.byClientId.get(clientId.toLowerCase());
+		return contracts ? { kind: 'found', contracts: [...contracts.values()] } : { kind: 'absent' };
 	}
 
 	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
@@ -97,6 +102,7 @@ export class ContractIndex {
 		const walk: Walk = { startedAt, coversFrom, done: read() };
 		walk.done = walk.done.then((result) => {
 			if (result.kind === 'complete') this.complete = { coversFrom, startedAt };
+			if (result.kind === 'unsupported') this.listsNoContracts = true;
 			return result;
 		});
 		this.lastWalk = walk;
@@ -146,11 +152,14 @@ export class ContractIndex {
 		};
 	}
 
+	/** A later read of the same contract replaces the earlier one: its status may have changed. */
 	private add(record: IDataObject): void {
 		const clientId = record.client_contract_id;
-		if (typeof clientId === 'string' && !this.byClientId.has(clientId.toLowerCase())) {
-			this.byClientId.set(clientId.toLowerCase(), record);
-		}
+		if (typeof clientId !== 'string') return;
+		const key = clientId.toLowerCase();
+		const contracts = this.byClientId.get(key) ?? new Map<string, IDataObject>();
+		contracts.set(typeof record.id === 'string' ? record.id : '', record);
+		this.byClientId.set(key, contracts);
 	}
 }
 
