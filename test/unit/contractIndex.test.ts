@@ -127,10 +127,11 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('gives up as inconclusive after reading as many pages as it may, when none is old enough', async () => {
 		const reads: number[] = [];
-		// A server that ignores `page` and keeps answering the same full page of new contracts.
+		// A server that keeps answering full pages of contracts created just now.
 		const endless: ReadContractPage = async (page) => {
 			reads.push(page);
-			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
+			const records = listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0));
+			return { records: records.map((record) => ({ ...record, id: `${page}-${record.id}` })) };
 		};
 		const outcome = await new ContractIndex(() => NOW, 0).find(
 			'x',
@@ -142,6 +143,60 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reason: expect.stringContaining('2000 contracts'),
 		});
 		expect(reads).toHaveLength(MAX_LOOKUP_PAGES);
+	});
+
+	it('is inconclusive when the server answers the same page again (it ignores `page`)', async () => {
+		const reads: number[] = [];
+		const samePage: ReadContractPage = async (page) => {
+			reads.push(page);
+			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
+		};
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'x',
+			{ freshAfter: NOW, coverFrom: NOW - MINUTE },
+			samePage,
+		);
+		expect(outcome).toEqual({
+			kind: 'inconclusive',
+			reason: 'the server sent the same contracts again for page 2',
+		});
+		expect(reads).toEqual([1, 2]);
+	});
+
+	it('reads on while other processes create contracts: the ones pushed onto the next page are not disorder', async () => {
+		// One a second, newest first; 30 are created between the reads of page 1 and page 2 (another
+		// worker sending), so page 2 starts with the last 30 of page 1, seconds newer than its end.
+		const second = 1000;
+		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * second).toISOString();
+		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) => ({
+			id: `old-${index}`,
+			client_contract_id: `old-${index}`,
+			created_at: at(60 + index),
+		}));
+		const reads: number[] = [];
+		const readPage: ReadContractPage = async (page) => {
+			reads.push(page);
+			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
+			if (page === 1) {
+				const fresh = Array.from({ length: 30 }, (_, index) => ({
+					id: `new-${index}`,
+					client_contract_id: `new-${index}`,
+					created_at: at(index),
+				}));
+				records = [...fresh, ...records];
+			}
+			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
+		};
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'old-249',
+			{ freshAfter: NOW, coverFrom: 0 },
+			readPage,
+		);
+		expect(outcome).toEqual({
+			kind: 'found',
+			contracts: [expect.objectContaining({ id: 'old-249' })],
+		});
+		expect(reads).toEqual([1, 2, 3]);
 	});
 
 	it('is inconclusive when a page cannot be read, and says why', async () => {

@@ -112,10 +112,14 @@ export class ContractIndex {
 	/**
 	 * Reads pages until one reaches below `stopBelow` or the list ends; never throws. A list that is
 	 * not newest first cannot be cut off by time, and records without a client_contract_id field
-	 * cannot be searched by it: neither may prove that a contract does not exist.
+	 * cannot be searched by it: neither may prove that a contract does not exist. Contracts created
+	 * while it reads push older ones onto the next page, where they come again, newer than the last
+	 * one read: those are read again but do not count as disorder; a page that holds nothing new is
+	 * the server repeating itself.
 	 */
 	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
 		let previous = Infinity;
+		const seen = new Set<string>();
 		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
 			let read: ContractListPage | 'unsupported';
 			try {
@@ -130,7 +134,14 @@ export class ContractIndex {
 			) {
 				return { kind: 'unsupported' };
 			}
+			let fresh = 0;
 			for (const record of read.records) {
+				const id = typeof record.id === 'string' ? record.id : undefined;
+				const again = id !== undefined && seen.has(id);
+				if (id !== undefined) seen.add(id);
+				this.add(record);
+				if (again) continue;
+				fresh++;
 				const created = creationOf(record);
 				if (created > previous + 1000) {
 					return {
@@ -139,7 +150,12 @@ export class ContractIndex {
 					};
 				}
 				if (!Number.isNaN(created)) previous = created;
-				this.add(record);
+			}
+			if (read.records.length && fresh === 0) {
+				return {
+					kind: 'inconclusive',
+					reason: `the server sent the same contracts again for page ${page}`,
+				};
 			}
 			const lastPage =
 				read.records.length < LOOKUP_PAGE_SIZE ||
