@@ -158,9 +158,9 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		);
 		expect(outcome).toEqual({
 			kind: 'inconclusive',
-			reason: 'the server sent the same contracts again for page 2',
+			reason: 'the server sent the same contracts again for pages 2 and 3',
 		});
-		expect(reads).toEqual([1, 2]);
+		expect(reads).toEqual([1, 2, 3]);
 	});
 
 	it('reads on while other processes create contracts: the ones pushed onto the next page are not disorder', async () => {
@@ -197,6 +197,42 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			contracts: [expect.objectContaining({ id: 'old-249' })],
 		});
 		expect(reads).toEqual([1, 2, 3]);
+	});
+
+	it('reads on after a long wait for its turn, while more than a page of contracts was created', async () => {
+		const second = 1000;
+		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * second).toISOString();
+		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) => ({
+			id: `old-${index}`,
+			client_contract_id: `old-${index}`,
+			created_at: at(300 + index),
+		}));
+		const reads: number[] = [];
+		const readPage: ReadContractPage = async (page) => {
+			reads.push(page);
+			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
+			if (page === 1) {
+				// 150 created before page 2's turn came: page 2 holds 100 of them, page 3 50 more and
+				// 50 of page 1 again.
+				const fresh = Array.from({ length: 150 }, (_, index) => ({
+					id: `new-${index}`,
+					client_contract_id: `new-${index}`,
+					created_at: at(index),
+				}));
+				records = [...fresh, ...records];
+			}
+			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
+		};
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'old-249',
+			{ freshAfter: NOW, coverFrom: 0 },
+			readPage,
+		);
+		expect(outcome).toEqual({
+			kind: 'found',
+			contracts: [expect.objectContaining({ id: 'old-249' })],
+		});
+		expect(reads).toEqual([1, 2, 3, 4]);
 	});
 
 	it('is inconclusive when a page cannot be read, and says why', async () => {

@@ -113,12 +113,15 @@ export class ContractIndex {
 	 * Reads pages until one reaches below `stopBelow` or the list ends; never throws. A list that is
 	 * not newest first cannot be cut off by time, and records without a client_contract_id field
 	 * cannot be searched by it: neither may prove that a contract does not exist. Contracts created
-	 * while it reads push older ones onto the next page, where they come again, newer than the last
-	 * one read: those are read again but do not count as disorder; a page that holds nothing new is
-	 * the server repeating itself.
+	 * while it reads (other executions, other workers) push older ones onto the next page, where
+	 * they come again, newer than the last one read; after a long wait for a turn, the new ones
+	 * themselves may come on a later page, newer than all of page 1. Neither counts as disorder.
+	 * Two pages in a row that hold nothing new are the server repeating itself.
 	 */
 	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
 		let previous = Infinity;
+		let newestOnFirstPage = -Infinity;
+		let pagesWithNothingNew = 0;
 		const seen = new Set<string>();
 		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
 			let read: ContractListPage | 'unsupported';
@@ -143,6 +146,9 @@ export class ContractIndex {
 				if (again) continue;
 				fresh++;
 				const created = creationOf(record);
+				if (page === 1 && created > newestOnFirstPage) newestOnFirstPage = created;
+				// Newer than anything on page 1: created since the walk began.
+				if (page > 1 && created > newestOnFirstPage) continue;
 				if (created > previous + 1000) {
 					return {
 						kind: 'inconclusive',
@@ -151,10 +157,11 @@ export class ContractIndex {
 				}
 				if (!Number.isNaN(created)) previous = created;
 			}
-			if (read.records.length && fresh === 0) {
+			pagesWithNothingNew = read.records.length && fresh === 0 ? pagesWithNothingNew + 1 : 0;
+			if (pagesWithNothingNew === 2) {
 				return {
 					kind: 'inconclusive',
-					reason: `the server sent the same contracts again for page ${page}`,
+					reason: `the server sent the same contracts again for pages ${page - 1} and ${page}`,
 				};
 			}
 			const lastPage =
