@@ -11,5 +11,5 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/'],
 	// Starting the cluster takes a minute or more; scenario (b) runs against a rate limit, and the
 	// trigger waits for n8n's once-a-minute polls.
-	testTimeout: 660_000,
+	testTimeout: 960_000,
 };
