@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import { queueServicesMissing, startQueueCluster, type QueueCluster } from '../../dev/n8n/queue';
 import type { Json } from '../../dev/n8n/n8n-env';
+import { LIVE_CREATE_FIELDS } from '../../dev/bench/lookupCost';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
 import { nodeOutput, runError, waitFor } from './helpers';
 
@@ -36,15 +37,6 @@ interface CredentialRef {
 	id: string;
 	name: string;
 }
-
-/** Everything Lendasat's backend needs for a contract request. */
-const LIVE_FIELDS = {
-	collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-	repaymentAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-	borrowerPublicKey: '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
-	derivationPath: "m/84'/0'/0'/0/0",
-	loanType: 'StableCoin',
-};
 
 const missing = queueServicesMissing();
 if (missing) process.stdout.write(`queue-mode e2e skipped: this machine lacks ${missing}\n`);
@@ -112,7 +104,7 @@ function createNode(idempotencyKey: string, options: Json = {}): Json {
 			loanId: { __rl: true, mode: 'id', value: offerId },
 			loanAmount: 500,
 			durationDays: 30,
-			additionalFields: LIVE_FIELDS,
+			additionalFields: LIVE_CREATE_FIELDS,
 			options: { idempotencyKey, ...options },
 		},
 		credentials: { lendasatApi: borrowerCredential },

@@ -163,77 +163,61 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		expect(reads).toEqual([1, 2, 3]);
 	});
 
-	it('reads on while other processes create contracts: the ones pushed onto the next page are not disorder', async () => {
-		// One a second, newest first; 30 are created between the reads of page 1 and page 2 (another
-		// worker sending), so page 2 starts with the last 30 of page 1, seconds newer than its end.
-		const second = 1000;
-		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * second).toISOString();
-		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) => ({
-			id: `old-${index}`,
-			client_contract_id: `old-${index}`,
-			created_at: at(60 + index),
-		}));
+	/**
+	 * 250 contracts, one a second from `age` seconds ago, newest first; `created` more are created
+	 * right after page 1 is read (another worker sending while this walk waits for its next turn).
+	 */
+	function listGrowingAfterPage1(age: number, created: number) {
+		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
+		const contract = (id: string, secondsAgo: number) => ({
+			id,
+			client_contract_id: id,
+			created_at: at(secondsAgo),
+		});
+		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) =>
+			contract(`old-${index}`, age + index),
+		);
 		const reads: number[] = [];
 		const readPage: ReadContractPage = async (page) => {
 			reads.push(page);
 			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
 			if (page === 1) {
-				const fresh = Array.from({ length: 30 }, (_, index) => ({
-					id: `new-${index}`,
-					client_contract_id: `new-${index}`,
-					created_at: at(index),
-				}));
+				const fresh = Array.from({ length: created }, (_, index) =>
+					contract(`new-${index}`, index),
+				);
 				records = [...fresh, ...records];
 			}
 			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
 		};
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'old-249',
-			{ freshAfter: NOW, coverFrom: 0 },
-			readPage,
-		);
-		expect(outcome).toEqual({
-			kind: 'found',
-			contracts: [expect.objectContaining({ id: 'old-249' })],
-		});
-		expect(reads).toEqual([1, 2, 3]);
-	});
+		return { readPage, reads };
+	}
 
-	it('reads on after a long wait for its turn, while more than a page of contracts was created', async () => {
-		const second = 1000;
-		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * second).toISOString();
-		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) => ({
-			id: `old-${index}`,
-			client_contract_id: `old-${index}`,
-			created_at: at(300 + index),
-		}));
-		const reads: number[] = [];
-		const readPage: ReadContractPage = async (page) => {
-			reads.push(page);
-			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
-			if (page === 1) {
-				// 150 created before page 2's turn came: page 2 holds 100 of them, page 3 50 more and
-				// 50 of page 1 again.
-				const fresh = Array.from({ length: 150 }, (_, index) => ({
-					id: `new-${index}`,
-					client_contract_id: `new-${index}`,
-					created_at: at(index),
-				}));
-				records = [...fresh, ...records];
-			}
-			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
-		};
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'old-249',
-			{ freshAfter: NOW, coverFrom: 0 },
-			readPage,
-		);
-		expect(outcome).toEqual({
-			kind: 'found',
-			contracts: [expect.objectContaining({ id: 'old-249' })],
-		});
-		expect(reads).toEqual([1, 2, 3, 4]);
-	});
+	it.each([
+		// Page 2 starts with the last 30 of page 1, seconds newer than its end.
+		['pushes the end of page 1 onto page 2', 60, 30, [1, 2, 3]],
+		// Page 2 holds 100 of the new ones, newer than all of page 1; page 3 50 more and 50 of page 1.
+		[
+			'comes on a later page itself (more than a page, after a long wait for a turn)',
+			300,
+			150,
+			[1, 2, 3, 4],
+		],
+	])(
+		'reads on when what other processes create meanwhile %s: not disorder',
+		async (_case, age, created, pages) => {
+			const { readPage, reads } = listGrowingAfterPage1(age, created);
+			const outcome = await new ContractIndex(() => NOW, 0).find(
+				'old-249',
+				{ freshAfter: NOW, coverFrom: 0 },
+				readPage,
+			);
+			expect(outcome).toEqual({
+				kind: 'found',
+				contracts: [expect.objectContaining({ id: 'old-249' })],
+			});
+			expect(reads).toEqual(pages);
+		},
+	);
 
 	it('is inconclusive when a page cannot be read, and says why', async () => {
 		const failing: ReadContractPage = async () => {
