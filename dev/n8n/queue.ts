@@ -23,6 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+	DEMO_OWNER,
 	createN8nHome,
 	packPackage,
 	type N8nHome,
@@ -97,12 +98,35 @@ export async function startQueueCluster(options: QueueClusterOptions = {}): Prom
 	};
 	/** What to stop, in the order started; stopped in reverse, the slow ones each as a step. */
 	const stops: Array<{ name?: string; stop: () => Promise<void> | void }> = [];
+	/** Folders to remove, also when this process exits before stopAll (the servers are then killed). */
+	const folders: string[] = [];
+	const removeFolders = () => {
+		for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+	};
 	const stopAll = async () => {
 		for (const { name, stop } of stops.splice(0).reverse()) {
 			if (name) await step(`stop ${name}`, stop);
 			else await stop();
 		}
+		removeFolders();
+		process.off('exit', removeFolders);
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
 	};
+	// Ctrl-C (or a CI timeout's SIGTERM) stops everything before this process ends: the servers run
+	// in process groups of their own, which the terminal's signal does not reach. A second signal
+	// ends this process at once (what is still running is then killed on exit).
+	let stopping = false;
+	function onSignal(signal: NodeJS.Signals): void {
+		const code = signal === 'SIGINT' ? 130 : 143;
+		if (stopping) process.exit(code);
+		stopping = true;
+		process.stdout.write(`\n${signal}: stopping the queue-mode cluster …\n`);
+		void stopAll().finally(() => process.exit(code));
+	}
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	process.on('exit', removeFolders);
 	try {
 		const [postgres, redis] = await timed('Postgres and Redis', () =>
 			Promise.all([
@@ -115,7 +139,7 @@ export async function startQueueCluster(options: QueueClusterOptions = {}): Prom
 			]),
 		);
 		const packDir = mkdtempSync(join(tmpdir(), 'lendasat-pack-'));
-		stops.push({ stop: () => rmSync(packDir, { recursive: true, force: true }) });
+		folders.push(packDir);
 		const tarball = await timed('npm pack', async () => packPackage(packDir));
 		const encryptionKey = `lendasat-queue-${randomBytes(12).toString('hex')}`;
 		const home = (): N8nHome => {
@@ -124,7 +148,7 @@ export async function startQueueCluster(options: QueueClusterOptions = {}): Prom
 				encryptionKey,
 				extraEnv: { ...queueEnv(postgres, redis), ...extraEnv },
 			});
-			stops.push({ stop: () => created.remove() });
+			folders.push(created.userFolder);
 			return created;
 		};
 		const mainHome = home();
@@ -168,12 +192,9 @@ if (require.main === module) {
 	startQueueCluster({ workers })
 		.then((cluster) => {
 			process.stdout.write(
-				`n8n in queue mode: ${cluster.main.url} (owner ${'demo@lendasat.local'}, password Lendasat-demo-1), ` +
+				`n8n in queue mode: ${cluster.main.url} (owner ${DEMO_OWNER.email}, password ${DEMO_OWNER.password}), ` +
 					`${cluster.workers.length} workers (logs: ${cluster.workers.map((worker) => worker.logFile).join(', ')}). Ctrl-C stops it all.\n`,
 			);
-			const stop = () => void cluster.stop().then(() => process.exit(0));
-			process.once('SIGINT', stop);
-			process.once('SIGTERM', stop);
 		})
 		.catch((error: Error) => {
 			process.stderr.write(`${error.message}\n`);

@@ -96,8 +96,12 @@ function spawnServer(command: string, args: string[], logFile: string): ChildPro
 	return child;
 }
 
-/** A way to stop a spawned server: SIGTERM (then SIGKILL) to its group, also when this process exits. */
-function stopper(child: ChildProcess, cleanUp: () => void): () => Promise<void> {
+/** A way to stop a spawned server: `signal` (then SIGKILL) to its group, also when this process exits. */
+function stopper(
+	child: ChildProcess,
+	cleanUp: () => void,
+	signal: NodeJS.Signals = 'SIGTERM',
+): () => Promise<void> {
 	let running = child.exitCode === null;
 	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
 	const kill = (signal: NodeJS.Signals) => {
@@ -116,7 +120,7 @@ function stopper(child: ChildProcess, cleanUp: () => void): () => Promise<void> 
 	return async () => {
 		process.off('exit', onExit);
 		if (running) {
-			kill('SIGTERM');
+			kill(signal);
 			const timer = setTimeout(() => kill('SIGKILL'), 10_000);
 			await exited;
 			clearTimeout(timer);
@@ -264,7 +268,8 @@ export async function startPostgres(): Promise<Postgres> {
 	]);
 	const child = spawnServer(program, args, logFile);
 	const output = tail(logFile);
-	const stop = stopper(child, cleanUp);
+	// SIGINT is Postgres's fast shutdown (SIGTERM would wait for every session to end).
+	const stop = stopper(child, cleanUp, 'SIGINT');
 	try {
 		await waitFor(async () => (await talk(port), true), child, 'postgres', output);
 		// The server accepts connections a moment before it accepts logins: retry createdb briefly.
