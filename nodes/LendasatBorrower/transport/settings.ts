@@ -27,10 +27,14 @@ const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }
 
 const RETRY_KINDS = ['network', 'rateLimit', 'serverUnavailable'];
 
-/** The transport settings of the Options collection, each checked: a bad value names its option and the item. */
+/**
+ * The transport settings of the Options collection, each checked: a bad value names its option and
+ * the item. `attemptTimeoutMs` replaces the usual default for an operation whose server waits on another.
+ */
 export function readTransportSettings(
 	context: IExecuteSingleFunctions | undefined,
 	options: IDataObject,
+	attemptTimeoutMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
 ): TransportSettings {
 	const refuse = (label: string, problem: string) => {
 		if (!context) return;
@@ -60,7 +64,7 @@ export function readTransportSettings(
 		options[name] === undefined ? fallback : toNumber(options[name]);
 	return {
 		retry: readRetrySettings(options),
-		attemptTimeoutMs: number('attemptTimeout', DEFAULT_ATTEMPT_TIMEOUT_MS),
+		attemptTimeoutMs: number('attemptTimeout', attemptTimeoutMs),
 		budgetMs: number('timeBudget', DEFAULT_TIME_BUDGET_MS),
 		maxConcurrent: number('maxConcurrent', DEFAULT_MAX_CONCURRENT),
 	};
