@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 
+import { arkAddress, segwitAddress, xOnlyKeyFor } from './bitcoin';
+
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -52,14 +54,29 @@ export function masterKeyFor(seed: string, label: string): string {
 	return `las-${encodeWith(ALNUM, `${seed}:master:${label}`, 20)}`;
 }
 
-/** A signet (tb1q…) P2WPKH-looking address. */
+/** A signet (tb1q…) P2WPKH address with a valid checksum (no known key). */
 export function btcAddressFor(seed: string, label: string): string {
-	return `tb1q${encodeWith(BECH32, `${seed}:btc:${label}`, 38)}`;
+	return segwitAddress('tb', 0, hashBytes(`${seed}:btc:${label}`, 20));
 }
 
-/** A signet (tb1p…) taproot-looking escrow address. */
+/** A signet (tb1p…) taproot escrow address with a valid checksum and an output key on the curve. */
 export function escrowAddressFor(seed: string, label: string): string {
-	return `tb1p${encodeWith(BECH32, `${seed}:escrow:${label}`, 58)}`;
+	return segwitAddress('tb', 1, xOnlyKeyFor(`${seed}:escrow:${label}`));
+}
+
+/** The x-only key of the sandbox's Ark server, in every Ark address it hands out. */
+export function arkServerKeyFor(seed: string): Buffer {
+	return xOnlyKeyFor(`${seed}:ark-server`);
+}
+
+/** The x-only taproot key of a VTXO the sandbox makes up. */
+export function vtxoKeyFor(seed: string, label: string): Buffer {
+	return xOnlyKeyFor(`${seed}:vtxo:${label}`);
+}
+
+/** A test-network Ark address (tark1…) of the sandbox's Ark server, valid, for a made-up VTXO key. */
+export function arkAddressFor(seed: string, label: string): string {
+	return arkAddress('tark', arkServerKeyFor(seed), vtxoKeyFor(seed, label));
 }
 
 export function evmAddressFor(seed: string, label: string): string {

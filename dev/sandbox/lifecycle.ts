@@ -73,7 +73,7 @@ export function failure(
 }
 
 /** An internal failure: the live backend hides it behind 500 "Something went wrong". */
-function internal(code: string, details: string): LifecycleError {
+export function internal(code: string, details: string): LifecycleError {
 	return new LifecycleError(500, code, details, SOMETHING_WENT_WRONG);
 }
 
@@ -195,7 +195,7 @@ export function outstandingOf(contract: Contract): number {
 	);
 }
 
-function collateralSpent(contract: Contract): boolean {
+export function collateralSpent(contract: Contract): boolean {
 	return COLLATERAL_GONE.has(contract.status) || contract.deposited_sats <= 0;
 }
 
@@ -299,11 +299,11 @@ export function broadcastSpend(state: SandboxState, entry: ContractEntry, tx: Tr
 // ---------------------------------------------------------------------------------------------
 // Admin: the lender, the chain and the clock
 
-function adminError(status: number, details: string): ApiError {
+export function adminError(status: number, details: string): ApiError {
 	return new ApiError(status, status === 404 ? 'NOT_FOUND' : 'INVALID_BODY', details);
 }
 
-function anyContract(state: SandboxState, id: string): ContractEntry {
+export function anyContract(state: SandboxState, id: string): ContractEntry {
 	const entry = state.contracts.get(id);
 	if (!entry) throw adminError(404, `Contract ${shorten(id)} not found`);
 	return entry;

@@ -1,6 +1,7 @@
 /** Every route of the borrower API the sandbox serves. */
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
+import { arkRoutes } from './ark';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
@@ -16,6 +17,7 @@ export const apiRoutes: Route[] = [
 	...offerRoutes,
 	...contractRoutes,
 	...lifecycleRoutes,
+	...arkRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,
