@@ -1,6 +1,7 @@
 import {
 	decodeBase58,
 	decodeBech32,
+	parseArkAddress,
 	parseBitcoinAddress,
 	parseBitcoinTransaction,
 	parseBitcoinTransactionHex,
@@ -13,7 +14,7 @@ import {
 	checkSignedTransaction,
 	checkTxid,
 } from '../../nodes/LendasatBorrower/validation/checks';
-import { buildPsbt, parseTransactionHex, txidOf } from '../../dev/sandbox/bitcoin';
+import { arkAddress, buildPsbt, parseTransactionHex, txidOf } from '../../dev/sandbox/bitcoin';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
 
 // Test vectors copied from BIP-173 and BIP-350
@@ -473,6 +474,159 @@ const varint = (value: number) =>
 	value < 0xfd
 		? value.toString(16).padStart(2, '0')
 		: `fd${value.toString(16).padStart(4, '0').match(/../g)?.reverse().join('')}`;
+
+// Ark addresses: the test encodes known keys itself (BIP-350's reference encoder, in TypeScript), and
+// checks them against the sandbox's encoder and Arkade's documented example.
+
+const BECH32_ALPHABET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function referencePolymod(values: number[]): number {
+	const generators = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+	let checksum = 1;
+	for (const value of values) {
+		const top = checksum >>> 25;
+		checksum = ((checksum & 0x1ffffff) << 5) ^ value;
+		generators.forEach((generator, bit) => {
+			if ((top >>> bit) & 1) checksum ^= generator;
+		});
+	}
+	return checksum >>> 0;
+}
+
+/** Bytes to a bech32m (or, with constant 1, bech32) string: 8-to-5 bits with padding, then the checksum. */
+function encodeBech32(hrp: string, bytes: number[], constant = 0x2bc830a3): string {
+	const words: number[] = [];
+	let accumulator = 0;
+	let bits = 0;
+	for (const byte of bytes) {
+		accumulator = (accumulator << 8) | byte;
+		bits += 8;
+		while (bits >= 5) {
+			bits -= 5;
+			words.push((accumulator >>> bits) & 31);
+		}
+	}
+	if (bits > 0) words.push((accumulator << (5 - bits)) & 31);
+	const expanded = [...hrp].map((c) => c.charCodeAt(0));
+	const polymod =
+		referencePolymod([
+			...expanded.map((code) => code >> 5),
+			0,
+			...expanded.map((code) => code & 31),
+			...words,
+			0,
+			0,
+			0,
+			0,
+			0,
+			0,
+		]) ^ constant;
+	const checksum = Array.from({ length: 6 }, (_, i) => (polymod >>> (5 * (5 - i))) & 31);
+	return `${hrp}1${[...words, ...checksum].map((word) => BECH32_ALPHABET[word]).join('')}`;
+}
+
+const hexBytes = (hex: string) => Array.from(Buffer.from(hex, 'hex'));
+/** The keys of Arkade's documentation example (arkdev.info docs/developers/address.md). */
+const ARK_SERVER_KEY = '33ffb3dee353b1a9ebe4ced64b946238d0a4ac364f275d771da6ad2445d07ae0';
+const ARK_VTXO_KEY = '25a43cecfa0e1b1a4f72d64ad15f4cfa7a84d0723e8511c969aa543638ea9967';
+const arkPayload = (version = 0, server = ARK_SERVER_KEY, vtxo = ARK_VTXO_KEY) => [
+	version,
+	...hexBytes(server),
+	...hexBytes(vtxo),
+];
+const MAINNET_ARK = encodeBech32('ark', arkPayload());
+const TESTNET_ARK = encodeBech32('tark', arkPayload());
+/** The documentation's own example: the early format, server key and P2TR key without a version byte. */
+const DOCUMENTED_EARLY_ARK =
+	'ark1x0lm8hhr2wc6n6lyemtyh9rz8rg2ftpkfun46aca56kjg3ws0tsztfpuanaquxc6faedvjk3tax0575y6perapg3e95654pk8r4fjec4q8efp';
+
+describe('parseArkAddress', () => {
+	test('the vectors are what two independent encoders make of the keys', () => {
+		expect(MAINNET_ARK).toBe(
+			'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt8ngt9rw',
+		);
+		const keys = [Buffer.from(ARK_SERVER_KEY, 'hex'), Buffer.from(ARK_VTXO_KEY, 'hex')] as const;
+		expect(arkAddress('ark', ...keys)).toBe(MAINNET_ARK);
+		expect(arkAddress('tark', ...keys)).toBe(TESTNET_ARK);
+		expect(MAINNET_ARK).toHaveLength(114);
+	});
+
+	test.each([
+		[MAINNET_ARK, 'mainnet'],
+		[TESTNET_ARK, 'test'],
+		[MAINNET_ARK.toUpperCase(), 'mainnet'],
+	] as const)('reads %s', (address, network) => {
+		expect(parseArkAddress(address)).toEqual({
+			network,
+			version: 0,
+			serverKey: ARK_SERVER_KEY,
+			vtxoTaprootKey: ARK_VTXO_KEY,
+		});
+	});
+
+	test('allows the length Arkade allows (1023), not BIP-173’s 90, and no more', () => {
+		expect(decodeBech32(MAINNET_ARK)).toEqual({ error: 'too long (114 characters, at most 90)' });
+		const tooLong = encodeBech32('ark', [...arkPayload(), ...new Array(600).fill(0)]);
+		expect(tooLong.length).toBeGreaterThan(1023);
+		expect(parseArkAddress(tooLong)).toEqual({
+			error: `too long (${tooLong.length} characters, at most 1023)`,
+		});
+	});
+
+	test("refuses the documentation's 64-byte example, saying it is the early format", () => {
+		expect(decodeBech32(DOCUMENTED_EARLY_ARK, 1023)).toMatchObject({ encoding: 'bech32m' });
+		expect(parseArkAddress(DOCUMENTED_EARLY_ARK)).toEqual({
+			error: expect.stringMatching(
+				/^holds 64 bytes, the early Ark address format without a version byte/,
+			),
+		});
+	});
+
+	const flipped = (address: string, at: number) =>
+		address.slice(0, at) + (address[at] === 'q' ? 'p' : 'q') + address.slice(at + 1);
+
+	test.each([
+		['', 'empty'],
+		[` ${MAINNET_ARK}`, 'contains spaces or line breaks'],
+		[
+			'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			'not an Ark address (it starts neither with ark1 nor with tark1)',
+		],
+		[
+			encodeBech32('bark', arkPayload()),
+			'not an Ark address (it starts neither with ark1 nor with tark1)',
+		],
+		[flipped(MAINNET_ARK, 40), 'checksum does not match (a character is mistyped)'],
+		[
+			encodeBech32('ark', arkPayload(), 1),
+			'checksum does not match (a character is mistyped, or it was made with bech32 where Ark uses bech32m)',
+		],
+		[
+			`${MAINNET_ARK.slice(0, 30)}${MAINNET_ARK[30].toUpperCase()}${MAINNET_ARK.slice(31)}`,
+			'mixes upper- and lower-case letters',
+		],
+		[
+			`${MAINNET_ARK.slice(0, 30)}b${MAINNET_ARK.slice(31)}`,
+			"contains 'b', which never appears in this kind of address (1, b, i and o are not used after the prefix)",
+		],
+		[
+			encodeBech32('ark', [...arkPayload(), 7]),
+			'wrong length (a character is missing or extra): it holds 66 bytes instead of 65',
+		],
+		[
+			encodeBech32('ark', arkPayload().slice(0, 33)),
+			'wrong length (a character is missing or extra): it holds 33 bytes instead of 65',
+		],
+		[encodeBech32('ark', arkPayload(1)), 'unknown Ark address version (1)'],
+	])('%j: %s', (address, error) => {
+		expect(parseArkAddress(address)).toEqual({ error });
+	});
+
+	test('a deleted character breaks the checksum', () => {
+		const short = MAINNET_ARK.slice(0, 50) + MAINNET_ARK.slice(51);
+		expect(parseArkAddress(short)).toEqual({ error: expect.stringMatching(/checksum|length/) });
+	});
+});
 
 describe('parseBitcoinTransaction', () => {
 	test('reads the genesis coinbase: version, one input, one output, lock time, and its txid', () => {

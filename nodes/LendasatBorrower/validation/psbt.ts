@@ -53,7 +53,7 @@ export function decodePsbtText(
 			? { error: `its hex ${hex.error}` }
 			: { bytes: hex.bytes, encoding: 'hex' };
 	}
-	if (/^[A-Za-z0-9+/]+=*$/.test(compact)) {
+	if (/^[A-Za-z0-9+/=]+$/.test(compact)) {
 		if (!BASE64_PATTERN.test(compact)) {
 			return {
 				error: `its base64 is ${compact.length % 4 === 0 ? 'padded wrongly' : 'cut off or has a character too many (its length is not a multiple of 4)'}`,
