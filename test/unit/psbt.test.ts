@@ -81,11 +81,7 @@ describe('parsePsbt', () => {
 	});
 
 	test.each([
-		[
-			'no magic bytes',
-			'deadbeef',
-			/^it is not a PSBT: it does not start with the PSBT magic bytes/,
-		],
+		['no magic bytes', 'deadbeef', /^it does not start with the PSBT magic bytes/],
 		['a raw signed transaction', standInSign(SANDBOX_PSBT), RAW_TRANSACTION_NOT_PSBT],
 		['a raw unsigned transaction', unsignedTx(), RAW_TRANSACTION_NOT_PSBT],
 		[

@@ -31,6 +31,8 @@ const PSBT_GLOBAL_VERSION = 0xfb;
 const MAX_PSBT_TEXT_LENGTH = 2_000_000;
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** "psbt" and 0xff in base64: the start of every PSBT in that encoding. */
+const PSBT_MAGIC_BASE64 = 'cHNidP8';
 
 export const RAW_TRANSACTION_NOT_PSBT =
 	'this is a finished transaction, not a PSBT: give the signed PSBT itself, without finalizing or extracting it';
@@ -54,6 +56,12 @@ export function decodePsbtText(
 			: { bytes: hex.bytes, encoding: 'hex' };
 	}
 	if (/^[A-Za-z0-9+/=]+$/.test(compact)) {
+		if (!BASE64_PATTERN.test(compact) && !compact.startsWith(PSBT_MAGIC_BASE64)) {
+			return {
+				error:
+					'it starts neither with 70736274ff (hex) nor with cHNidP8 (base64), as every PSBT does',
+			};
+		}
 		if (!BASE64_PATTERN.test(compact)) {
 			return {
 				error: `its base64 is ${compact.length % 4 === 0 ? 'padded wrongly' : 'cut off or has a character too many (its length is not a multiple of 4)'}`,
@@ -77,7 +85,7 @@ export function parsePsbt(bytes: Uint8Array): ParsedPsbt | { error: string } {
 		return 'error' in parseBitcoinTransaction(bytes)
 			? {
 					error:
-						'it is not a PSBT: it does not start with the PSBT magic bytes ("psbt" and 0xff; cHNidP8 in base64, 70736274ff in hex)',
+						'it does not start with the PSBT magic bytes ("psbt" and 0xff; cHNidP8 in base64, 70736274ff in hex)',
 				}
 			: { error: RAW_TRANSACTION_NOT_PSBT };
 	}
