@@ -34,7 +34,9 @@ import { ApiError, shorten } from './errors';
 import { arkServerKeyFor, txidFor, vtxoKeyFor } from './ids';
 import {
 	adminError,
+	adminPost,
 	anyContract,
+	bodyOf,
 	collateralSpent,
 	failure,
 	internal,
@@ -506,24 +508,13 @@ export function standInSignArkFields(body: Record<string, unknown>): Record<stri
  * /__admin/stand-in-signer/ark (an Ark answer in, its PSBTs signed out; see standInSignArkFields).
  */
 export function arkAdminRoutes(admin: ArkAdmin): Route[] {
-	const route = (pattern: string, handle: Route['handle']): Route => ({
-		method: 'POST',
-		pattern: `/__admin${pattern}`,
-		auth: 'none',
-		body: 'json',
-		handle,
-	});
-	const bodyOf = (body: unknown): Record<string, unknown> =>
-		body !== null && typeof body === 'object' && !Array.isArray(body)
-			? (body as Record<string, unknown>)
-			: {};
 	return [
-		route('/contracts/:id/ark-vtxos-recoverable', (ctx) => {
+		adminPost('/contracts/:id/ark-vtxos-recoverable', (ctx) => {
 			const recoverable = bodyOf(ctx.body).recoverable;
 			if (recoverable !== undefined && typeof recoverable !== 'boolean')
 				throw adminError(400, 'recoverable must be true or false');
 			return jsonReply(admin.setArkVtxosRecoverable(ctx.params.id, recoverable ?? true));
 		}),
-		route('/stand-in-signer/ark', (ctx) => jsonReply(standInSignArkFields(bodyOf(ctx.body)))),
+		adminPost('/stand-in-signer/ark', (ctx) => jsonReply(standInSignArkFields(bodyOf(ctx.body)))),
 	];
 }

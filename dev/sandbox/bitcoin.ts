@@ -225,7 +225,8 @@ function expandHrp(hrp: string): number[] {
 	];
 }
 
-function toWords(bytes: Buffer): number[] {
+/** Bytes as 5-bit words, the last one padded with zero bits (BIP-173's convertbits with padding). */
+export function toWords(bytes: Buffer): number[] {
 	const words: number[] = [];
 	let accumulator = 0;
 	let bits = 0;
@@ -256,10 +257,10 @@ function fromWords(words: number[]): Buffer | null {
 	return bits >= 5 || ((accumulator << (8 - bits)) & 0xff) !== 0 ? null : Buffer.from(bytes);
 }
 
-const BECH32M_CONSTANT = 0x2bc830a3;
+export const BECH32M_CONSTANT = 0x2bc830a3;
 
 /** A bech32 (constant 1) or bech32m string of 5-bit words, with its checksum. */
-function bech32Encode(hrp: string, data: number[], constant: number): string {
+export function bech32Encode(hrp: string, data: number[], constant: number): string {
 	const polymod = bech32Polymod([...expandHrp(hrp), ...data, 0, 0, 0, 0, 0, 0]) ^ constant;
 	const checksum = Array.from({ length: 6 }, (_, index) => (polymod >>> (5 * (5 - index))) & 31);
 	return `${hrp}1${[...data, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
