@@ -22,6 +22,7 @@ import {
 	checkStablecoinAddress,
 	checkUuid,
 	checkWholeDays,
+	toCents,
 	parseJsonObject,
 	toNumber,
 } from '../../validation/checks';
@@ -71,6 +72,12 @@ const number =
 		return problem ? { problem } : { value: toNumber(value) };
 	};
 
+/** A sum of money, checked and rounded to cents as Lendasat stores it. */
+const money: RequestValue['read'] = (value) => {
+	const problem = checkPositiveAmount(value);
+	return problem ? { problem } : { value: toCents(toNumber(value)) };
+};
+
 const REQUEST_VALUES: RequestValue[] = [
 	{
 		parameter: 'loanId',
@@ -82,7 +89,7 @@ const REQUEST_VALUES: RequestValue[] = [
 		parameter: 'loanAmount',
 		label: 'Loan Amount',
 		bodyFields: ['loan_amount'],
-		read: number(checkPositiveAmount),
+		read: money,
 	},
 	{
 		parameter: 'durationDays',
