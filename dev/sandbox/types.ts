@@ -22,7 +22,14 @@ export type FaultKind =
 	| 'echo-key-error';
 
 /** What a 'bad-200' fault answers with status 200 (see faults.ts for the exact bodies). */
-export type Bad200Body = 'malformed-json' | 'empty' | 'html' | 'array' | 'error-body' | 'echo-key';
+export type Bad200Body =
+	| 'malformed-json'
+	| 'empty'
+	| 'html'
+	| 'array'
+	| 'error-body'
+	| 'message-body'
+	| 'echo-key';
 
 export type RedirectStatus = 301 | 302 | 307 | 308;
 
@@ -43,6 +50,8 @@ export interface FaultRule {
 	path?: string;
 	/** How many matching requests the rule hits before it is used up. Default 1. Ignored with probability. */
 	times?: number;
+	/** How many matching requests pass untouched before the rule starts to hit (default 0). */
+	skip?: number;
 	/** Chance (0..1) to hit each matching request, from a seeded PRNG; the rule is never used up. */
 	probability?: number;
 	/** Process the request normally first, then answer with the fault instead of the real answer. */
