@@ -8,6 +8,7 @@ import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
+import { moonAdmin, moonAdminRoutes, type MoonAdmin } from './moon';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
 	changeLiquidationStatus,
@@ -75,7 +76,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, MoonAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -295,6 +296,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...moonAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -482,5 +484,6 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			});
 		}),
 		...lifecycleAdminRoutes(admin),
+		...moonAdminRoutes(admin),
 	];
 }

@@ -70,6 +70,11 @@ export function solanaAddressFor(seed: string, label: string): string {
 	return encodeWith(BASE58, `${seed}:sol:${label}`, 44);
 }
 
+/** A Tron-looking address (T and 33 base58 characters; the checksum is not real). */
+export function tronAddressFor(seed: string, label: string): string {
+	return `T${encodeWith(BASE58, `${seed}:tron:${label}`, 33)}`;
+}
+
 export function publicKeyFor(seed: string, label: string): string {
 	return `02${sha256Hex(`${seed}:pk:${label}`)}`;
 }

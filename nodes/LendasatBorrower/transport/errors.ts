@@ -55,6 +55,9 @@ const EXCERPT_LENGTH = 200;
 /** Lendasat's own key format, scrubbed even when we were not told the value. */
 const API_KEY_PATTERN = /lndst_sk_[A-Za-z0-9_]+/g;
 
+/** A payment card's number and security code as JSON fields (Card → Get Many's `pan`, `cvv`). */
+const CARD_SECRET_FIELD_PATTERN = /("(?:pan|cvv)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
 const CODE_GUIDANCE: Record<string, { message: string; hint: string }> = {
 	INVALID_AMOUNT: {
 		message: 'The loan amount is outside what the offer allows',
@@ -276,11 +279,16 @@ export function excerptOf(text: string): string {
 	return plain.length > EXCERPT_LENGTH ? `${plain.slice(0, EXCERPT_LENGTH)}…` : plain;
 }
 
-/** Removes every known secret, and anything shaped like a Lendasat key, from a text. */
+/**
+ * Removes every known secret, anything shaped like a Lendasat key, and the values of JSON fields that
+ * hold a payment card's number or security code, from a text.
+ */
 export function redactSecrets(text: string, secrets: string[]): string {
 	let result = text;
 	for (const secret of secrets) {
 		if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]');
 	}
-	return result.replace(API_KEY_PATTERN, '[redacted]');
+	return result
+		.replace(API_KEY_PATTERN, '[redacted]')
+		.replace(CARD_SECRET_FIELD_PATTERN, '$1"[redacted]"');
 }

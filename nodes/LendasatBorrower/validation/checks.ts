@@ -186,6 +186,26 @@ export function checkPositiveAmount(value: unknown): ValidationProblem {
 	return null;
 }
 
+/**
+ * An amount of money in a currency with cents, such as US dollars: a positive amount with at most two
+ * decimals, and at most `max` (the caller says why in `maxReason`, e.g. "a Moon card holds at most 5000 USD").
+ */
+export function checkCentAmount(
+	max: number,
+	maxReason: string,
+): (value: unknown) => ValidationProblem {
+	return (value) => {
+		const problem = checkPositiveAmount(value);
+		if (problem) return problem;
+		const amount = toNumber(value);
+		if (Number(amount.toFixed(2)) !== amount) {
+			return `Must have at most 2 decimal places (whole cents), like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
+		}
+		if (amount > max) return `Must be at most ${max}, got ${describeValue(value)}: ${maxReason}.`;
+		return null;
+	};
+}
+
 export function checkWholeDays(value: unknown): ValidationProblem {
 	const days = toNumber(value);
 	if (Number.isNaN(days))
