@@ -30,6 +30,7 @@ export const BAD_200_BODIES: Bad200Body[] = [
 	'array',
 	'error-body',
 	'echo-key',
+	'live-error',
 ];
 const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
 export const DEFAULT_SLOW_MS = 5000;
@@ -199,6 +200,9 @@ function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
 				headers: json,
 				body: '{"error":"Internal","code":"INTERNAL","details":"x"}',
 			};
+		case 'live-error':
+			// The live backend's error body, as a handler that answers it with a success status would send it.
+			return { status: 200, headers: json, body: '{"message":"Something went wrong"}' };
 		case 'echo-key':
 			return {
 				status: 200,

@@ -22,7 +22,14 @@ export type FaultKind =
 	| 'echo-key-error';
 
 /** What a 'bad-200' fault answers with status 200 (see faults.ts for the exact bodies). */
-export type Bad200Body = 'malformed-json' | 'empty' | 'html' | 'array' | 'error-body' | 'echo-key';
+export type Bad200Body =
+	| 'malformed-json'
+	| 'empty'
+	| 'html'
+	| 'array'
+	| 'error-body'
+	| 'echo-key'
+	| 'live-error';
 
 export type RedirectStatus = 301 | 302 | 307 | 308;
 
