@@ -8,7 +8,7 @@ import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
-import { moonAdmin, moonAdminRoutes, type MoonAdmin } from './moon';
+import { moonAdmin, type MoonAdmin } from './moon';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
 	changeLiquidationStatus,
@@ -21,6 +21,7 @@ import {
 	type SandboxState,
 } from './state';
 import type {
+	ClientLocation,
 	Contract,
 	ContractEntry,
 	Installment,
@@ -483,7 +484,18 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 				last_id: posted[posted.length - 1].data.id,
 			});
 		}),
+		route('POST', '/moon/invoices/:id/pay', (ctx) =>
+			jsonReply(admin.payMoonInvoice(ctx.params.id)),
+		),
+		route('POST', '/client-location', (ctx) => {
+			const { location } = bodyObject(ctx);
+			admin.setClientLocation(location as ClientLocation);
+			return jsonReply({ location });
+		}),
+		route('POST', '/bringin/confirm', (ctx) => {
+			admin.confirmBringin(requireText(bodyObject(ctx).api_key, 'api_key'));
+			return jsonReply({ has_key: true });
+		}),
 		...lifecycleAdminRoutes(admin),
-		...moonAdminRoutes(admin),
 	];
 }

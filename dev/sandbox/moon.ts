@@ -10,7 +10,6 @@ import { testnetAddressFor } from './bitcoin';
 import { ApiError } from './errors';
 import { evmAddressFor, tronAddressFor } from './ids';
 import { BTC_PRICE } from './loans';
-import { jsonReply, type Route } from './router';
 import { userOfKey, type SandboxState } from './state';
 import type {
 	CardTransaction,
@@ -298,32 +297,4 @@ export function moonAdmin(state: () => SandboxState): MoonAdmin {
 			state().bringinKeys.add(ownerOf(state(), ownerKey).id);
 		},
 	};
-}
-
-function bodyOf(body: unknown): Record<string, unknown> {
-	return body !== null && typeof body === 'object' && !Array.isArray(body)
-		? (body as Record<string, unknown>)
-		: {};
-}
-
-/** POST /__admin/moon/invoices/{id}/pay, POST /__admin/client-location `{location}`, POST /__admin/bringin/confirm `{api_key}`. */
-export function moonAdminRoutes(admin: MoonAdmin): Route[] {
-	const route = (pattern: string, handle: Route['handle']): Route => ({
-		method: 'POST',
-		pattern: `/__admin${pattern}`,
-		auth: 'none',
-		body: 'json',
-		handle,
-	});
-	return [
-		route('/moon/invoices/:id/pay', (ctx) => jsonReply(admin.payMoonInvoice(ctx.params.id))),
-		route('/client-location', (ctx) => {
-			admin.setClientLocation(bodyOf(ctx.body).location as ClientLocation);
-			return jsonReply({ location: bodyOf(ctx.body).location });
-		}),
-		route('/bringin/confirm', (ctx) => {
-			admin.confirmBringin(String(bodyOf(ctx.body).api_key));
-			return jsonReply({ has_key: true });
-		}),
-	];
 }
