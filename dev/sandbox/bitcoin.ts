@@ -280,6 +280,19 @@ export function testnetAddressFor(label: string): string {
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
+/** Bytes with their double-SHA-256 checksum in base58 (Bitcoin's legacy addresses, Tron's addresses). */
+export function base58Check(payload: Buffer): string {
+	const bytes = Buffer.concat([payload, sha256(sha256(payload)).subarray(0, 4)]);
+	let number = BigInt(`0x${bytes.toString('hex') || '0'}`);
+	let text = '';
+	while (number > 0n) {
+		text = BASE58[Number(number % 58n)] + text;
+		number /= 58n;
+	}
+	const zeros = bytes.length - bytes.toString('hex').replace(/^(00)+/, '').length / 2;
+	return '1'.repeat(zeros) + text;
+}
+
 function segwitScript(address: string): Buffer | null {
 	const lower = address.toLowerCase();
 	const separator = lower.lastIndexOf('1');

@@ -4,7 +4,7 @@
  */
 import { createECDH, createHash } from 'node:crypto';
 
-import { bech32Encode, segwitAddress } from './bitcoin';
+import { base58Check, bech32Encode, segwitAddress } from './bitcoin';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -69,6 +69,11 @@ export function evmAddressFor(seed: string, label: string): string {
 
 export function solanaAddressFor(seed: string, label: string): string {
 	return encodeWith(BASE58, `${seed}:sol:${label}`, 44);
+}
+
+/** A Tron address: base58check of 0x41 and 20 bytes (a valid checksum, no known key behind it). */
+export function tronAddressFor(seed: string, label: string): string {
+	return base58Check(Buffer.concat([Buffer.from([0x41]), hashBytes(`${seed}:tron:${label}`, 20)]));
 }
 
 /** A compressed secp256k1 public key (a point on the curve; the private key is a hash, known to no one real). */

@@ -411,3 +411,46 @@ export interface SandboxKeys {
 	borrower: string;
 	otherBorrower: string;
 }
+
+/** hub 0.8.2 moon.rs:87-91 `Currency`: what a Moon invoice is paid in. */
+export type MoonCurrency = 'UsdcPolygon' | 'BtcBitcoin' | 'UsdtTron';
+
+/** A PayWithMoon card as the card list shows it (cards.rs:524-534), and whose it is. */
+export interface MoonCard {
+	id: string;
+	balance: number;
+	available_balance: number;
+	expiration: string;
+	pan: string;
+	cvv: string;
+	/** Not shown by the API (moon.rs:40). */
+	borrower_id: string;
+}
+
+/** cards.rs:437-446 `CardTransaction`: `{type, data}`, data as TransactionData or DeclineData. */
+export interface CardTransaction {
+	type: 'Card' | 'CardAuthorizationRefund' | 'DeclineData';
+	data: Record<string, unknown>;
+}
+
+/** An invoice to load a card (moon.rs:49-76): for a new card (`card_id` null) or a top-up. */
+export interface MoonInvoice {
+	invoice_id: string;
+	address: string;
+	/** What the payer owes in USD, the fee included. */
+	usd_amount: number;
+	crypto_amount: number;
+	currency: MoonCurrency;
+	expires_at: string;
+	/** The USD that go onto the card once it is paid. */
+	load_usd: number;
+	card_id: string | null;
+	borrower_id: string;
+	paid: boolean;
+}
+
+/**
+ * Where the sandbox's callers appear to come from, as Lendasat's geo check sees their IP
+ * (geo_location.rs, contracts.rs:255-265): outside the US, in the US, or without an IP at all.
+ */
+export type ClientLocation = 'elsewhere' | 'US' | 'unknown';

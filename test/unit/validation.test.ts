@@ -1,5 +1,6 @@
 import {
 	checkBitcoinAddress,
+	checkCentAmount,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkEmail,
@@ -312,6 +313,31 @@ describe('checkPositiveAmount', () => {
 	it('sends cents: the binary noise of an expression (0.1 + 0.2) is rounded away', () => {
 		expect(toCents(0.1 + 0.2)).toBe(0.3);
 		expect(toCents(1500.25)).toBe(1500.25);
+	});
+});
+
+describe('checkCentAmount (money in whole cents, with a bound)', () => {
+	const checkCardAmount = checkCentAmount(5000, 'a Moon card holds at most 5000 USD');
+
+	test.each([0.01, 0.07, 12.34, 100, 4999.99, 5000, '49.99', ' 250 '])('accepts %p', (value) => {
+		expect(checkCardAmount(value)).toBeNull();
+	});
+
+	test.each([
+		[0, /^Must be greater than 0/],
+		[-5, /^Must be greater than 0/],
+		[
+			12.345,
+			/^Must have at most 2 decimal places \(whole cents\), like 250 or 250\.5, got 12\.345\.$/,
+		],
+		[0.001, /^Must have at most 2 decimal places/],
+		[1e-7, /^Must have at most 2 decimal places/],
+		[5000.01, /^Must be at most 5000, got 5000\.01: a Moon card holds at most 5000 USD\.$/],
+		[1e21, /^Must be at most 5000/],
+		[Number.POSITIVE_INFINITY, /^Must be a finite amount/],
+		['12,50', /uses a comma/],
+	])('rejects %p', (value, message) => {
+		expect(checkCardAmount(value)).toMatch(message);
 	});
 });
 

@@ -1,6 +1,8 @@
 /** Every route of the borrower API the sandbox serves. */
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
+import { bringinRoutes } from './bringin';
+import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
@@ -9,6 +11,8 @@ import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
+import { priceRoutes } from './prices';
+import { profileRoutes } from './profiles';
 
 export const apiRoutes: Route[] = [
 	...miscRoutes,
@@ -20,4 +24,8 @@ export const apiRoutes: Route[] = [
 	...notificationRoutes,
 	...loanApplicationRoutes,
 	...notificationSettingsRoutes,
+	...profileRoutes,
+	...priceRoutes,
+	...cardRoutes,
+	...bringinRoutes,
 ];

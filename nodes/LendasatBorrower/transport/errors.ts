@@ -55,6 +55,9 @@ const EXCERPT_LENGTH = 200;
 /** Lendasat's own key format, scrubbed even when we were not told the value. */
 const API_KEY_PATTERN = /lndst_sk_[A-Za-z0-9_]+/g;
 
+/** A payment card's number and security code as JSON fields (Card → Get Many's `pan`, `cvv`). */
+const CARD_SECRET_FIELD_PATTERN = /("(?:pan|cvv)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
 const CODE_GUIDANCE: Record<string, { message: string; hint: string }> = {
 	INVALID_AMOUNT: {
 		message: 'The loan amount is outside what the offer allows',
@@ -282,16 +285,19 @@ export function excerptOf(text: string): string {
 }
 
 /**
- * Removes every known secret, and anything shaped like a Lendasat key, from a text: a secret as it
- * is, percent-encoded or JSON-escaped character by character (hexadecimal in either case), or in
- * base64.
+ * Removes every known secret, anything shaped like a Lendasat key, and the values of JSON fields that
+ * hold a payment card's number or security code, from a text: a secret as it is, percent-encoded or
+ * JSON-escaped character by character (hexadecimal in either case), or in base64.
  */
 export function redactSecrets(text: string, secrets: string[]): string {
 	let result = text;
 	for (const secret of secrets) {
 		if (secret && secret.length >= 4) result = result.replace(secretPattern(secret), '[redacted]');
 	}
-	return KEY_SHAPES.reduce((redacted, shape) => redacted.replace(shape, '[redacted]'), result);
+	return KEY_SHAPES.reduce(
+		(redacted, shape) => redacted.replace(shape, '[redacted]'),
+		result,
+	).replace(CARD_SECRET_FIELD_PATTERN, '$1"[redacted]"');
 }
 
 /** Whether a text holds one of these secrets in any of the forms `redactSecrets` removes. */

@@ -208,6 +208,23 @@ export function toCents(amount: number): number {
 	return Math.round(amount * 100) / 100;
 }
 
+/**
+ * An amount of money with a lower bound of its own: a checked amount (cents, above 0) of at most
+ * `max` (the caller says why in `maxReason`, e.g. "a Moon card holds at most 5000 USD").
+ */
+export function checkCentAmount(
+	max: number,
+	maxReason: string,
+): (value: unknown) => ValidationProblem {
+	return (value) => {
+		const problem = checkPositiveAmount(value);
+		if (problem) return problem;
+		return toNumber(value) > max
+			? `Must be at most ${max}, got ${describeValue(value)}: ${maxReason}.`
+			: null;
+	};
+}
+
 export function checkWholeDays(value: unknown): ValidationProblem {
 	const days = toNumber(value);
 	if (Number.isNaN(days))

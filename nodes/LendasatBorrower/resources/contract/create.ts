@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import type { ErrorGuidance } from '../../transport/errors';
+import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
 import { invalidParameter, type Check } from '../../validation/parameters';
@@ -184,7 +185,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
-			errors: MISSING_FIELD_GUIDANCE,
+			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
 		{ method: 'POST', url: '/api/contracts' },
 		{ prepare: [buildContractRequest], send: createContractOnce },
