@@ -14,6 +14,7 @@ import {
 	checkUuid,
 	describeValue,
 	isRecord,
+	toCents,
 	toNumber,
 } from '../../validation/checks';
 import { requireIssuedId, requireText, requireValid } from '../../validation/parameters';
@@ -70,7 +71,7 @@ export function readInvoiceRequest(context: IExecuteSingleFunctions): IDataObjec
 		context.getNodeParameter('currency'),
 		checkOneOf(CURRENCIES),
 	);
-	return { amount_usd: toNumber(amount), currency };
+	return { amount_usd: toCents(toNumber(amount)), currency };
 }
 
 /** The Card ID of Top Up and Get Transactions. */
