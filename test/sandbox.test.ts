@@ -7,6 +7,8 @@ import {
 	type RedirectTarget,
 	type Sandbox,
 } from '../dev/sandbox/server';
+import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoin';
+import { checkCompressedPublicKey, checkNpub } from '../nodes/LendasatBorrower/validation/checks';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -2145,4 +2147,60 @@ describe('connection counting', () => {
 		agent.destroy();
 		await waitFor(() => own.stats().openConnections === 0);
 	});
+});
+
+describe('everything the sandbox hands out is well formed', () => {
+	/** Every string value in a JSON answer, with the name of the field that holds it. */
+	function strings(value: unknown, field = ''): Array<[string, string]> {
+		if (typeof value === 'string') return [[field, value]];
+		if (Array.isArray(value)) return value.flatMap((entry) => strings(entry, field));
+		if (value && typeof value === 'object') {
+			return Object.entries(value).flatMap(([key, entry]) => strings(entry, key));
+		}
+		return [];
+	}
+
+	const BITCOIN_FIELDS =
+		/(^|_)(btc_address|contract_address|btc_loan_repayment_address)$|^address$/;
+
+	async function everythingListed(dialect: 'spec' | 'live'): Promise<Array<[string, string]>> {
+		sandbox.configure({ dialect });
+		// An approved contract has an escrow address to fund.
+		const approved = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: OFFER,
+			loan_amount: 500,
+			duration_days: 30,
+			status: 'Approved',
+		});
+		const answers = await Promise.all([
+			call('GET', '/api/offers?loan_type=All&collateral_asset_type=Any'),
+			call('GET', '/api/contracts?limit=100'),
+			call('GET', `/api/contracts/${approved.id}`),
+			call('GET', '/api/loan-applications'),
+		]);
+		return answers.flatMap((answer) => strings(answer.json));
+	}
+
+	it.each(['spec', 'live'] as const)(
+		'%s dialect: every Bitcoin address, public key and npub decodes',
+		async (dialect) => {
+			const values = await everythingListed(dialect);
+			const addresses = values.filter(
+				([field, value]) => BITCOIN_FIELDS.test(field) && /^(bc|tb|bcrt)1/i.test(value),
+			);
+			const keys = values.filter(([field]) => /(^|_)pk$/.test(field));
+			const npubs = values.filter(([, value]) => value.startsWith('npub1'));
+			expect(addresses.length).toBeGreaterThan(5);
+			expect(keys.length).toBeGreaterThan(5);
+			for (const [field, address] of addresses) {
+				expect([field, parseBitcoinAddress(address)]).not.toEqual([
+					field,
+					expect.objectContaining({ error: expect.anything() }),
+				]);
+			}
+			for (const [field, key] of keys)
+				expect([field, checkCompressedPublicKey(key)]).toEqual([field, null]);
+			for (const [field, npub] of npubs) expect([field, checkNpub(npub)]).toEqual([field, null]);
+		},
+	);
 });

@@ -9,6 +9,7 @@ import { addLoanApplication } from './loanApplications';
 import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
+import { moonAdmin, type MoonAdmin } from './moon';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
 	changeLiquidationStatus,
@@ -21,6 +22,7 @@ import {
 	type SandboxState,
 } from './state';
 import type {
+	ClientLocation,
 	Contract,
 	ContractEntry,
 	Installment,
@@ -76,7 +78,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -297,6 +299,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	return {
 		...lifecycleAdmin(state),
 		...arkAdmin(state),
+		...moonAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -482,6 +485,18 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 				first_id: posted[0].data.id,
 				last_id: posted[posted.length - 1].data.id,
 			});
+		}),
+		route('POST', '/moon/invoices/:id/pay', (ctx) =>
+			jsonReply(admin.payMoonInvoice(ctx.params.id)),
+		),
+		route('POST', '/client-location', (ctx) => {
+			const { location } = bodyObject(ctx);
+			admin.setClientLocation(location as ClientLocation);
+			return jsonReply({ location });
+		}),
+		route('POST', '/bringin/confirm', (ctx) => {
+			admin.confirmBringin(requireText(bodyObject(ctx).api_key, 'api_key'));
+			return jsonReply({ has_key: true });
 		}),
 		...lifecycleAdminRoutes(admin),
 		...arkAdminRoutes(admin),

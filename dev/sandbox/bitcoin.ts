@@ -225,8 +225,7 @@ function expandHrp(hrp: string): number[] {
 	];
 }
 
-/** Bytes as 5-bit words, the last one padded with zero bits (BIP-173's convertbits with padding). */
-export function toWords(bytes: Buffer): number[] {
+function toWords(bytes: Buffer): number[] {
 	const words: number[] = [];
 	let accumulator = 0;
 	let bits = 0;
@@ -257,18 +256,23 @@ function fromWords(words: number[]): Buffer | null {
 	return bits >= 5 || ((accumulator << (8 - bits)) & 0xff) !== 0 ? null : Buffer.from(bytes);
 }
 
-export const BECH32M_CONSTANT = 0x2bc830a3;
-
-/** A bech32 (constant 1) or bech32m string of 5-bit words, with its checksum. */
-export function bech32Encode(hrp: string, data: number[], constant: number): string {
-	const polymod = bech32Polymod([...expandHrp(hrp), ...data, 0, 0, 0, 0, 0, 0]) ^ constant;
-	const checksum = Array.from({ length: 6 }, (_, index) => (polymod >>> (5 * (5 - index))) & 31);
-	return `${hrp}1${[...data, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
-}
-
 /** A SegWit address (BIP-173 for version 0, BIP-350 after), with a valid checksum. */
 export function segwitAddress(hrp: string, version: number, program: Buffer): string {
-	return bech32Encode(hrp, [version, ...toWords(program)], version === 0 ? 1 : BECH32M_CONSTANT);
+	return bech32String(hrp, [version, ...toWords(program)], version === 0 ? 'bech32' : 'bech32m');
+}
+
+/** Bytes as a bech32 or bech32m string with a valid checksum (Nostr keys, Ark addresses). */
+export function bech32Encode(hrp: string, bytes: Buffer, encoding: 'bech32' | 'bech32m'): string {
+	return bech32String(hrp, toWords(bytes), encoding);
+}
+
+const BECH32M_CONSTANT = 0x2bc830a3;
+
+function bech32String(hrp: string, words: number[], encoding: 'bech32' | 'bech32m'): string {
+	const constant = encoding === 'bech32' ? 1 : BECH32M_CONSTANT;
+	const polymod = bech32Polymod([...expandHrp(hrp), ...words, 0, 0, 0, 0, 0, 0]) ^ constant;
+	const checksum = Array.from({ length: 6 }, (_, index) => (polymod >>> (5 * (5 - index))) & 31);
+	return `${hrp}1${[...words, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
 }
 
 /**
@@ -276,11 +280,7 @@ export function segwitAddress(hrp: string, version: number, program: Buffer): st
  * x-only key and the VTXO's taproot output key; `ark` on mainnet, `tark` on the test networks.
  */
 export function arkAddress(hrp: 'ark' | 'tark', serverKey: Buffer, vtxoKey: Buffer): string {
-	return bech32Encode(
-		hrp,
-		toWords(Buffer.concat([Buffer.from([0]), serverKey, vtxoKey])),
-		BECH32M_CONSTANT,
-	);
+	return bech32Encode(hrp, Buffer.concat([Buffer.from([0]), serverKey, vtxoKey]), 'bech32m');
 }
 
 /** The keys of an Ark address (ts-sdk ArkAddress.decode: bech32m, up to 1023 characters, 65 bytes), or null. */
@@ -325,6 +325,19 @@ export function testnetAddressFor(label: string): string {
 }
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bytes with their double-SHA-256 checksum in base58 (Bitcoin's legacy addresses, Tron's addresses). */
+export function base58Check(payload: Buffer): string {
+	const bytes = Buffer.concat([payload, sha256(sha256(payload)).subarray(0, 4)]);
+	let number = BigInt(`0x${bytes.toString('hex') || '0'}`);
+	let text = '';
+	while (number > 0n) {
+		text = BASE58[Number(number % 58n)] + text;
+		number /= 58n;
+	}
+	const zeros = bytes.length - bytes.toString('hex').replace(/^(00)+/, '').length / 2;
+	return '1'.repeat(zeros) + text;
+}
 
 function segwitScript(address: string): Buffer | null {
 	const lower = address.toLowerCase();

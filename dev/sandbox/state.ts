@@ -8,12 +8,16 @@ import type {
 	ApiAccount,
 	ApiKeyRecord,
 	BitcoinInvoiceEntry,
+	CardTransaction,
+	ClientLocation,
 	Contract,
 	ContractEntry,
 	Installment,
 	LenderStats,
 	LoanApplication,
 	LoanOffer,
+	MoonCard,
+	MoonInvoice,
 	NotificationMessage,
 	NotificationSettings,
 	User,
@@ -50,6 +54,20 @@ export interface SandboxState {
 	loanApplications: Map<string, LoanApplication>;
 	/** Ids of jailed users: the live backend answers 400 "Invalid request" to some of their requests. */
 	jailedUsers: Set<string>;
+	/** PayWithMoon cards of every user by id, in insertion order. */
+	moonCards: Map<string, MoonCard>;
+	/** Card id → its transactions, oldest first. */
+	moonTransactions: Map<string, CardTransaction[]>;
+	/** Invoices for new cards and top-ups by invoice id, in creation order. */
+	moonInvoices: Map<string, MoonInvoice>;
+	/** Users whose Bringin account is connected (Bringin called back with their key). */
+	bringinKeys: Set<string>;
+	/** E-mail addresses (lower case) that have a Bringin account. */
+	bringinAccounts: Set<string>;
+	/** User id → the e-mail address of the user's last Bringin connect request. */
+	bringinRequests: Map<string, string>;
+	/** Where the callers' IP address appears to be, for Lendasat's US check on loading a Moon card. */
+	clientLocation: ClientLocation;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -72,6 +90,13 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		nextKeyId: 1,
 		loanApplications: new Map(),
 		jailedUsers: new Set(),
+		moonCards: new Map(),
+		moonTransactions: new Map(),
+		moonInvoices: new Map(),
+		bringinKeys: new Set(),
+		bringinAccounts: new Set(),
+		bringinRequests: new Map(),
+		clientLocation: 'elsewhere',
 	};
 }
 

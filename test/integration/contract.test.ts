@@ -375,6 +375,9 @@ describe('Contract → Create: bad input is refused before any request', () => {
 			'Invalid Loan Amount [item 0]',
 		],
 		['an infinite amount', { loanAmount: '={{ Infinity }}' }, 'Invalid Loan Amount [item 0]'],
+		['an amount in tenths of a cent', { loanAmount: 0.001 }, 'Invalid Loan Amount [item 0]'],
+		['an amount with three decimals', { loanAmount: 1500.125 }, 'Invalid Loan Amount [item 0]'],
+		['an amount beyond any loan', { loanAmount: 1.79e308 }, 'Invalid Loan Amount [item 0]'],
 		['a zero duration', { durationDays: 0 }, 'Invalid Duration (Days) [item 0]'],
 		['a fractional duration', { durationDays: 1.5 }, 'Invalid Duration (Days) [item 0]'],
 		[
@@ -478,6 +481,23 @@ describe('Contract → Create: bad input is refused before any request', () => {
 		expect(error?.message).toBe(message);
 		expect((error as { description?: string }).description).toEqual(expect.any(String));
 		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('a money field keeps cents: the error names the field and shows an amount that works', async () => {
+		const { error } = await runWorkflow(contractCreate({ loanAmount: 0.001 }), {
+			credential: borrower(),
+		});
+		expect((error as { description?: string }).description).toBe(
+			'Loan Amount: Must have at most 2 decimal places (cents), like 250 or 250.5, got 0.001.',
+		);
+	});
+
+	it('sends an amount computed in an expression rounded to cents', async () => {
+		const { error } = await runWorkflow(contractCreate({ loanAmount: '={{ 0.1 + 1499.2 }}' }), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
+		expect((sandbox.requests[0].body as { loan_amount: number }).loan_amount).toBe(1499.3);
 	});
 
 	it('leaves a typed offer ID that is not a UUID to n8n, which flags the field before running', async () => {

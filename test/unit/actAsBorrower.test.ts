@@ -42,14 +42,15 @@ function keepsActAs(properties: INodeProperties[], resource: string, operation: 
 }
 
 describe('Act as Borrower (API Key) is offered exactly for the operations that need a Borrower Key', () => {
-	it('every operation of the node: shown when its keyType is borrower, never for Account → Create', () => {
+	it('every operation of the node: shown when its keyType is borrower, never for Account → Create or Price → Get History', () => {
 		const all = operations();
 		expect(all.length).toBeGreaterThanOrEqual(15);
+		// Price → Get History takes either key: Lendasat asks none for prices.
 		expect(
 			all
 				.filter(({ keyType }) => keyType !== 'borrower')
 				.map(({ resource, operation }) => `${resource}/${operation}`),
-		).toEqual(['account/create']);
+		).toEqual(['account/create', 'price/getHistory']);
 		for (const { resource, operation, keyType } of all) {
 			expect([
 				`${resource}/${operation}`,

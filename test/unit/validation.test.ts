@@ -1,6 +1,7 @@
 import {
 	checkArkAddress,
 	checkBitcoinAddress,
+	checkCentAmount,
 	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
@@ -14,6 +15,7 @@ import {
 	checkWholeDays,
 	describeValue,
 	parseJsonObject,
+	toCents,
 	toNumber,
 } from '../../nodes/LendasatBorrower/validation/checks';
 
@@ -275,7 +277,7 @@ describe('toNumber', () => {
 });
 
 describe('checkPositiveAmount', () => {
-	test.each([250, 250.5, 0.01, 0.001, 1e9, Number.MIN_VALUE, '250', '250.5', ' 1000 ', '0.123456'])(
+	test.each([250, 250.5, 0.01, 1e9, 0.1 + 0.2, '250', '250.5', ' 1000 ', '0.12'])(
 		'accepts %p',
 		(value) => {
 			expect(checkPositiveAmount(value)).toBeNull();
@@ -300,8 +302,41 @@ describe('checkPositiveAmount', () => {
 		[undefined, /got nothing\.$/],
 		[true, /got true\.$/],
 		[{ amount: 5 }, /got \{"amount":5\}\.$/],
+		// Lendasat keeps cents: 0.001 would be sent as nothing, and 0.123456 as 0.12.
+		[0.001, /^Must have at most 2 decimal places \(cents\), like 250 or 250\.5, got 0\.001\.$/],
+		['0.123456', /^Must have at most 2 decimal places/],
+		[Number.MIN_VALUE, /^Must be at least 0\.01, got 5e-324\.$/],
+		[1.79e308, /^Must be at most 1,000,000,000, got 1\.79e\+308\.$/],
+		[1e9 + 0.01, /^Must be at most 1,000,000,000/],
 	])('rejects %p', (value, message) => {
 		expect(checkPositiveAmount(value)).toMatch(message);
+	});
+
+	it('sends cents: the binary noise of an expression (0.1 + 0.2) is rounded away', () => {
+		expect(toCents(0.1 + 0.2)).toBe(0.3);
+		expect(toCents(1500.25)).toBe(1500.25);
+	});
+});
+
+describe('checkCentAmount (money in whole cents, with a bound)', () => {
+	const checkCardAmount = checkCentAmount(5000, 'a Moon card holds at most 5000 USD');
+
+	test.each([0.01, 0.07, 12.34, 100, 4999.99, 5000, '49.99', ' 250 '])('accepts %p', (value) => {
+		expect(checkCardAmount(value)).toBeNull();
+	});
+
+	test.each([
+		[0, /^Must be greater than 0/],
+		[-5, /^Must be greater than 0/],
+		[12.345, /^Must have at most 2 decimal places \(cents\), like 250 or 250\.5, got 12\.345\.$/],
+		[0.001, /^Must have at most 2 decimal places/],
+		[1e-7, /^Must have at most 2 decimal places/],
+		[5000.01, /^Must be at most 5000, got 5000\.01: a Moon card holds at most 5000 USD\.$/],
+		[1e21, /^Must be at most 1,000,000,000/],
+		[Number.POSITIVE_INFINITY, /^Must be a finite amount/],
+		['12,50', /uses a comma/],
+	])('rejects %p', (value, message) => {
+		expect(checkCardAmount(value)).toMatch(message);
 	});
 });
 

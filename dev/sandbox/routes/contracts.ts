@@ -54,6 +54,7 @@ import {
 	roundMoney,
 	type JsonObject,
 } from '../validate';
+import { checkCardTopUpByLoan } from '../moon';
 import { offerNotFound } from './offers';
 
 interface ContractRequest {
@@ -267,9 +268,10 @@ function liveError(status: number, message: string, code = 'INVALID_BODY'): ApiE
 
 /**
  * The loan-type checks of post_contract_request, in its order. Returns the borrower loan address the
- * contract gets. Sandbox users have no Moon card and no Bringin API key, so a top-up is 404
- * "Card not found" and Bringin is 400 "Cannot use Bringin without a Bringin API key"; a new Moon card
- * gets a made-up Polygon invoice address (the real one comes from Moon's API).
+ * contract gets. A loan that tops up a Moon card passes moon.ts `checkCardTopUpByLoan` (card, limit,
+ * the caller's country); sandbox users have no Bringin API key here, so Bringin is 400 "Cannot use
+ * Bringin without a Bringin API key"; a Moon invoice gets a made-up Polygon address (the real one comes
+ * from Moon's API).
  */
 function checkLoanType(
 	ctx: RequestContext,
@@ -310,7 +312,8 @@ function checkLoanType(
 					`MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`,
 				);
 			}
-			if (request.moon_card_id !== undefined) throw liveError(404, 'Card not found');
+			if (request.moon_card_id !== undefined)
+				checkCardTopUpByLoan(ctx.state, request.moon_card_id, request.loan_amount);
 			return evmAddressFor(ctx.state.seed, `${contractId}:moon-invoice`);
 		case 'Fiat':
 			if (!FIAT_ASSETS.has(offer.loan_asset))

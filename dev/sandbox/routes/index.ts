@@ -2,6 +2,8 @@
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { arkRoutes } from './ark';
+import { bringinRoutes } from './bringin';
+import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
@@ -10,6 +12,8 @@ import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
+import { priceRoutes } from './prices';
+import { profileRoutes } from './profiles';
 
 export const apiRoutes: Route[] = [
 	...miscRoutes,
@@ -22,4 +26,8 @@ export const apiRoutes: Route[] = [
 	...notificationRoutes,
 	...loanApplicationRoutes,
 	...notificationSettingsRoutes,
+	...profileRoutes,
+	...priceRoutes,
+	...cardRoutes,
+	...bringinRoutes,
 ];

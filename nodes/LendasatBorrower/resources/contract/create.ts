@@ -11,6 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import type { ErrorGuidance } from '../../transport/errors';
+import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
 import { invalidParameter, type Check } from '../../validation/parameters';
@@ -30,6 +31,7 @@ import {
 	checkStablecoinAddress,
 	checkUuid,
 	checkWholeDays,
+	toCents,
 	parseJsonObject,
 	toNumber,
 } from '../../validation/checks';
@@ -80,6 +82,12 @@ const number =
 		return problem ? { problem } : { value: toNumber(value) };
 	};
 
+/** A sum of money, checked and rounded to cents as Lendasat stores it. */
+const money: RequestValue['read'] = (value) => {
+	const problem = checkPositiveAmount(value);
+	return problem ? { problem } : { value: toCents(toNumber(value)) };
+};
+
 const REQUEST_VALUES: RequestValue[] = [
 	{
 		parameter: 'loanId',
@@ -91,7 +99,7 @@ const REQUEST_VALUES: RequestValue[] = [
 		parameter: 'loanAmount',
 		label: 'Loan Amount',
 		bodyFields: ['loan_amount'],
-		read: number(checkPositiveAmount),
+		read: money,
 	},
 	{
 		parameter: 'durationDays',
@@ -188,7 +196,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
-			errors: MISSING_FIELD_GUIDANCE,
+			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
 		{ method: 'POST', url: '/api/contracts' },
 		{ prepare: [buildContractRequest], send: createForCollateralKind },
