@@ -376,7 +376,7 @@ describe('Contract → Get Ark Claim PSBTs and Broadcast Ark Claim: bad input ne
 			'an Ark PSBT that is no PSBT',
 			() => ['hello', signed.checkpoint_psbts],
 			'Invalid Signed Ark PSBT [item 0]',
-			'It "hello" is not a PSBT: it starts neither with 70736274ff (hex) nor with cHNidP8 (base64)',
+			'Signed Ark PSBT: "hello" is not a PSBT: it starts neither with 70736274ff (hex) nor with cHNidP8 (base64)',
 		],
 		[
 			'an empty Ark PSBT',
@@ -433,7 +433,7 @@ describe('Contract → Get Ark Claim PSBTs and Broadcast Ark Claim: bad input ne
 			'a checkpoint that is no PSBT',
 			() => [signed.ark_psbt, [signed.checkpoint_psbts[0], 'cHNidP8=']],
 			'Invalid Signed Checkpoint PSBTs [item 0]',
-			'PSBT 2 of 2 "cHNidP8=" is not a PSBT',
+			'PSBT 2 of 2 ("cHNidP8=") is not a PSBT',
 		],
 		[
 			'a checkpoint missing',
@@ -501,6 +501,65 @@ function onchainPsbt(): string {
 		label: 'arkade-test',
 	}).psbt;
 }
+
+describe('Broadcast Ark Claim and Finish Ark Settlement are sent once', () => {
+	/** Quick retries and a short attempt timeout, so that a "slow" answer is a timeout. */
+	const OPTIONS = { initialDelay: 20, maxDelay: 100, attemptTimeout: 700 };
+	const AMBIGUOUS = [
+		['a 500', { kind: '500', after: true }],
+		['a 502 from a proxy', { kind: '502-html', after: true }],
+		['a 503', { kind: '503', after: true }],
+		['a reset connection', { kind: 'reset', after: true }],
+		['a timeout', { kind: 'slow', after: true, delayMs: 1500 }],
+		['a 429, which was not processed', { kind: '429', retryAfter: '0' }],
+	] as const;
+
+	/** The operation's parameters and path for a fresh repaid Arkade loan, signed by the stand-in. */
+	async function prepared(operation: 'broadcastArkClaim' | 'finishArkSettlement') {
+		const loan = await repaidArkadeLoan();
+		if (operation === 'broadcastArkClaim') {
+			const signed = await signedClaim(loan.id);
+			return {
+				path: `/api/contracts/${loan.id}/broadcast-claim-ark`,
+				parameters: {
+					contractId: byId(loan.id),
+					arkPsbt: signed.ark_psbt,
+					checkpointPsbts: signed.checkpoint_psbts,
+				},
+			};
+		}
+		sandbox.admin.setArkVtxosRecoverable(loan.id);
+		const { items } = await contract('getArkSettlement', { contractId: byId(loan.id) });
+		const answer = items[0] as { intent_proof: string; forfeit_psbts: string[] };
+		return {
+			path: `/api/contracts/${loan.id}/finish-settle-ark`,
+			parameters: {
+				contractId: byId(loan.id),
+				intentPsbt: standInSignArk(answer.intent_proof),
+				forfeitPsbts: answer.forfeit_psbts.map(standInSignArk),
+			},
+		};
+	}
+
+	it.each(
+		(['broadcastArkClaim', 'finishArkSettlement'] as const).flatMap((operation) =>
+			AMBIGUOUS.map(([failure, rule]) => [operation, failure, rule] as const),
+		),
+	)('%s after %s', async (operation, _failure, rule) => {
+		const { path, parameters } = await prepared(operation);
+		sandbox.configure({ faults: [{ ...rule, method: 'POST', path }] });
+		sandbox.requests.length = 0;
+		const { error } = await contract(operation, { ...parameters, options: OPTIONS });
+		const sent = received().filter((line) => line === `POST ${path}`).length;
+		if (rule.kind === '429') {
+			expect(error).toBeUndefined();
+			expect(sent).toBe(2);
+		} else {
+			expect(error).toBeDefined();
+			expect(sent).toBe(1);
+		}
+	});
+});
 
 describe('the state a claim needs', () => {
 	it('explains that the collateral cannot be claimed before the lender confirmed the repayment', async () => {

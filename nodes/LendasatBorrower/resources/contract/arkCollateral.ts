@@ -110,9 +110,11 @@ interface GivenPsbt {
 	bytes: Uint8Array;
 }
 
-function psbtProblem(value: unknown, name: string): { problem: string } | { psbt: GivenPsbt } {
+/** A PSBT as given, read; `name` says which of a list it is ("PSBT 2 of 3"). */
+function psbtProblem(value: unknown, name?: string): { problem: string } | { psbt: GivenPsbt } {
+	const which = (shown: string) => (name ? `${name} (${shown})` : shown);
 	if (typeof value !== 'string') {
-		return { problem: `${name} must be text, got ${describeValue(value)}.${PSBT_HINT}` };
+		return { problem: `${name ?? 'It'} must be text, got ${describeValue(value)}.${PSBT_HINT}` };
 	}
 	const parsed = parsePsbtText(value);
 	if ('error' in parsed) {
@@ -121,7 +123,7 @@ function psbtProblem(value: unknown, name: string): { problem: string } | { psbt
 				? ' (Lendasat finalizes the Ark PSBTs itself, with the Ark server.)'
 				: PSBT_HINT;
 		return {
-			problem: `${name} ${describeValue(value.trim())} is not a PSBT: ${parsed.error}.${hint}`,
+			problem: `${which(describeValue(value.trim()))} is not a PSBT: ${parsed.error}.${hint}`,
 		};
 	}
 	const compact = value.replace(/\s+/g, '');
@@ -141,7 +143,7 @@ function readPsbt(context: IExecuteSingleFunctions, label: string, name: string)
 	if (typeof value === 'string' && value.trim() === '') {
 		throw invalidParameter(context, label, `Must not be empty.${PSBT_HINT}`);
 	}
-	const read = psbtProblem(value, 'It');
+	const read = psbtProblem(value);
 	if ('problem' in read) throw invalidParameter(context, label, read.problem);
 	return read.psbt;
 }
