@@ -1282,7 +1282,11 @@ describe('live dialect: other endpoints', () => {
 		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
 		const before = contract.installments.map((installment) => installment.status);
 		const answer = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
-			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
+			body: {
+				installment_id: '99999999-0000-4000-8000-000000000000',
+				payment_id: '0xabc',
+				amount: null,
+			},
 		});
 		expect([answer.status, answer.text]).toEqual([200, '']);
 		expect(contract.installments.map((installment) => installment.status)).toEqual(before);
@@ -1302,6 +1306,46 @@ describe('live dialect: other endpoints', () => {
 			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
 		});
 		expectSpecError(spec, 400, 'INSTALLMENT_NOT_FOUND');
+	});
+
+	it("installment-paid needs `amount` present, a number or null, as Lendasat's clients send it [INF]", async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const [installment] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		const path = `/api/contracts/${principalGiven}/installment-paid`;
+		const raw = `{"installment_id":"${installment.id}","payment_id":"0xabc"}`;
+		const missing = await call('PUT', path, {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([missing.status, missing.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`amount\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect(installment.status).toBe('pending');
+		const text = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: '250' },
+		});
+		expect(text.status).toBe(422);
+		expect(text.json.message).toContain(
+			'amount: invalid type: string "250", expected a Decimal type representing a fixed-point number',
+		);
+		const given = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: 250.5 },
+		});
+		expect([given.status, given.text]).toEqual([200, '']);
+		expect(installment.status).toBe('paid');
+		// The specification's dialect takes the body with or without it.
+		sandbox.configure({ dialect: 'spec' });
+		const [next] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		expect(
+			(await call('PUT', path, { body: { installment_id: next.id, payment_id: '0xdef' } })).status,
+		).toBe(200);
 	});
 
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
