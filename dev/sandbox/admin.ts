@@ -6,6 +6,7 @@ import { testnetAddressFor } from './bitcoin';
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
+import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
@@ -75,7 +76,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, DisputeAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -295,6 +296,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...disputeAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -482,5 +484,6 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			});
 		}),
 		...lifecycleAdminRoutes(admin),
+		...disputeAdminRoutes(admin),
 	];
 }

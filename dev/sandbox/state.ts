@@ -10,6 +10,7 @@ import type {
 	BitcoinInvoiceEntry,
 	Contract,
 	ContractEntry,
+	DisputeWithMessages,
 	Installment,
 	LenderStats,
 	LoanApplication,
@@ -50,6 +51,8 @@ export interface SandboxState {
 	loanApplications: Map<string, LoanApplication>;
 	/** Ids of jailed users: the live backend answers 400 "Invalid request" to some of their requests. */
 	jailedUsers: Set<string>;
+	/** Disputes of every contract by id, in creation order, each with its messages. */
+	disputes: Map<string, DisputeWithMessages>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -72,6 +75,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		nextKeyId: 1,
 		loanApplications: new Map(),
 		jailedUsers: new Set(),
+		disputes: new Map(),
 	};
 }
 

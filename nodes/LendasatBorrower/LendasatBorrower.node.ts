@@ -3,6 +3,7 @@ import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from '
 import { accountDescription } from './resources/account';
 import { apiKeyDescription } from './resources/apiKey';
 import { contractDescription } from './resources/contract';
+import { disputeDescription } from './resources/dispute';
 import { loanApplicationDescription } from './resources/loanApplication';
 import { notificationDescription } from './resources/notification';
 import { offerDescription } from './resources/offer';
@@ -54,6 +55,11 @@ export class LendasatBorrower implements INodeType {
 							description: 'Loan contracts and contract requests',
 						},
 						{
+							name: 'Dispute',
+							value: 'dispute',
+							description: "A contract's disputes, settled by Lendasat's support with the lender",
+						},
+						{
 							name: 'Loan Application',
 							value: 'loanApplication',
 							description: 'Your own loan terms, posted for lenders to take',
@@ -71,6 +77,7 @@ export class LendasatBorrower implements INodeType {
 				...accountDescription,
 				...apiKeyDescription,
 				...contractDescription,
+				...disputeDescription,
 				...loanApplicationDescription,
 				...notificationDescription,
 				...offerDescription,

@@ -2,6 +2,7 @@
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { contractRoutes } from './contracts';
+import { disputeRoutes } from './disputes';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -20,4 +21,5 @@ export const apiRoutes: Route[] = [
 	...notificationRoutes,
 	...loanApplicationRoutes,
 	...notificationSettingsRoutes,
+	...disputeRoutes,
 ];
