@@ -7,7 +7,7 @@
  */
 import { ApiError, shorten } from './errors';
 import { jsonReply, type Route } from './router';
-import { nowIso, type SandboxState } from './state';
+import { logStatus, nowIso, type SandboxState } from './state';
 import type {
 	Contract,
 	ContractDispute,
@@ -136,14 +136,7 @@ function statusBeforeDispute(contract: Contract): string | undefined {
  * about the contract changes: no escrow address, no notification.
  */
 function markContractStatus(contract: Contract, status: string, at: string): void {
-	if (contract.status === status) return;
-	contract.status = status;
-	contract.updated_at = at;
-	contract.timeline.push({
-		date: at,
-		txid: null,
-		event: { type: 'contract_status_change', status },
-	});
+	if (contract.status !== status) logStatus(contract, status, at);
 }
 
 // ---------------------------------------------------------------------------------------------

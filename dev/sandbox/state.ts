@@ -214,6 +214,11 @@ export function recordStatus(
 	at: string,
 ): void {
 	applyStatusEffects(state, contract, status);
+	logStatus(contract, status, at);
+}
+
+/** The status itself, updated_at and the timeline entry: nothing else about the contract changes. */
+export function logStatus(contract: Contract, status: string, at: string): void {
 	contract.status = status;
 	contract.updated_at = at;
 	contract.timeline.push({

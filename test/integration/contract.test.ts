@@ -1447,6 +1447,8 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 
 describe('Contract → Report Repayment: a borrower reports a paid installment', () => {
 	const TXID = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+	const firstPending = (id: string) =>
+		stored(id).installments.find((candidate) => candidate.status === 'pending')!;
 
 	it("reports the last installment; the contract then awaits the lender's confirmation", async () => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
@@ -1483,9 +1485,7 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 	});
 
 	it('reports the amount given, as a number, for the installment of a monthly plan', async () => {
-		const installment = stored(CONTRACTS.principalGiven).installments.find(
-			(candidate) => candidate.status === 'pending',
-		)!;
+		const installment = firstPending(CONTRACTS.principalGiven);
 		const { items, error } = await contract('reportRepayment', {
 			contractId: byId(CONTRACTS.principalGiven),
 			installmentId: installment.id,
@@ -1505,9 +1505,7 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 
 	it("passes Lendasat's live dialect, which requires the amount (a serde 422 without it)", async () => {
 		sandbox.configure({ dialect: 'live' });
-		const installment = stored(CONTRACTS.principalGiven).installments.find(
-			(candidate) => candidate.status === 'pending',
-		)!;
+		const installment = firstPending(CONTRACTS.principalGiven);
 		const { items, error } = await contract('reportRepayment', {
 			contractId: byId(CONTRACTS.principalGiven),
 			installmentId: installment.id,

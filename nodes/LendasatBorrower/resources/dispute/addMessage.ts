@@ -6,7 +6,14 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute, type OperationRequest } from '../../transport/apiRoute';
-import { RESOURCE, confirmationAnswer, disputeIdOf, disputePath, messageOf } from './shared';
+import {
+	RESOURCE,
+	confirmationAnswer,
+	disputeIdOf,
+	disputePath,
+	messageField,
+	messageOf,
+} from './shared';
 
 export const disputeAddMessageOperation: INodePropertyOptions = {
 	name: 'Add Message',
@@ -34,17 +41,10 @@ export const disputeAddMessageOperation: INodePropertyOptions = {
 };
 
 export const disputeAddMessageFields: INodeProperties[] = [
-	{
-		displayName: 'Message',
-		name: 'message',
-		type: 'string',
-		typeOptions: { rows: 4 },
-		required: true,
-		default: '',
+	messageField('addMessage', {
 		placeholder: 'e.g. The lender paid out today, transaction 0x5c50…; the dispute can be closed.',
 		description: 'What to write (up to 5,000 characters, line breaks allowed)',
-		displayOptions: { show: { resource: [RESOURCE], operation: ['addMessage'] } },
-	},
+	}),
 ];
 
 async function addMessageBody(

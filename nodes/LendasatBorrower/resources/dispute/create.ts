@@ -7,6 +7,7 @@ import {
 	DISPUTES_PATH,
 	RESOURCE,
 	disputeAnswer,
+	messageField,
 	messageOf,
 	reasonOf,
 } from './shared';
@@ -50,18 +51,11 @@ export const disputeCreateFields: INodeProperties[] = [
 			'What the dispute is about, in one line. Lendasat\'s app offers "Payment issue: Did not receive loan amount", "Repayment issue: Did not receive back collateral" and "Other"; any text of up to 200 characters is taken.',
 		displayOptions: showOnlyForCreate,
 	},
-	{
-		displayName: 'Message',
-		name: 'message',
-		type: 'string',
-		typeOptions: { rows: 4 },
-		required: true,
-		default: '',
+	messageField('create', {
 		placeholder: 'e.g. The collateral confirmed on 2 May; the loan has not been paid out since.',
 		description:
 			"The details: what happened, when, and any transaction IDs (up to 5,000 characters). Lendasat keeps them in the dispute's reason, after the Reason and a full stop.",
-		displayOptions: showOnlyForCreate,
-	},
+	}),
 ];
 
 /** POST /api/disputes `{contract_id, reason, comment}`: every field checked before anything is sent. */

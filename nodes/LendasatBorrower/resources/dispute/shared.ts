@@ -50,6 +50,23 @@ const MESSAGE_RULES: TextRules = {
 	multiline: true,
 };
 
+/** The Message parameter (`message`) of the operations that write to a dispute. */
+export function messageField(
+	operation: string,
+	text: { placeholder: string; description: string },
+): INodeProperties {
+	return {
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		required: true,
+		default: '',
+		...text,
+		displayOptions: { show: { resource: [RESOURCE], operation: [operation] } },
+	};
+}
+
 export function reasonOf(context: IExecuteSingleFunctions): string {
 	return requireText(
 		context,
