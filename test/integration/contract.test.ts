@@ -1064,7 +1064,6 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 			kyc_link: null,
 			kyc_done: null,
 		});
-		expect(arkade.requires_ark_settlement).not.toBeNull();
 	});
 
 	it('with node version 1, Simplify keeps its fourteen fields and adds the collateral and KYC keys', async () => {
