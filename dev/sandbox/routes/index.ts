@@ -4,6 +4,7 @@ import { accountRoutes } from './accounts';
 import { bringinRoutes } from './bringin';
 import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
+import { disputeRoutes } from './disputes';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -28,4 +29,5 @@ export const apiRoutes: Route[] = [
 	...priceRoutes,
 	...cardRoutes,
 	...bringinRoutes,
+	...disputeRoutes,
 ];
