@@ -7,6 +7,7 @@ import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
+import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
 import { moonAdmin, type MoonAdmin } from './moon';
@@ -78,7 +79,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin, DisputeAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -300,6 +301,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 		...lifecycleAdmin(state),
 		...arkAdmin(state),
 		...moonAdmin(state),
+		...disputeAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -500,5 +502,6 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 		}),
 		...lifecycleAdminRoutes(admin),
 		...arkAdminRoutes(admin),
+		...disputeAdminRoutes(admin),
 	];
 }

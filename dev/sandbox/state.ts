@@ -12,6 +12,7 @@ import type {
 	ClientLocation,
 	Contract,
 	ContractEntry,
+	DisputeWithMessages,
 	Installment,
 	LenderStats,
 	LoanApplication,
@@ -68,6 +69,8 @@ export interface SandboxState {
 	bringinRequests: Map<string, string>;
 	/** Where the callers' IP address appears to be, for Lendasat's US check on loading a Moon card. */
 	clientLocation: ClientLocation;
+	/** Disputes of every contract by id, in creation order, each with its messages. */
+	disputes: Map<string, DisputeWithMessages>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -97,6 +100,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		bringinAccounts: new Set(),
 		bringinRequests: new Map(),
 		clientLocation: 'elsewhere',
+		disputes: new Map(),
 	};
 }
 
@@ -239,6 +243,11 @@ export function recordStatus(
 	at: string,
 ): void {
 	applyStatusEffects(state, contract, status);
+	logStatus(contract, status, at);
+}
+
+/** The status itself, updated_at and the timeline entry: nothing else about the contract changes. */
+export function logStatus(contract: Contract, status: string, at: string): void {
 	contract.status = status;
 	contract.updated_at = at;
 	contract.timeline.push({

@@ -277,6 +277,39 @@ export interface Contract {
 	repayment_address?: string;
 }
 
+/**
+ * hub 0.8.2 db/contract_disputes.rs ContractDispute (schema.d.ts `ContractDispute`): a dispute about a
+ * contract. `status` is DisputeStatus (DisputeStartedBorrower, DisputeStartedLender, InProgress, Closed,
+ * Cancelled), `initiator_type` Borrower or Lender. A create stores "<reason>. <comment>" as `reason`.
+ */
+export interface ContractDispute {
+	id: string;
+	contract_id: string;
+	initiator_type: string;
+	initiator_id: string;
+	status: string;
+	reason: string;
+	created_at: string;
+	updated_at: string;
+	resolved_at: string | null;
+	resolution_notes: string | null;
+}
+
+/** db/contract_disputes.rs ContractDisputeMessage; `sender_type` is Borrower, Lender or PlatformAdmin. */
+export interface ContractDisputeMessage {
+	id: string;
+	dispute_id: string;
+	sender_type: string;
+	sender_id: string;
+	message: string;
+	created_at: string;
+}
+
+/** db/contract_disputes.rs DisputeWithMessages: the dispute flattened, with its messages oldest first. */
+export interface DisputeWithMessages extends ContractDispute {
+	messages: ContractDisputeMessage[];
+}
+
 /** `FiatLoanDetailsWrapperResponse` of the live backend: the (encrypted) bank details and one party's key. */
 export interface FiatLoanDetailsResponse {
 	details: unknown;

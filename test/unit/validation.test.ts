@@ -10,10 +10,12 @@ import {
 	checkName,
 	checkPositiveAmount,
 	checkStablecoinAddress,
+	checkText,
 	checkTimezone,
 	checkUuid,
 	checkWholeDays,
 	describeValue,
+	holdsLendasatKey,
 	parseJsonObject,
 	toCents,
 	toNumber,
@@ -228,6 +230,59 @@ describe('checkUuid', () => {
 	])('rejects %p', (value, message) => {
 		expect(checkUuid(value)).toMatch(message);
 	});
+});
+
+describe('checkText (free text others read: a reason, a message)', () => {
+	const line = checkText({ what: 'a reason', example: '"Other"', maxLength: 10, multiline: false });
+	const page = checkText({ what: 'a message', example: '"Hi"', maxLength: 10, multiline: true });
+
+	test.each([['Other'], ['  Other  '], ['ten chars!'], [42], ['Grüße 🙂']])(
+		'accepts %j on one line',
+		(value) => expect(line(value)).toBeNull(),
+	);
+
+	test.each([['two\nlines'], ['tab\there'], ['a\r\nb']])('accepts %j in a message', (value) =>
+		expect(page(value)).toBeNull(),
+	);
+
+	test.each([
+		['', /^Must not be empty\. Enter a reason, e\.g\. "Other"\.$/],
+		['   ', /^Must not be empty/],
+		[null, /^Expected a reason as text, got null/],
+		[{}, /^Expected a reason as text/],
+		['two\nlines', /contains a line break, tab or other control character: keep it to one line/],
+		['eleven char', /^Too long: 11 characters, at most 10 are allowed\.$/],
+	])('refuses %j on one line', (value, problem) => expect(line(value)).toMatch(problem));
+
+	test.each([
+		['bell\u0007', /control character other than a line break or tab/],
+		['esc\u001b[0m', /control character other than a line break or tab/],
+		['🙂'.repeat(11), /^Too long: 11 characters/],
+	])('refuses %j in a message', (value, problem) => expect(page(value)).toMatch(problem));
+
+	test.each([
+		['key lndst_sk_be30abf9b27c_VvXIbqhMFk2S5PYGYG0IW4noidFYchQwqD6EJEFKtVu'],
+		['LNDST_SK_abc'],
+		['master las-fRBjjmgyCx6uZoJ7SxB0 here'],
+	])('refuses text holding a Lendasat key without repeating it: %s', (value) => {
+		const problem = checkText({
+			what: 'a message',
+			example: '"Hi"',
+			maxLength: 5000,
+			multiline: true,
+		})(value);
+		expect(problem).toBe(
+			'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.',
+		);
+	});
+
+	test.each([
+		['las-vegas trip', false],
+		['classes-abc', false],
+		['alas-fRBjjmgyCx6uZoJ7SxB0', false],
+		['(las-fRBjjmgyCx6uZoJ7SxB0)', true],
+		['lndst_sk_', true],
+	])('holdsLendasatKey(%j) is %s', (text, holds) => expect(holdsLendasatKey(text)).toBe(holds));
 });
 
 describe('toNumber', () => {

@@ -636,22 +636,54 @@ function extend(ctx: RequestContext): Reply {
 interface InstallmentPaid {
 	installmentId: string;
 	paymentId: string;
+	/** What the borrower says was paid; undefined when left out (spec) or null (live). */
+	amount?: number;
 }
+
+/**
+ * model.rs InstallmentPaidRequest. 0.8.2 has `installment_id` and `payment_id` only; `amount` is newer
+ * and the backend with it was not available. Both Lendasat clients send it since December 2025
+ * (lendasat/iframe 5983d0d9 "provide repayment amount on repayment" sends a number; lendamobile
+ * rust/src/api/models.rs InstallmentPaidRequest sends `amount: None` as null, "server requires field
+ * to be present, can be null"), so the live dialect requires the field and allows null, as an
+ * `Option<Decimal>` read with rust_decimal's `float_option` would [INF]. What the backend does with the
+ * amount is unknown; the sandbox only reads it.
+ */
+const INSTALLMENT_PAID_FIELDS: FieldSpec[] = [
+	{ name: 'installment_id', type: { kind: 'uuid' } },
+	{ name: 'payment_id', type: { kind: 'string' } },
+	{ name: 'amount', type: { kind: 'decimal' }, nullable: true },
+];
 
 function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 	if (ctx.config.dialect === 'live') {
-		const fields: FieldSpec[] = [
-			{ name: 'installment_id', type: { kind: 'uuid' } },
-			{ name: 'payment_id', type: { kind: 'string' } },
-		];
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'InstallmentPaidRequest', fields);
-		return { installmentId: body.installment_id as string, paymentId: body.payment_id as string };
+		const body = deserializeLive(
+			ctx.rawBody,
+			ctx.body,
+			'InstallmentPaidRequest',
+			INSTALLMENT_PAID_FIELDS,
+		);
+		return {
+			installmentId: body.installment_id as string,
+			paymentId: body.payment_id as string,
+			amount: body.amount as number | undefined,
+		};
 	}
+	// The specification has no installment-paid endpoint; the sandbox takes the live names, the
+	// amount optional.
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
+	const amount = body.amount;
+	if (amount !== undefined && amount !== null && !isPositiveNumber(amount)) {
+		throw badRequest(
+			'INVALID_FIELD',
+			`Field amount must be a positive number, got ${shorten(amount)}`,
+		);
+	}
 	return {
 		installmentId: optionalString(body, 'installment_id') ?? '',
 		paymentId: optionalString(body, 'payment_id') ?? '',
+		amount: typeof amount === 'number' ? amount : undefined,
 	};
 }
 

@@ -5,6 +5,7 @@ import { arkRoutes } from './ark';
 import { bringinRoutes } from './bringin';
 import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
+import { disputeRoutes } from './disputes';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -30,4 +31,5 @@ export const apiRoutes: Route[] = [
 	...priceRoutes,
 	...cardRoutes,
 	...bringinRoutes,
+	...disputeRoutes,
 ];

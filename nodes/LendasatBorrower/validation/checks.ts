@@ -163,6 +163,44 @@ export function checkUuid(value: unknown): ValidationProblem {
 	return `${shown} is not an ID of the form 8-4-4-4-12 hexadecimal characters.${hint}`;
 }
 
+/** What `checkText` asks of a piece of free text a person writes (a dispute's reason, a message). */
+export interface TextRules {
+	/** As a message names it, e.g. "a reason". */
+	what: string;
+	example: string;
+	maxLength: number;
+	/** Whether line breaks and tabs belong in it (a message), or it is one line (a reason). */
+	multiline: boolean;
+}
+
+/**
+ * Free text for other people to read: not empty, at most `maxLength` characters, no control
+ * characters (line breaks and tabs only where `multiline`), and no Lendasat API key, which would
+ * be handed to whoever reads the text. The key is never repeated in the message.
+ */
+export function checkText(rules: TextRules): (value: unknown) => ValidationProblem {
+	const hint = ` Enter ${rules.what}, e.g. ${rules.example}.`;
+	return (value) => {
+		if (typeof value !== 'string' && typeof value !== 'number')
+			return `Expected ${rules.what} as text, got ${describeValue(value)}.${hint}`;
+		const text = String(value).trim();
+		if (text === '') return `Must not be empty.${hint}`;
+		if (holdsLendasatKey(text)) {
+			return 'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.';
+		}
+		const control = rules.multiline ? /[^\P{Cc}\t\n\r]/u : /\p{Cc}/u;
+		if (control.test(text)) {
+			return rules.multiline
+				? `${describeValue(text)} contains a control character other than a line break or tab.${hint}`
+				: `${describeValue(text)} contains a line break, tab or other control character: keep it to one line.${hint}`;
+		}
+		const length = characterCount(text);
+		if (length > rules.maxLength)
+			return `Too long: ${length} characters, at most ${rules.maxLength} are allowed.`;
+		return null;
+	};
+}
+
 // ---------------------------------------------------------------------------------------
 // Numbers
 
@@ -700,9 +738,15 @@ export function describeValue(value: unknown): string {
 
 /**
  * A Lendasat key pasted into the wrong field is never repeated in an error: a borrower key, a
- * partner master key (las-…) or a legacy key (ldst-acc-…).
+ * partner master key (las- and letters with a digit, as the docs' las-BTC21; not "las-vegas") or a
+ * legacy key (ldst-acc-…).
  */
-const LENDASAT_KEY_PATTERN = /lndst_sk_|\blas-[A-Za-z0-9_-]{4,}|\bldst-acc-/i;
+const LENDASAT_KEY_PATTERN = /lndst_sk_|\blas-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{5,}|\bldst-acc-/i;
+
+/** Whether text holds something shaped like a Lendasat key. */
+export function holdsLendasatKey(text: string): boolean {
+	return LENDASAT_KEY_PATTERN.test(text);
+}
 
 function cutToExcerpt(text: string): string {
 	const characters = [...text];
