@@ -389,7 +389,7 @@ export const notArkadeGuidance: ErrorGuidance = {
 	codes: ['NOT_ARKADE'],
 	text: /not an? (ark|arkade)|arkade btc|collateral asset/i, // [INF]
 	message: 'This contract has no Arkade collateral',
-	hint: 'its collateral is on-chain Bitcoin (collateral_asset BitcoinBtc): use Get Claim PSBT and Broadcast Claim instead. Contract → Get with Simplify off shows collateral_asset.',
+	hint: 'its collateral is on-chain Bitcoin (collateral_asset BitcoinBtc): use Get Claim PSBT and Broadcast Claim instead. Contract → Get shows collateral_asset.',
 };
 
 export const claimArkGuidance: ErrorGuidance[] = [
@@ -400,7 +400,7 @@ export const claimArkGuidance: ErrorGuidance[] = [
 		codes: ['SETTLEMENT_REQUIRED'],
 		text: /recoverable|settle/i, // [INF]
 		message: 'The collateral must be settled: use Get Ark Settlement instead',
-		hint: "the contract's Arkade VTXOs became recoverable (requires_ark_settlement is true), so they cannot be spent off-chain; Get Ark Settlement and Finish Ark Settlement give the collateral back in the next Ark batch. Contract → Get with Simplify off shows requires_ark_settlement.",
+		hint: "the contract's Arkade VTXOs became recoverable (requires_ark_settlement is true), so they cannot be spent off-chain; Get Ark Settlement and Finish Ark Settlement give the collateral back in the next Ark batch. Contract → Get shows requires_ark_settlement.",
 	},
 ];
 
@@ -412,6 +412,6 @@ export const settleArkGuidance: ErrorGuidance[] = [
 		codes: ['NOTHING_TO_SETTLE'],
 		text: /no recoverable|nothing to settle|not recoverable|does not require/i, // [INF]
 		message: 'Nothing to settle: use Get Ark Claim PSBTs instead',
-		hint: 'settlement is only for recoverable Arkade VTXOs (requires_ark_settlement true). While it is false, the collateral comes back off-chain: Get Ark Claim PSBTs, sign, Broadcast Ark Claim. Contract → Get with Simplify off shows requires_ark_settlement.',
+		hint: 'settlement is only for recoverable Arkade VTXOs (requires_ark_settlement true). While it is false, the collateral comes back off-chain: Get Ark Claim PSBTs, sign, Broadcast Ark Claim. Contract → Get shows requires_ark_settlement.',
 	},
 ];
