@@ -230,7 +230,7 @@ const RFC3339 =
  * time::serde::rfc3339 (hub 49781f87 routes/borrower/contracts.rs:1880), always with `Z` or an
  * offset, and the schema says `format: date-time`. A date and time without an offset is refused,
  * not read as UTC: its zone is unknown, and a guess could move the reminder, or the late flag, by
- * up to a day. Date.parse alone would also read "1" as the year 2001, roll 30 February into March
+ * up to 14 hours. Date.parse alone would also read "1" as the year 2001, roll 30 February into March
  * and read a time without offset in n8n's own zone.
  */
 function dueTimestampOf(value: unknown): number {
