@@ -2321,6 +2321,30 @@ describe('paging lies (config `paging`)', () => {
 		).toBe(true);
 	});
 
+	it('small-pages serves half the limit asked with the true total; inflated-total counts more than it serves', async () => {
+		sandbox.configure({ paging: 'small-pages' });
+		const first = (await call('GET', '/api/contracts?limit=10')).json;
+		expect(first).toMatchObject({ page: 1, limit: 5, total: 25, total_pages: 5 });
+		expect(first.data).toHaveLength(5);
+		const walked = [...ids(first)];
+		for (const page of [2, 3, 4, 5])
+			walked.push(...ids((await call('GET', `/api/contracts?limit=10&page=${page}`)).json));
+		expect(new Set(walked).size).toBe(25);
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			const notes = (await call('GET', '/api/notifications?limit=10')).json;
+			expect(notes).toMatchObject({ limit: 5, total: 24, total_pages: 5 });
+			expect(notes.data).toHaveLength(5);
+		}
+
+		sandbox.configure({ paging: 'inflated-total', dialect: 'spec' });
+		const last = (await call('GET', '/api/contracts?limit=10&page=3')).json;
+		expect(last).toMatchObject({ page: 3, total: 35, total_pages: 4 });
+		expect(last.data).toHaveLength(5);
+		expect((await call('GET', '/api/contracts?limit=10&page=4')).json.data).toEqual([]);
+		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({ total: 34 });
+	});
+
 	it('is validated, switchable over /__admin/config and reset to honest paging', async () => {
 		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow(
 			'paging must be null or one of',

@@ -40,7 +40,13 @@ export type RedirectStatus = 301 | 302 | 307 | 308;
  * - 'lying-total-pages': the right page, but `total_pages: 1` (`total` stays true).
  * - 'no-ids': the right page, but the records carry no `id` (notifications: no `data.id`).
  */
-export type PagingMode = 'ignore-page' | 'endless' | 'lying-total-pages' | 'no-ids';
+export type PagingMode =
+	| 'ignore-page'
+	| 'endless'
+	| 'lying-total-pages'
+	| 'no-ids'
+	| 'small-pages'
+	| 'inflated-total';
 
 export interface FaultRule {
 	kind: FaultKind;
