@@ -38,6 +38,7 @@ const TITLES: Record<string, string> = {
 	CONTRACT_NOT_FOUND: 'Contract not found',
 	KEY_NOT_FOUND: 'API key not found',
 	LOAN_APPLICATION_NOT_FOUND: 'Loan application not found',
+	LENDER_NOT_FOUND: 'Lender not found',
 	INVALID_LTV: 'Invalid loan-to-value ratio',
 	INVALID_INTEREST_RATE: 'Invalid interest rate',
 	ACCOUNT_BLOCKED: 'Account blocked',
