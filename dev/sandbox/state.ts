@@ -16,6 +16,7 @@ import type {
 	LoanOffer,
 	NotificationMessage,
 	NotificationSettings,
+	ReferralCode,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -50,6 +51,8 @@ export interface SandboxState {
 	loanApplications: Map<string, LoanApplication>;
 	/** Ids of jailed users: the live backend answers 400 "Invalid request" to some of their requests. */
 	jailedUsers: Set<string>;
+	/** Borrowers' referral codes (referral_codes_borrowers), by code: what create-api-account/byok accepts. */
+	referralCodes: Map<string, ReferralCode>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -72,6 +75,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		nextKeyId: 1,
 		loanApplications: new Map(),
 		jailedUsers: new Set(),
+		referralCodes: new Map(),
 	};
 }
 

@@ -9,6 +9,7 @@ import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
+import { userSettingsRoutes } from './userSettings';
 
 export const apiRoutes: Route[] = [
 	...miscRoutes,
@@ -20,4 +21,5 @@ export const apiRoutes: Route[] = [
 	...notificationRoutes,
 	...loanApplicationRoutes,
 	...notificationSettingsRoutes,
+	...userSettingsRoutes,
 ];

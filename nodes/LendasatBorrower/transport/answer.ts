@@ -105,6 +105,14 @@ export function liveErrorBodyWithout(body: unknown, field: string): string | und
 		: undefined;
 }
 
+/**
+ * For an operation whose success is an empty answer (or `null`): the live backend's error body,
+ * `{"message": …}`, sent with a success status.
+ */
+export function liveErrorBody(body: unknown): string | undefined {
+	return isRecord(body) && typeof body.message === 'string' ? ERROR_WITH_SUCCESS_STATUS : undefined;
+}
+
 /** The specification's error body, `{error, code, details}`, without anything a record would have. */
 function isErrorBody(body: unknown): boolean {
 	return (

@@ -146,6 +146,42 @@ function findEquivalentAreaCityTimezone(zone: string): string | undefined {
 	return resolved !== undefined && isAreaCityTimezone(resolved) ? resolved : undefined;
 }
 
+const REFERRAL_CODE_MAX_LENGTH = 64;
+
+/** A referral code as Lendasat issues them (LAS-7KQ2M, or a partner's own word): one word of plain characters, exact case. */
+export function checkReferralCode(value: unknown): ValidationProblem {
+	const hint =
+		' A referral code looks like LAS-7KQ2M; Lendasat compares it exactly, letter case included.';
+	if (typeof value !== 'string')
+		return `Expected a referral code as text, got ${describeValue(value)}.${hint}`;
+	const code = value.trim();
+	if (code === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(code);
+	if (/\s/.test(code)) return `${shown} contains spaces.${hint}`;
+	if (!PRINTABLE_ASCII_PATTERN.test(code))
+		return `${shown} contains a character that does not belong in a referral code.${hint}`;
+	if (code.length > REFERRAL_CODE_MAX_LENGTH)
+		return `Too long: ${code.length} characters, at most ${REFERRAL_CODE_MAX_LENGTH}.${hint}`;
+	return null;
+}
+
+const LOCALE_EXAMPLE = 'en-US';
+/** A BCP-47 language tag of the usual shape: language, optional script, optional region (de-DE, zh-Hant-TW, es-419). */
+const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
+
+/** A language tag such as en-US or de-DE (BCP-47: language, optional script, optional region). */
+export function checkLocale(value: unknown): ValidationProblem {
+	if (typeof value !== 'string')
+		return `Expected a language tag like ${LOCALE_EXAMPLE}, got ${describeValue(value)}.`;
+	const locale = value.trim();
+	if (locale === '') return `Must not be empty. Enter a language tag like ${LOCALE_EXAMPLE}.`;
+	if (LOCALE_PATTERN.test(locale)) return null;
+	const shown = describeValue(locale);
+	if (/_/.test(locale))
+		return `${shown} uses an underscore; write the tag with a dash, like ${locale.replace(/_/g, '-')}.`;
+	return `${shown} is not a language tag. Use a language, optionally with a region, like ${LOCALE_EXAMPLE}, de-DE or es.`;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function checkUuid(value: unknown): ValidationProblem {
