@@ -26,6 +26,9 @@ const STABLECOIN_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 /** The public key of private key 1 (the generator point): a valid compressed key. */
 const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 const DERIVATION_PATH = "m/84'/0'/0'/0/0";
+const NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
+const NSEC = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
+const MOON_CARD = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
 /** The body for offer 1, 1,500 for 30 days, with both addresses: each under both dialects' names. */
 const BOTH_ADDRESSES_BODY = {
 	loan_id: OFFER,
@@ -222,7 +225,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 
 	it('merges extra JSON body fields, and checks those the node sends itself like its own parameters', async () => {
 		const extra = {
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
 			id: OFFER,
@@ -241,7 +244,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			duration_days: 30,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			client_contract_id: expect.stringMatching(UUID),
 		});
 	});
@@ -286,6 +289,94 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		const keys = sandbox.requests.map((request) => request.headers['idempotency-key']);
 		expect(new Set(keys).size).toBe(3);
 		expect(sandbox.stats().contractsCreated).toBe(3);
+	});
+});
+
+describe('Contract → Create: the Nostr key and the Moon card', () => {
+	it('sends Nostr Public Key and Moon Card ID as borrower_npub and moon_card_id', async () => {
+		const { error } = await runWorkflow(
+			contractCreate({ additionalFields: { borrowerNpub: ` ${NPUB} `, moonCardId: MOON_CARD } }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+	});
+
+	it('takes them from Extra Body Fields too, where they must agree with the parameters', async () => {
+		const agreeing = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					borrowerNpub: NPUB,
+					extraBodyFields: JSON.stringify({ borrower_npub: NPUB, moon_card_id: MOON_CARD }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(agreeing.error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+
+		sandbox.reset();
+		const other = '4a2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					moonCardId: MOON_CARD,
+					extraBodyFields: JSON.stringify({ moon_card_id: other }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Invalid Extra Body Fields (JSON) [item 0]');
+		expect(describedBy(error)).toContain('the node already sends moon_card_id from Moon Card ID');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['an npub with a typo', { borrowerNpub: `${NPUB.slice(0, -1)}q` }, 'Nostr Public Key (Npub)'],
+		['a Moon card ID that is no UUID', { moonCardId: 'card-42' }, 'Moon Card ID'],
+		[
+			'a Moon card ID in Extra Body Fields that is no UUID',
+			{ extraBodyFields: '{"moon_card_id": 42}' },
+			'Extra Body Fields (JSON)',
+		],
+	])('refuses %s before sending anything', async (_case, additionalFields, field) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['Nostr Public Key (Npub)', { borrowerNpub: NSEC }],
+		['Extra Body Fields (JSON)', { extraBodyFields: JSON.stringify({ borrower_npub: NSEC }) }],
+	])('refuses an nsec in %s without repeating it', async (field, additionalFields) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toContain('This is a Nostr private key (nsec1…)');
+		expect(`${error?.message} ${describedBy(error)}`).not.toContain(NSEC.slice(5, 20));
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('says when Lendasat does not know the Moon card (live: 404 "Card not found")', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: { ...LIVE_FIELDS, loanType: 'PayWithMoon', moonCardId: MOON_CARD },
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Lendasat does not know this Moon card (HTTP 404)');
+		expect(describedBy(error)).toMatch(/one of your own PayWithMoon cards.*Card not found/);
+		expect(sandbox.requests[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
 
