@@ -1,3 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { publicKeyOf, standInSignMessage } from '../../dev/sandbox/messageSigner';
 import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import {
 	runWorkflow,
@@ -1590,5 +1594,171 @@ describe('Contract picker: choosing a contract From List', () => {
 		expect(describedBy(error)).toMatch(
 			/^Contract list: the request to http:\/\/127\.0\.0\.1:9 failed \(connection refused \(ECONNREFUSED\)\)\..*Check the credential's environment or base URL.*You can also enter the contract ID By ID\.$/,
 		);
+	});
+});
+
+describe('Contract → Update Borrower Address: a borrower moves the collateral refund address', () => {
+	/** The borrower's wallet key in these tests; the stand-in wallet signs with it outside the node. */
+	const WALLET_KEY = '7e1f0c3b5a29d8e6f4c2b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9';
+	const NEW_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+	const contractId = CONTRACTS.principalGiven;
+
+	beforeEach(() => {
+		sandbox.state.contracts.get(contractId)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+	});
+
+	function updateAddress(parameters: Record<string, unknown>, credential = borrower()) {
+		return contract(
+			'updateBorrowerAddress',
+			{ contractId: byId(contractId), collateralAddress: NEW_ADDRESS, ...parameters },
+			credential,
+		);
+	}
+
+	it.each(['spec', 'live'] as const)(
+		"sends the address with the wallet's base64 signature split as Lendasat takes it (%s dialect)",
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+			const { items, error, run } = await updateAddress({ signature: signature.base64 });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id: contractId, borrower_btc_address: NEW_ADDRESS, updated: true }]);
+			expect(
+				sandbox.requests.map((request) => [request.method, request.path, request.body]),
+			).toEqual([
+				[
+					'PUT',
+					`/api/contracts/${contractId}/borrower-address`,
+					{
+						address: NEW_ADDRESS,
+						recoverable_signature_hex: signature.recoverable_signature_hex,
+						recoverable_signature_id: signature.recoverable_signature_id,
+					},
+				],
+			]);
+			expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it("takes Lendasat's own form too: 64 bytes of hex and the recovery ID", async () => {
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+		const { error } = await updateAddress({
+			signature: signature.recoverable_signature_hex,
+			recoveryId: signature.recoverable_signature_id,
+		});
+		expect(error).toBeUndefined();
+		expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+	});
+
+	it.each([
+		[
+			'a mainnet address in development',
+			{ collateralAddress: COLLATERAL_ADDRESS },
+			'Collateral Address',
+			/mainnet address.*Development/,
+			{ environment: 'development' as const },
+		],
+		[
+			'an Ark address',
+			{
+				collateralAddress:
+					'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x',
+			},
+			'Collateral Address',
+			/is an Ark address/,
+		],
+		[
+			'a bech32 address in upper case',
+			{ collateralAddress: NEW_ADDRESS.toUpperCase() },
+			'Collateral Address',
+			/write it as tb1qw508.* and sign that text/,
+		],
+		[
+			'a signature of 64 bytes without its recovery ID',
+			{ signature: 'ab'.repeat(64) },
+			'Signature',
+			/set Recovery ID/,
+		],
+		['a DER signature', { signature: `3044${'ab'.repeat(68)}` }, 'Signature', /140 hexadecimal/],
+		[
+			'a recovery ID of 4',
+			{ signature: 'ab'.repeat(64), recoveryId: 4 },
+			'Recovery ID',
+			/0, 1, 2 or 3/,
+		],
+	] as Array<[string, Record<string, unknown>, string, RegExp, Partial<TestCredential>?]>)(
+		'refuses %s before sending anything',
+		async (_case, parameters, field, problem, credential = {}) => {
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error } = await updateAddress({ signature, ...parameters }, borrower(credential));
+			expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+			expect(describedBy(error)).toMatch(problem);
+			expect(sandbox.requests).toHaveLength(0);
+		},
+	);
+
+	it.each([
+		['by another key', () => standInSignMessage('11'.repeat(32), NEW_ADDRESS).base64],
+		['of another address', () => standInSignMessage(WALLET_KEY, COLLATERAL_ADDRESS).base64],
+	])(
+		'says how to sign when the signature is %s (live: 400 "Invalid signature provided")',
+		async (_case, sign) => {
+			sandbox.configure({ dialect: 'live' });
+			const { error } = await updateAddress({ signature: sign() });
+			expect(error?.message).toBe(
+				"The signature is not the contract's borrower key signing this address (HTTP 400)",
+			);
+			expect(describedBy(error)).toMatch(
+				/sign exactly the address as sent.*borrower_pk.*signmessagewithprivkey.*Server said: "Invalid signature provided"/,
+			);
+			expect(stored(contractId).borrower_btc_address).not.toBe(NEW_ADDRESS);
+			expect(sandbox.requests).toHaveLength(1);
+		},
+	);
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+		const { error } = await updateAddress({
+			contractId: byId(CONTRACTS.otherBorrowers),
+			signature,
+		});
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const server = http.createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end('{"message":"Could not update address"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error, items, run } = await updateAddress({ signature }, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+			expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+
+	it('needs a borrower key', async () => {
+		const { error } = await updateAddress(
+			{ signature: standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64 },
+			borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		);
+		expect(error?.message).toBe(
+			'Contract → Update Borrower Address needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
+		expect(sandbox.requests).toHaveLength(0);
 	});
 });

@@ -1,6 +1,7 @@
 /** Every route of the borrower API the sandbox serves. */
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
+import { borrowerAddressRoutes } from './borrowerAddress';
 import { contractRoutes } from './contracts';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
@@ -17,6 +18,7 @@ export const apiRoutes: Route[] = [
 	...offerRoutes,
 	...contractRoutes,
 	...lifecycleRoutes,
+	...borrowerAddressRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,

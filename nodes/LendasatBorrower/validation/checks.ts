@@ -9,6 +9,7 @@ import {
 	type ParsedTransaction,
 } from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
+import { isOnCurveX } from '../encryption/secp256k1';
 
 /**
  * Every `check…` function returns null when the value is acceptable, otherwise one or two
@@ -360,8 +361,6 @@ export function checkStablecoinAddress(value: unknown): ValidationProblem {
 // Keys
 
 const DERIVATION_PATH_EXAMPLE = "m/84'/0'/0'/0/0";
-/** The field prime of secp256k1. */
-const SECP256K1_P = 2n ** 256n - 2n ** 32n - 977n;
 const MAX_CHILD_INDEX = 2 ** 31 - 1;
 
 /**
@@ -383,26 +382,9 @@ export function checkCompressedPublicKey(value: unknown): ValidationProblem {
 	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
 	if (!/^0[23]/.test(key))
 		return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
-	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`)))
+	if (!isOnCurveX(BigInt(`0x${key.slice(2)}`)))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
-}
-
-/** Whether some y satisfies y² = x³ + 7 (mod p), by Euler's criterion. */
-function isOnSecp256k1(x: bigint): boolean {
-	if (x >= SECP256K1_P) return false;
-	const rhs = (modPow(x, 3n, SECP256K1_P) + 7n) % SECP256K1_P;
-	return rhs === 0n || modPow(rhs, (SECP256K1_P - 1n) / 2n, SECP256K1_P) === 1n;
-}
-
-function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-	let result = 1n;
-	let b = base % modulus;
-	for (let e = exponent; e > 0n; e >>= 1n) {
-		if (e & 1n) result = (result * b) % modulus;
-		b = (b * b) % modulus;
-	}
-	return result;
 }
 
 /** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
@@ -454,7 +436,7 @@ export function checkNpub(value: unknown): ValidationProblem {
 		return `${shown} does not hold a 32-byte key (wrong length).${hint}`;
 	}
 	const x = words.reduce((accumulator, word) => (accumulator << 5n) | BigInt(word), 0n) >> 4n;
-	if (!isOnSecp256k1(x))
+	if (!isOnCurveX(x))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }

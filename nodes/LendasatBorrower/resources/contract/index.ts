@@ -17,6 +17,10 @@ import {
 } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
 import { contractIdField, contractSimplifyField } from './shared';
+import {
+	contractUpdateBorrowerAddressFields,
+	contractUpdateBorrowerAddressOperation,
+} from './updateBorrowerAddress';
 
 export const contractDescription: INodeProperties[] = [
 	{
@@ -38,6 +42,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
+			contractUpdateBorrowerAddressOperation,
 		],
 		default: 'create',
 	},
@@ -47,6 +52,7 @@ export const contractDescription: INodeProperties[] = [
 	...contractReportRepaymentFields,
 	...contractReportBtcInvoicePaidFields,
 	...collateralFields,
+	...contractUpdateBorrowerAddressFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];
