@@ -2160,7 +2160,7 @@ describe('live dialect: the endpoints of issue 15 item 4', () => {
 			recoverable_signature_id: signature.recoverable_signature_id,
 		};
 	};
-	const putAddress = (body: unknown, id = CONTRACT) =>
+	const putAddress = (body: unknown, id: string = CONTRACT) =>
 		call('PUT', `/api/contracts/${id}/borrower-address`, { body });
 
 	it('borrower-address: stores a signed address and answers null', async () => {

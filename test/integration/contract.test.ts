@@ -2,6 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { publicKeyOf, standInSignMessage } from '../../dev/sandbox/messageSigner';
+import {
+	decryptFiatDetails,
+	type FiatDetailsWrapper,
+} from '../../nodes/LendasatBorrower/encryption/fiatDetails';
 import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import {
 	runWorkflow,
@@ -1760,5 +1764,228 @@ describe('Contract → Update Borrower Address: a borrower moves the collateral 
 			'Contract → Update Borrower Address needs a Borrower Key, but the credential holds a Partner Master Key',
 		);
 		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat loan the account to pay out to', () => {
+	const BORROWER_WALLET = '3b1f0c2d4e6f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b';
+	const LENDER_WALLET = '4c2e1d3f5a7b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d';
+	const IBAN = 'DE89 3704 0044 0532 0130 00';
+	const HOLDER = {
+		recipientName: 'Satoshi Nakamoto',
+		recipientAddress: 'Hauptstraße 1',
+		recipientCity: 'Berlin',
+		recipientPostCode: '10115',
+		recipientCountry: 'Germany',
+		bankName: 'Commerzbank',
+		bankAddress: 'Kaiserplatz, 60311 Frankfurt',
+		bankCountry: 'Germany',
+		purposeOfRemittance: 'Loan payout',
+	};
+	const PLAIN = {
+		bank_name: 'Commerzbank',
+		bank_address: 'Kaiserplatz, 60311 Frankfurt',
+		bank_country: 'Germany',
+		purpose_of_remittance: 'Loan payout',
+		full_name: 'Satoshi Nakamoto',
+		address: 'Hauptstraße 1',
+		city: 'Berlin',
+		post_code: '10115',
+		country: 'Germany',
+	};
+
+	/** An Approved EUR contract without bank details, its keys those of the two test wallets. */
+	function fiatContract(): string {
+		return sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.eurBankKyc,
+			status: 'Approved',
+			borrower_pk: publicKeyOf(BORROWER_WALLET),
+			lender_pk: publicKeyOf(LENDER_WALLET),
+		} as Partial<Contract>).id;
+	}
+
+	const sendDetails = (
+		id: string,
+		parameters: Record<string, unknown> = {},
+		credential = borrower(),
+	) =>
+		contract(
+			'sendFiatDetails',
+			{ contractId: byId(id), iban: IBAN, ...HOLDER, ...parameters },
+			credential,
+		);
+
+	const sentBody = () =>
+		sandbox.requests.find((request) => request.method === 'PUT')?.body as FiatDetailsWrapper;
+
+	it.each(['spec', 'live'] as const)(
+		'encrypts the details for the borrower and the lender alone, and sends them once (%s dialect)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const id = fiatContract();
+			const { items, error, run } = await sendDetails(id, { bic: 'cobadeffxxx' });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id, fiat_details_sent: true, transfer_type: 'iban' }]);
+			expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+				`GET /api/contracts/${id}`,
+				`PUT /api/contracts/${id}/fiat-details`,
+			]);
+			const body = sentBody();
+			expect(Object.keys(body).sort()).toEqual([
+				'details',
+				'encrypted_encryption_key_borrower',
+				'encrypted_encryption_key_lender',
+			]);
+			expect(JSON.stringify(body)).not.toMatch(/DE89|Satoshi|Berlin|Commerzbank/);
+			const expected = {
+				...PLAIN,
+				iban_transfer_details: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+				swift_transfer_details: undefined,
+				comments: null,
+			};
+			const asBorrower = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_borrower,
+				Buffer.from(BORROWER_WALLET, 'hex'),
+			);
+			const asLender = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			);
+			expect(asBorrower).toEqual(expected);
+			expect(asLender).toEqual(expected);
+			expect(stored(id).fiat_loan_details_borrower).toEqual({
+				details: body.details,
+				encrypted_encryption_key: body.encrypted_encryption_key_borrower,
+			});
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it('sends SWIFT details and the optional comments', async () => {
+		const id = fiatContract();
+		const { items, error } = await sendDetails(id, {
+			transferType: 'swift',
+			swiftOrBic: 'BOFAUS3N',
+			accountNumber: '000123456789',
+			comments: 'Reference 1042',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({ transfer_type: 'swift' });
+		const body = sentBody();
+		expect(
+			decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			),
+		).toMatchObject({
+			swift_transfer_details: { swift_or_bic: 'BOFAUS3N', account_number: '000123456789' },
+			iban_transfer_details: undefined,
+			comments: 'Reference 1042',
+		});
+	});
+
+	it.each([
+		[
+			'an IBAN with a wrong check digit',
+			{ iban: 'DE88 3704 0044 0532 0130 00' },
+			'IBAN',
+			/wrong check digit/,
+		],
+		['a BIC of 9 characters', { bic: 'COBADEFFX' }, 'BIC', /8 or 11/],
+		[
+			'an empty account holder',
+			{ recipientName: '={{ " " }}' },
+			'Account Holder Name',
+			/Must not be empty/,
+		],
+		[
+			'a line break in the bank address',
+			{ bankAddress: 'Kaiserplatz\nFrankfurt' },
+			'Bank Address',
+			/line break/,
+		],
+		[
+			'a SWIFT transfer without an account number',
+			{ transferType: 'swift', swiftOrBic: 'BOFAUS3N', accountNumber: '={{ "" }}' },
+			'Account Number',
+			/Must not be empty/,
+		],
+	])('refuses %s before sending anything', async (_case, parameters, field, problem) => {
+		const id = fiatContract();
+		const { error } = await sendDetails(id, parameters);
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toMatch(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('refuses a stablecoin loan after reading it, without sending the details', async () => {
+		const { error } = await sendDetails(CONTRACTS.approved);
+		expect(error?.message).toBe(`Contract ${CONTRACTS.approved} is not a fiat loan [item 0]`);
+		expect(describedBy(error)).toMatch(/USD, EUR, CHF or MXN\. Nothing was sent\./);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract whose lender key cannot be encrypted to', async () => {
+		const id = fiatContract();
+		sandbox.state.contracts.get(id)!.contract.lender_pk = `02${'ff'.repeat(32)}`;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(
+			`Contract ${id} has no lender_pk to encrypt the bank details to [item 0]`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract that has its bank details already (Lendasat keeps one set)', async () => {
+		const id = fiatContract();
+		await sendDetails(id);
+		sandbox.requests.length = 0;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(`Contract ${id} has its bank details already [item 0]`);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await sendDetails(CONTRACTS.otherBorrowers);
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('does not send again after a 500 on the write, and says where to look', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: '500', method: 'PUT', path: `/api/contracts` }],
+		});
+		const id = fiatContract();
+		const { error } = await sendDetails(id);
+		expect(error?.message).toMatch(/\(HTTP 500\)/);
+		expect(describedBy(error)).toMatch(/one set of bank details per contract/);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET', 'PUT']);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const id = fiatContract();
+		const current = JSON.stringify(stored(id));
+		const server = http.createServer((request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? current : '{"message":"Something went wrong"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const { error, items } = await sendDetails(id, {}, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });

@@ -3,6 +3,7 @@ import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { borrowerAddressRoutes } from './borrowerAddress';
 import { contractRoutes } from './contracts';
+import { fiatDetailsRoutes } from './fiatDetails';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -19,6 +20,7 @@ export const apiRoutes: Route[] = [
 	...contractRoutes,
 	...lifecycleRoutes,
 	...borrowerAddressRoutes,
+	...fiatDetailsRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,

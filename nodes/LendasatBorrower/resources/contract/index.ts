@@ -16,6 +16,7 @@ import {
 	contractReportBtcInvoicePaidOperation,
 } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
+import { contractSendFiatDetailsFields, contractSendFiatDetailsOperation } from './sendFiatDetails';
 import { contractIdField, contractSimplifyField } from './shared';
 import {
 	contractUpdateBorrowerAddressFields,
@@ -42,6 +43,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
+			contractSendFiatDetailsOperation,
 			contractUpdateBorrowerAddressOperation,
 		],
 		default: 'create',
@@ -53,6 +55,7 @@ export const contractDescription: INodeProperties[] = [
 	...contractReportBtcInvoicePaidFields,
 	...collateralFields,
 	...contractUpdateBorrowerAddressFields,
+	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];

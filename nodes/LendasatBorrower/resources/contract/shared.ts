@@ -23,6 +23,7 @@ const OPERATIONS_ON_ONE_CONTRACT = [
 	'getRecoveryPsbt',
 	'reportBtcInvoicePaid',
 	'reportRepayment',
+	'sendFiatDetails',
 	'updateBorrowerAddress',
 ];
 
