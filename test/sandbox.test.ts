@@ -2249,6 +2249,37 @@ describe('live dialect: the endpoints of issue 15 item 4', () => {
 		expect([reused.status, reused.json]).toEqual([500, { message: 'Something went wrong' }]);
 	});
 
+	it('fiat-details: stores one set per contract (a second is 500), answers an empty 200', async () => {
+		const wrapper = {
+			details: {
+				iban_transfer_details: { iban: 'ct', bic: null },
+				bank_name: 'ct',
+				bank_address: 'ct',
+				bank_country: 'ct',
+				purpose_of_remittance: 'ct',
+				full_name: 'ct',
+				address: 'ct',
+				city: 'ct',
+				post_code: 'ct',
+				country: 'ct',
+			},
+			encrypted_encryption_key_borrower: 'borrower',
+			encrypted_encryption_key_lender: 'lender',
+		};
+		const path = `/api/contracts/${CONTRACT}/fiat-details`;
+		const missing = await call('PUT', path, { body: { details: wrapper.details } });
+		expect(missing.status).toBe(422);
+		expect(missing.json.message).toMatch(/missing field `encrypted_encryption_key_borrower`/);
+		const first = await call('PUT', path, { body: wrapper });
+		expect([first.status, first.text]).toEqual([200, '']);
+		expect(sandbox.state.contracts.get(CONTRACT)!.contract.fiat_loan_details_borrower).toEqual({
+			details: wrapper.details,
+			encrypted_encryption_key: 'borrower',
+		});
+		const second = await call('PUT', path, { body: wrapper });
+		expect([second.status, second.json]).toEqual([500, { message: 'Something went wrong' }]);
+	});
+
 	it('by-lender: needs no key; an unknown lender is 400 "Lender not found"', async () => {
 		const listed = await call('GET', `/api/offers/by-lender/${SEED_IDS.lenders.alpenBank}`, {
 			key: null,
