@@ -8,6 +8,8 @@ import {
 	type RedirectTarget,
 	type Sandbox,
 } from '../dev/sandbox/server';
+import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoin';
+import { checkCompressedPublicKey, checkNpub } from '../nodes/LendasatBorrower/validation/checks';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -844,6 +846,193 @@ describe('notification settings (both dialects)', () => {
 	});
 });
 
+describe('disputes (routes/borrower/dispute.rs)', () => {
+	const { approved, otherBorrowers } = SEED_IDS.contracts;
+	const UNKNOWN = '99999999-0000-4000-8000-000000000000';
+	const open = (contractId: string, options: CallOptions = {}) =>
+		call('POST', '/api/disputes', {
+			...options,
+			body: { contract_id: contractId, reason: 'Payment issue', comment: 'Not paid out' },
+		});
+	const list = (contractId: string, options: CallOptions = {}) =>
+		call('GET', `/api/disputes?contract_id=${contractId}`, options);
+
+	it('live: open, write, list and resolve; the contract goes into dispute and back', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const contract = sandbox.state.contracts.get(approved)!.contract;
+		const opened = await open(approved);
+		expect(opened.status).toBe(200);
+		expect(opened.json).toEqual({
+			id: expect.stringMatching(UUID),
+			contract_id: approved,
+			initiator_type: 'Borrower',
+			initiator_id: SEED_IDS.users.borrower,
+			status: 'DisputeStartedBorrower',
+			reason: 'Payment issue. Not paid out',
+			created_at: expect.stringMatching(ISO_UTC),
+			updated_at: expect.stringMatching(ISO_UTC),
+			resolved_at: null,
+			resolution_notes: null,
+		});
+		expect(contract.status).toBe('DisputeBorrowerStarted');
+		const id = opened.json.id as string;
+
+		const written = await call('PUT', `/api/disputes/${id}`, { body: { message: 'Any news?' } });
+		expect([written.status, written.text]).toEqual([200, '']);
+		const listed = await list(approved);
+		expect(listed.json).toEqual([
+			{
+				...opened.json,
+				messages: [
+					{
+						id: expect.stringMatching(UUID),
+						dispute_id: id,
+						sender_type: 'Borrower',
+						sender_id: SEED_IDS.users.borrower,
+						message: 'Any news?',
+						created_at: expect.stringMatching(ISO_UTC),
+					},
+				],
+			},
+		]);
+
+		const resolved = await call('PUT', `/api/disputes/${id}/resolve`);
+		expect([resolved.status, resolved.text]).toEqual([200, '']);
+		expect(contract.status).toBe('Approved');
+		// update_dispute writes the status only.
+		expect((await list(approved)).json[0]).toMatchObject({
+			status: 'Closed',
+			resolved_at: null,
+			updated_at: opened.json.updated_at,
+		});
+		const again = await call('PUT', `/api/disputes/${id}/resolve`);
+		expect([again.status, again.json]).toEqual([
+			400,
+			{ message: 'Dispute was not started by you' },
+		]);
+		// A closed dispute still takes messages; a new dispute can be opened.
+		expect((await call('PUT', `/api/disputes/${id}`, { body: { message: 'Thanks' } })).status).toBe(
+			200,
+		);
+		expect((await open(approved)).status).toBe(200);
+		expect(
+			(await list(approved)).json.map((dispute: { status: string }) => dispute.status),
+		).toEqual(['DisputeStartedBorrower', 'Closed']);
+	});
+
+	it("live: the backend's habits: no ownership check on reads and messages, 500 for what it cannot load", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const noQuery = await call('GET', '/api/disputes');
+		expect([noQuery.status, noQuery.headers.get('content-type'), noQuery.text]).toEqual([
+			400,
+			'text/plain; charset=utf-8',
+			'Failed to deserialize query string: missing field `contract_id`',
+		]);
+		expect((await list(UNKNOWN)).json).toEqual([]);
+		expect(await open(otherBorrowers)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+
+		const theirs = await open(otherBorrowers, { key: sandbox.keys.otherBorrower });
+		const theirId = theirs.json.id as string;
+		expect((await list(otherBorrowers)).json.map((dispute: { id: string }) => dispute.id)).toEqual([
+			theirId,
+		]);
+		expect(
+			(await call('PUT', `/api/disputes/${theirId}`, { body: { message: 'hi' } })).status,
+		).toBe(200);
+		expect(await call('PUT', `/api/disputes/${theirId}/resolve`)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+		expect(
+			await call('PUT', `/api/disputes/${UNKNOWN}`, { body: { message: 'hi' } }),
+		).toMatchObject({ status: 500, json: { message: 'Something went wrong' } });
+		const badPath = await call('PUT', '/api/disputes/first/resolve');
+		expect([badPath.status, badPath.headers.get('content-type')]).toEqual([
+			400,
+			'text/plain; charset=utf-8',
+		]);
+		expect(badPath.text).toMatch(/^Invalid URL: UUID parsing failed: /);
+
+		const raw = `{"contract_id":"${approved}","reason":"x"}`;
+		const noComment = await call('POST', '/api/disputes', {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([noComment.status, noComment.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`comment\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect((await open(approved)).status).toBe(200);
+		expect(await open(approved)).toMatchObject({
+			status: 400,
+			json: { message: 'Dispute already in progress' },
+		});
+	});
+
+	it("live: resolve refuses the lender's dispute (400) and fails while the contract is out of dispute (500)", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const lenders = sandbox.admin.startLenderDispute(approved);
+		expect(lenders).toMatchObject({ initiator_type: 'Lender', status: 'DisputeStartedLender' });
+		expect(sandbox.state.contracts.get(approved)!.contract.status).toBe('DisputeLenderStarted');
+		expect((await call('PUT', `/api/disputes/${lenders.id}/resolve`)).json).toEqual({
+			message: 'Dispute was not started by you',
+		});
+
+		const { requested } = SEED_IDS.contracts;
+		const mine = (await open(requested)).json.id as string;
+		sandbox.admin.setContractStatus(requested, 'Cancelled');
+		expect(await call('PUT', `/api/disputes/${mine}/resolve`)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+		expect((await list(requested)).json[0].status).toBe('DisputeStartedBorrower');
+	});
+
+	it('spec: the same routes, strictly: only your own contracts and disputes', async () => {
+		expectSpecError(await list(otherBorrowers), 404, 'CONTRACT_NOT_FOUND');
+		expectSpecError(await call('GET', '/api/disputes'), 400, 'INVALID_QUERY');
+		expectSpecError(
+			await call('POST', '/api/disputes', { body: { contract_id: approved } }),
+			400,
+			'MISSING_FIELD',
+		);
+		const theirs = await open(otherBorrowers, { key: sandbox.keys.otherBorrower });
+		expectSpecError(
+			await call('PUT', `/api/disputes/${theirs.json.id}`, { body: { message: 'hi' } }),
+			404,
+			'DISPUTE_NOT_FOUND',
+		);
+		const mine = await open(approved);
+		expectSpecError(await open(approved), 400, 'DISPUTE_IN_PROGRESS');
+		expect((await call('PUT', `/api/disputes/${mine.json.id}/resolve`)).status).toBe(200);
+		expectSpecError(
+			await call('PUT', `/api/disputes/${mine.json.id}/resolve`),
+			400,
+			'DISPUTE_NOT_STARTED_BY_BORROWER',
+		);
+	});
+
+	it('admin over HTTP: the lender opens a dispute', async () => {
+		const response = await fetch(`${sandbox.url}/__admin/contracts/${approved}/lender-dispute`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ reason: 'Collateral below the agreed value' }),
+		});
+		expect(response.status).toBe(200);
+		expect(await response.json()).toMatchObject({
+			contract_id: approved,
+			initiator_type: 'Lender',
+			reason: 'Collateral below the agreed value',
+			messages: [],
+		});
+	});
+});
+
 describe('fault echo-key-error', () => {
 	it.each(['spec', 'live'] as const)(
 		'%s: answers an error whose text carries the key raw and URL-encoded',
@@ -1283,7 +1472,11 @@ describe('live dialect: other endpoints', () => {
 		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
 		const before = contract.installments.map((installment) => installment.status);
 		const answer = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
-			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
+			body: {
+				installment_id: '99999999-0000-4000-8000-000000000000',
+				payment_id: '0xabc',
+				amount: null,
+			},
 		});
 		expect([answer.status, answer.text]).toEqual([200, '']);
 		expect(contract.installments.map((installment) => installment.status)).toEqual(before);
@@ -1303,6 +1496,46 @@ describe('live dialect: other endpoints', () => {
 			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
 		});
 		expectSpecError(spec, 400, 'INSTALLMENT_NOT_FOUND');
+	});
+
+	it("installment-paid needs `amount` present, a number or null, as Lendasat's clients send it [INF]", async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const [installment] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		const path = `/api/contracts/${principalGiven}/installment-paid`;
+		const raw = `{"installment_id":"${installment.id}","payment_id":"0xabc"}`;
+		const missing = await call('PUT', path, {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([missing.status, missing.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`amount\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect(installment.status).toBe('pending');
+		const text = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: '250' },
+		});
+		expect(text.status).toBe(422);
+		expect(text.json.message).toContain(
+			'amount: invalid type: string "250", expected a Decimal type representing a fixed-point number',
+		);
+		const given = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: 250.5 },
+		});
+		expect([given.status, given.text]).toEqual([200, '']);
+		expect(installment.status).toBe('paid');
+		// The specification's dialect takes the body with or without it.
+		sandbox.configure({ dialect: 'spec' });
+		const [next] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		expect(
+			(await call('PUT', path, { body: { installment_id: next.id, payment_id: '0xdef' } })).status,
+		).toBe(200);
 	});
 
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
@@ -2146,6 +2379,62 @@ describe('connection counting', () => {
 		agent.destroy();
 		await waitFor(() => own.stats().openConnections === 0);
 	});
+});
+
+describe('everything the sandbox hands out is well formed', () => {
+	/** Every string value in a JSON answer, with the name of the field that holds it. */
+	function strings(value: unknown, field = ''): Array<[string, string]> {
+		if (typeof value === 'string') return [[field, value]];
+		if (Array.isArray(value)) return value.flatMap((entry) => strings(entry, field));
+		if (value && typeof value === 'object') {
+			return Object.entries(value).flatMap(([key, entry]) => strings(entry, key));
+		}
+		return [];
+	}
+
+	const BITCOIN_FIELDS =
+		/(^|_)(btc_address|contract_address|btc_loan_repayment_address)$|^address$/;
+
+	async function everythingListed(dialect: 'spec' | 'live'): Promise<Array<[string, string]>> {
+		sandbox.configure({ dialect });
+		// An approved contract has an escrow address to fund.
+		const approved = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: OFFER,
+			loan_amount: 500,
+			duration_days: 30,
+			status: 'Approved',
+		});
+		const answers = await Promise.all([
+			call('GET', '/api/offers?loan_type=All&collateral_asset_type=Any'),
+			call('GET', '/api/contracts?limit=100'),
+			call('GET', `/api/contracts/${approved.id}`),
+			call('GET', '/api/loan-applications'),
+		]);
+		return answers.flatMap((answer) => strings(answer.json));
+	}
+
+	it.each(['spec', 'live'] as const)(
+		'%s dialect: every Bitcoin address, public key and npub decodes',
+		async (dialect) => {
+			const values = await everythingListed(dialect);
+			const addresses = values.filter(
+				([field, value]) => BITCOIN_FIELDS.test(field) && /^(bc|tb|bcrt)1/i.test(value),
+			);
+			const keys = values.filter(([field]) => /(^|_)pk$/.test(field));
+			const npubs = values.filter(([, value]) => value.startsWith('npub1'));
+			expect(addresses.length).toBeGreaterThan(5);
+			expect(keys.length).toBeGreaterThan(5);
+			for (const [field, address] of addresses) {
+				expect([field, parseBitcoinAddress(address)]).not.toEqual([
+					field,
+					expect.objectContaining({ error: expect.anything() }),
+				]);
+			}
+			for (const [field, key] of keys)
+				expect([field, checkCompressedPublicKey(key)]).toEqual([field, null]);
+			for (const [field, npub] of npubs) expect([field, checkNpub(npub)]).toEqual([field, null]);
+		},
+	);
 });
 
 describe('live dialect: the endpoints of issue 15 item 4', () => {

@@ -258,11 +258,19 @@ function fromWords(words: number[]): Buffer | null {
 
 /** A SegWit address (BIP-173 for version 0, BIP-350 after), with a valid checksum. */
 export function segwitAddress(hrp: string, version: number, program: Buffer): string {
-	const data = [version, ...toWords(program)];
-	const constant = version === 0 ? 1 : 0x2bc830a3;
-	const polymod = bech32Polymod([...expandHrp(hrp), ...data, 0, 0, 0, 0, 0, 0]) ^ constant;
+	return bech32String(hrp, [version, ...toWords(program)], version === 0 ? 'bech32' : 'bech32m');
+}
+
+/** Bytes as a bech32 or bech32m string with a valid checksum (Nostr keys, Ark addresses). */
+export function bech32Encode(hrp: string, bytes: Buffer, encoding: 'bech32' | 'bech32m'): string {
+	return bech32String(hrp, toWords(bytes), encoding);
+}
+
+function bech32String(hrp: string, words: number[], encoding: 'bech32' | 'bech32m'): string {
+	const constant = encoding === 'bech32' ? 1 : 0x2bc830a3;
+	const polymod = bech32Polymod([...expandHrp(hrp), ...words, 0, 0, 0, 0, 0, 0]) ^ constant;
 	const checksum = Array.from({ length: 6 }, (_, index) => (polymod >>> (5 * (5 - index))) & 31);
-	return `${hrp}1${[...data, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
+	return `${hrp}1${[...words, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
 }
 
 /** A signet/testnet P2WPKH address derived from a label (valid checksum, no known key). */
@@ -271,6 +279,19 @@ export function testnetAddressFor(label: string): string {
 }
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bytes with their double-SHA-256 checksum in base58 (Bitcoin's legacy addresses, Tron's addresses). */
+export function base58Check(payload: Buffer): string {
+	const bytes = Buffer.concat([payload, sha256(sha256(payload)).subarray(0, 4)]);
+	let number = BigInt(`0x${bytes.toString('hex') || '0'}`);
+	let text = '';
+	while (number > 0n) {
+		text = BASE58[Number(number % 58n)] + text;
+		number /= 58n;
+	}
+	const zeros = bytes.length - bytes.toString('hex').replace(/^(00)+/, '').length / 2;
+	return '1'.repeat(zeros) + text;
+}
 
 function segwitScript(address: string): Buffer | null {
 	const lower = address.toLowerCase();

@@ -29,6 +29,7 @@ export const BAD_200_BODIES: Bad200Body[] = [
 	'html',
 	'array',
 	'error-body',
+	'message-body',
 	'echo-key',
 ];
 const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
@@ -48,6 +49,8 @@ interface ArmedRule {
 	rule: FaultRule;
 	/** Hits left; null for probabilistic rules (never used up). */
 	remaining: number | null;
+	/** Matching requests still to let through before the rule hits. */
+	skip: number;
 }
 
 export function validateFaultRule(rule: FaultRule): string | null {
@@ -57,6 +60,9 @@ export function validateFaultRule(rule: FaultRule): string | null {
 	}
 	if (rule.times !== undefined && !(Number.isSafeInteger(rule.times) && rule.times >= 1)) {
 		return 'times must be a positive integer';
+	}
+	if (rule.skip !== undefined && !(Number.isSafeInteger(rule.skip) && rule.skip >= 0)) {
+		return 'skip must be a whole number from 0';
 	}
 	if (rule.delayMs !== undefined && !(Number.isFinite(rule.delayMs) && rule.delayMs >= 0)) {
 		return 'delayMs must be a non-negative number';
@@ -125,6 +131,7 @@ export class FaultInjector {
 		this.armed = rules.map((rule) => ({
 			rule,
 			remaining: rule.probability === undefined ? (rule.times ?? 1) : null,
+			skip: rule.skip ?? 0,
 		}));
 		this.random = createPrng(`${this.seed}:faults`);
 	}
@@ -135,6 +142,10 @@ export class FaultInjector {
 			const { rule } = armed;
 			if (rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
 			if (!pathMatches(rule.path, path)) continue;
+			if (armed.skip > 0) {
+				armed.skip -= 1;
+				continue;
+			}
 			if (armed.remaining === null) {
 				if (this.random() < (rule.probability ?? 0)) return rule;
 				continue;
@@ -199,6 +210,9 @@ function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
 				headers: json,
 				body: '{"error":"Internal","code":"INTERNAL","details":"x"}',
 			};
+		case 'message-body':
+			// The live backend's error envelope, as a proxy or a bug might send it with a 200.
+			return { status: 200, headers: json, body: '{"message":"Something went wrong"}' };
 		case 'echo-key':
 			return {
 				status: 200,

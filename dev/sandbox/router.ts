@@ -2,7 +2,7 @@
  * Route table, handler context and replies. Handlers are synchronous: they read the context, mutate
  * the state and return a Reply (or throw an ApiError).
  */
-import { unauthorized } from './errors';
+import { unauthorized, type ApiError } from './errors';
 import type { SandboxState } from './state';
 import type { ContractIdentity } from './stats';
 import type { ApiKeyRecord, Dialect, SandboxConfig, User } from './types';
@@ -60,6 +60,11 @@ export interface Route {
 	 * `{"message": …}` (a handler that takes plain `axum::Json` rather than the backend's AppJson).
 	 */
 	plainJsonRejections?: boolean;
+	/**
+	 * Live dialect: the answer of a handler whose own JSON extractor rewrites axum's rejections of the
+	 * body (Content-Type, syntax, deserialisation), e.g. the cards router's "Invalid JSON: …".
+	 */
+	jsonRejection?: (error: ApiError) => ApiError;
 	handle(ctx: RequestContext): Reply;
 }
 

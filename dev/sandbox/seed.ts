@@ -15,6 +15,7 @@ import {
 } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { createContractEntry } from './loans';
+import { CARD_IDS, seedMoon } from './moon';
 import {
 	createEmptyState,
 	issueKey,
@@ -84,6 +85,8 @@ export const SEED_IDS = {
 		/** Belongs to the other borrower. */
 		otherBorrowers: 'a0000000-0000-4000-8000-000000000003',
 	},
+	/** PayWithMoon cards (moon.ts): `main` with transactions, `nearLimit` at 4,990 USD, `otherBorrowers`. */
+	cards: CARD_IDS,
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -710,5 +713,7 @@ export function seedState(options: SeedOptions, now: () => Date): SandboxState {
 	seedExtraContracts(state, base, users.borrower, options.extraContracts ?? 0);
 	seedNotifications(state, base);
 	seedLoanApplications(state, base);
+	seedMoon(state, base, users);
+	state.bringinAccounts.add('borrower@sandbox.example');
 	return state;
 }

@@ -32,6 +32,11 @@ export interface FieldSpec {
 	type: FieldKind;
 	/** `Option<T>`: absent or null gives undefined. */
 	optional?: boolean;
+	/**
+	 * `Option<T>` read with a `deserialize_with` helper (e.g. rust_decimal's `float_option`): null
+	 * gives undefined, but the field must be present ("missing field" otherwise).
+	 */
+	nullable?: boolean;
 }
 
 interface Entry {
@@ -249,7 +254,7 @@ function readObject(
 		seen.add(field.name);
 		// JSON.parse keeps the last duplicate; serde already failed above, so the value is this entry's.
 		const value = object[field.name];
-		if (field.optional && value === null) continue;
+		if ((field.optional || field.nullable) && value === null) continue;
 		const childPath = path === '' ? field.name : `${path}.${field.name}`;
 		result[field.name] = readValue(raw, entry, value, field.type, childPath);
 	}
@@ -324,7 +329,7 @@ function canonicalUuid(value: string): string {
 }
 
 /** uuid 1.x `Uuid::parse_str` failures, roughly in its words [INF]. */
-function uuidProblem(value: string): string | null {
+export function uuidProblem(value: string): string | null {
 	let text = value;
 	if (text.startsWith('urn:uuid:')) text = text.slice(9);
 	else if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);

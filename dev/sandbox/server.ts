@@ -159,7 +159,9 @@ function parseRouteBody(req: IncomingMessage, raw: string, route: Route): unknow
 	try {
 		return parseJsonBody(req, raw);
 	} catch (error) {
-		throw route.plainJsonRejections && error instanceof ApiError ? asPlainText(error) : error;
+		if (!(error instanceof ApiError)) throw error;
+		if (route.jsonRejection) throw route.jsonRejection(error);
+		throw route.plainJsonRejections ? asPlainText(error) : error;
 	}
 }
 

@@ -6,7 +6,13 @@ import {
 	decryptFiatDetails,
 	type FiatDetailsWrapper,
 } from '../../nodes/LendasatBorrower/encryption/fiatDetails';
-import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
+import {
+	startSandbox,
+	SEED_IDS,
+	type Contract,
+	type FaultRule,
+	type Sandbox,
+} from '../../dev/sandbox/server';
 import {
 	runWorkflow,
 	searchList,
@@ -123,20 +129,57 @@ function stored(id: string): Contract {
 	return JSON.parse(JSON.stringify(entry.contract)) as Contract;
 }
 
+/** Simplify of node version 1: its fourteen fields, plus the collateral and KYC keys every version has. */
 function simplified(record: Contract): Record<string, unknown> {
 	const all = record as unknown as Record<string, unknown>;
-	return Object.fromEntries(
-		SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [
-			field,
-			all[field],
-		]),
-	);
+	return {
+		...Object.fromEntries(
+			SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [
+				field,
+				all[field],
+			]),
+		),
+		...collateralAndKyc(record),
+	};
+}
+
+function collateralAndKyc(record: Contract): Record<string, unknown> {
+	return {
+		collateral_asset: record.collateral_asset,
+		requires_ark_settlement: record.requires_ark_settlement,
+		kyc_link: record.kyc_info?.kyc_link ?? null,
+		kyc_done: record.kyc_info?.is_kyc_done ?? null,
+	};
 }
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
 
 function describedBy(error: unknown): string {
 	return String((error as { description?: unknown } | undefined)?.description ?? '');
+}
+
+/**
+ * A server of the specification's kind on 127.0.0.1: it answers every GET with `record` and any
+ * other request with an empty 200, and records what it received.
+ */
+async function bareServer(record: Record<string, unknown>) {
+	const requests: { method: string; url: string; body: string }[] = [];
+	const server = http.createServer((request, response) => {
+		let body = '';
+		request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+		request.on('end', () => {
+			requests.push({ method: request.method ?? '', url: request.url ?? '', body });
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? JSON.stringify(record) : '');
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		requests,
+		url: `http://127.0.0.1:${port}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
 }
 
 describe('Contract → Create: a borrower asks for a loan', () => {
@@ -382,8 +425,8 @@ describe('Contract → Create: the Nostr key and the Moon card', () => {
 			}),
 			{ credential: borrower() },
 		);
-		expect(error?.message).toBe('Lendasat does not know this Moon card (HTTP 404)');
-		expect(describedBy(error)).toMatch(/one of your own PayWithMoon cards.*Card not found/);
+		expect(error?.message).toBe('Card not found (HTTP 404)');
+		expect(describedBy(error)).toMatch(/no Moon card of this account has that ID.*Card not found/);
 		expect(sandbox.requests[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
@@ -465,6 +508,9 @@ describe('Contract → Create: bad input is refused before any request', () => {
 			'Invalid Loan Amount [item 0]',
 		],
 		['an infinite amount', { loanAmount: '={{ Infinity }}' }, 'Invalid Loan Amount [item 0]'],
+		['an amount in tenths of a cent', { loanAmount: 0.001 }, 'Invalid Loan Amount [item 0]'],
+		['an amount with three decimals', { loanAmount: 1500.125 }, 'Invalid Loan Amount [item 0]'],
+		['an amount beyond any loan', { loanAmount: 1.79e308 }, 'Invalid Loan Amount [item 0]'],
 		['a zero duration', { durationDays: 0 }, 'Invalid Duration (Days) [item 0]'],
 		['a fractional duration', { durationDays: 1.5 }, 'Invalid Duration (Days) [item 0]'],
 		[
@@ -568,6 +614,23 @@ describe('Contract → Create: bad input is refused before any request', () => {
 		expect(error?.message).toBe(message);
 		expect((error as { description?: string }).description).toEqual(expect.any(String));
 		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('a money field keeps cents: the error names the field and shows an amount that works', async () => {
+		const { error } = await runWorkflow(contractCreate({ loanAmount: 0.001 }), {
+			credential: borrower(),
+		});
+		expect((error as { description?: string }).description).toBe(
+			'Loan Amount: Must have at most 2 decimal places (cents), like 250 or 250.5, got 0.001.',
+		);
+	});
+
+	it('sends an amount computed in an expression rounded to cents', async () => {
+		const { error } = await runWorkflow(contractCreate({ loanAmount: '={{ 0.1 + 1499.2 }}' }), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
+		expect((sandbox.requests[0].body as { loan_amount: number }).loan_amount).toBe(1499.3);
 	});
 
 	it('leaves a typed offer ID that is not a UUID to n8n, which flags the field before running', async () => {
@@ -999,7 +1062,8 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 			balance_outstanding: record.balance_outstanding,
 			expiry: record.expiry,
 			contract_address: record.contract_address,
-			collateral_to_send_sats: record.initial_collateral_sats,
+			// Paid out: the collateral was sent long ago, nothing is owed.
+			collateral_to_send_sats: null,
 			next_installment: {
 				id: open.id,
 				due_date: open.due_date,
@@ -1009,9 +1073,11 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 			loan_repayment_address: record.loan_repayment_address,
 			can_extend: record.can_extend,
 			liquidation_status: record.liquidation_status,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: null,
+			kyc_done: null,
 		});
-		// Fee included: exactly what Lendasat's funding page asks to send.
-		expect(record.initial_collateral_sats).toBeGreaterThan(record.origination_fee_sats);
 	});
 
 	it('with node version 1.1, a new contract request shows how to fund it once approved', async () => {
@@ -1036,6 +1102,8 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 				credential: borrower(),
 			},
 		);
+		// Fee included: exactly what Lendasat's funding page asks to send.
+		expect(stored(id).initial_collateral_sats).toBeGreaterThan(stored(id).origination_fee_sats);
 		expect(output(NODE)[0].json).toMatchObject({
 			status: 'Approved',
 			contract_address: expect.any(String),
@@ -1045,6 +1113,89 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 				amount: expect.any(Number),
 			}),
 		});
+	});
+
+	const getV11 = async (id: string) => {
+		const { output, error } = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'get', contractId: byId(id) },
+				{ typeVersion: 1.1 },
+			),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		return output(NODE)[0].json;
+	};
+
+	it('with node version 1.1, a closed contract owes no collateral: collateral_to_send_sats is null, the key stays', async () => {
+		const record = stored(CONTRACTS.closed);
+		expect(record.status).toBe('Closed');
+		expect(record.initial_collateral_sats).toBeGreaterThan(0);
+		const simple = await getV11(CONTRACTS.closed);
+		expect(simple).toHaveProperty('collateral_to_send_sats', null);
+		expect(simple.status).toBe('Closed');
+	});
+
+	it.each([
+		['Approved', CONTRACTS.approved, true],
+		['CollateralSeen', CONTRACTS.approved, false],
+		['PrincipalGiven', CONTRACTS.principalGiven, false],
+		['Cancelled', CONTRACTS.requested, false],
+	])(
+		'with node version 1.1, a contract in status %s shows collateral to send: %s',
+		async (status, id, owed) => {
+			if (stored(id).status !== status) sandbox.admin.setContractStatus(id, status);
+			const simple = await getV11(id);
+			expect(simple.collateral_to_send_sats).toBe(owed ? stored(id).initial_collateral_sats : null);
+		},
+	);
+
+	it("with node version 1.1, a KYC offer's contract request shows where to do KYC", async () => {
+		const request = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.kyc,
+			loan_amount: 2000,
+			duration_days: 90,
+		});
+		const offer = sandbox.state.offers.get(SEED_IDS.offers.kyc)!;
+		expect(offer.kyc_link).toEqual(expect.stringMatching(/^https:\/\//));
+		const simple = await getV11(request.id);
+		expect(simple).toMatchObject({
+			status: 'Requested',
+			collateral_to_send_sats: request.initial_collateral_sats,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: offer.kyc_link,
+			kyc_done: false,
+		});
+		expect(simple).not.toHaveProperty('kyc_info');
+	});
+
+	it("with node version 1.1, an Arkade offer's contract says so", async () => {
+		const arkade = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.arkade,
+		});
+		expect(await getV11(arkade.id)).toMatchObject({
+			collateral_asset: 'ArkadeBtc',
+			requires_ark_settlement: arkade.requires_ark_settlement,
+			kyc_link: null,
+			kyc_done: null,
+		});
+	});
+
+	it('with node version 1, Simplify keeps its fourteen fields and adds the collateral and KYC keys', async () => {
+		const request = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.kyc,
+		});
+		const { items } = await contract('get', { contractId: byId(request.id) });
+		expect(items).toEqual([simplified(stored(request.id))]);
+		expect(items[0]).toMatchObject({ kyc_link: expect.any(String), kyc_done: false });
+		expect(Object.keys(items[0])).toEqual([
+			...SIMPLIFIED_FIELDS,
+			'collateral_asset',
+			'requires_ark_settlement',
+			'kyc_link',
+			'kyc_done',
+		]);
 	});
 
 	it('returns the whole record with Simplify off', async () => {
@@ -1411,6 +1562,8 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 
 describe('Contract → Report Repayment: a borrower reports a paid installment', () => {
 	const TXID = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+	const firstPending = (id: string) =>
+		stored(id).installments.find((candidate) => candidate.status === 'pending')!;
 
 	it("reports the last installment; the contract then awaits the lender's confirmation", async () => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
@@ -1421,11 +1574,15 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 		});
 
 		expect(error).toBeUndefined();
+		// Without Amount Paid: the installment's principal plus interest, from the contract read first.
+		const amount = Math.round((installment.principal + installment.interest) * 100) / 100;
+		expect(amount).toBeGreaterThan(installment.principal);
 		expect(items).toEqual([
 			{
 				id: CONTRACTS.marginCall,
 				installment_id: installment.id,
 				payment_id: TXID,
+				amount,
 				reported: true,
 			},
 		]);
@@ -1435,11 +1592,100 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`,
 		]);
 		const request = sandbox.requests[1];
-		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID });
+		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID, amount });
 
 		const after = stored(CONTRACTS.marginCall);
 		expect(after.installments[0]).toMatchObject({ status: 'paid', payment_id: TXID });
 		expect(after.status).toBe('RepaymentProvided');
+	});
+
+	it('reports the amount given, as a number, for the installment of a monthly plan', async () => {
+		const installment = firstPending(CONTRACTS.principalGiven);
+		const { items, error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.principalGiven),
+			installmentId: installment.id,
+			paymentId: TXID,
+			amount: ' 41.1 ',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({
+			installment_id: installment.id,
+			amount: 41.1,
+			reported: true,
+		});
+		expect(sandbox.requests[1].rawBody).toBe(
+			JSON.stringify({ installment_id: installment.id, payment_id: TXID, amount: 41.1 }),
+		);
+	});
+
+	it("passes Lendasat's live dialect, which requires the amount (a serde 422 without it)", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const installment = firstPending(CONTRACTS.principalGiven);
+		const { items, error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.principalGiven),
+			installmentId: installment.id,
+			paymentId: TXID,
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].amount).toBe(
+			Math.round((installment.principal + installment.interest) * 100) / 100,
+		);
+		expect(
+			stored(CONTRACTS.principalGiven).installments.find(
+				(candidate) => candidate.id === installment.id,
+			),
+		).toMatchObject({ status: 'paid', payment_id: TXID });
+	});
+
+	it("sends amount null when the contract lists no installments and none was given, as Lendasat's mobile app does", async () => {
+		const { requests, close, url } = await bareServer({
+			id: CONTRACTS.marginCall,
+			status: 'active',
+		});
+		try {
+			const installmentId = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+			const { items, error } = await contract(
+				'reportRepayment',
+				{ contractId: byId(CONTRACTS.marginCall), installmentId, paymentId: TXID },
+				borrower({ baseUrl: url }),
+			);
+			expect(error).toBeUndefined();
+			expect(items[0]).toMatchObject({ amount: null, reported: true });
+			expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+				`GET /api/contracts/${CONTRACTS.marginCall}`,
+				`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`,
+			]);
+			expect(requests[1].body).toBe(
+				JSON.stringify({ installment_id: installmentId, payment_id: TXID, amount: null }),
+			);
+		} finally {
+			await close();
+		}
+	});
+
+	it("takes Lendasat's error body with status 200 for an error, on the read first and on the report", async () => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const parameters = {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: TXID,
+		};
+		const liveError = { kind: 'trickle', body: '{"message":"Something went wrong"}', delayMs: 0 };
+		const path = `/api/contracts/${CONTRACTS.marginCall}`;
+
+		sandbox.configure({ faults: [{ ...liveError, method: 'GET', path }] as FaultRule[] });
+		const read = await contract('reportRepayment', parameters);
+		expect(read.items).toEqual([]);
+		expect(read.error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(describedBy(read.error)).toMatch(/error message, although the status says success/);
+		expect(received()).toEqual([`GET ${path}`]);
+
+		sandbox.reset();
+		sandbox.configure({ faults: [{ ...liveError, method: 'PUT', path }] as FaultRule[] });
+		const report = await contract('reportRepayment', parameters);
+		expect(report.items).toEqual([]);
+		expect(report.error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(received()).toEqual([`GET ${path}`, `PUT ${path}/installment-paid`]);
 	});
 
 	it('explains that only a running loan takes repayments', async () => {
@@ -1500,6 +1746,10 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			{ paymentId: '0x5c50\n4ed4' },
 			'Invalid Payment Transaction ID [item 0]',
 		],
+		['the amount is not a number', { amount: 'all of it' }, 'Invalid Amount Paid [item 0]'],
+		['the amount is negative', { amount: -12.5 }, 'Invalid Amount Paid [item 0]'],
+		['the amount is 0', { amount: '0' }, 'Invalid Amount Paid [item 0]'],
+		['the amount is infinite', { amount: Infinity }, 'Invalid Amount Paid [item 0]'],
 	])('stops before sending when %s', async (_case, override, message) => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
 		const { error } = await contract('reportRepayment', {
@@ -1509,6 +1759,23 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			...override,
 		});
 		expect(error?.message).toBe(message);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('never quotes a key pasted into Amount Paid', async () => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const result = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: TXID,
+			amount: sandbox.keys.borrower,
+		});
+		expect(result.error?.message).toBe('Invalid Amount Paid [item 0]');
+		expect(describedBy(result.error)).toContain('Lendasat API key (not shown)');
+		// The workflow's own parameters hold what was pasted; the error must not repeat it.
+		expect(`${result.error?.message} ${describedBy(result.error)}`).not.toContain(
+			sandbox.keys.borrower.slice(0, 20),
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });

@@ -185,13 +185,13 @@ describe('Loan Application → Create', () => {
 			'a minimum amount above the maximum',
 			{ loanAmountMin: 3000 },
 			'Min Loan Amount',
-			/Min Loan Amount \(3000\) is more than Max Loan Amount \(2500\.5\)/,
+			/^Min Loan Amount: 3000 is more than Max Loan Amount \(2500\.5\)/,
 		],
 		[
 			'a minimum duration above the maximum',
 			{ durationDaysMin: 120 },
 			'Min Duration (Days)',
-			/Min Duration \(Days\) \(120\) is more than Max Duration \(Days\) \(90\)/,
+			/^Min Duration \(Days\): 120 is more than Max Duration \(Days\) \(90\)/,
 		],
 		[
 			'a duration in part days',
@@ -520,7 +520,7 @@ describe('Loan Application → Update', () => {
 
 		expect(error?.message).toBe('Invalid Min Loan Amount [item 0]');
 		expect(describedBy(error)).toContain(
-			"Min Loan Amount (6000) is more than Max Loan Amount (the application's current value) (5000)",
+			"Min Loan Amount: 6000 is more than Max Loan Amount (the application's current value) (5000)",
 		);
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 		expect(stored(APPLICATIONS.available)?.status).toBe('Available');

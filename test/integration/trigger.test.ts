@@ -100,6 +100,34 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		]);
 	});
 
+	it("carries the collateral and KYC keys Simplify gives: a KYC offer's new request with its link", async () => {
+		const trigger = activeTrigger(statusChanged);
+		await trigger.emitted();
+
+		const kyc = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: OFFERS.kyc });
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
+		const items = await trigger.emitted();
+		const link = sandbox.state.offers.get(OFFERS.kyc)!.kyc_link;
+		expect(link).toEqual(expect.any(String));
+		expect(items.find((item) => item.id === kyc.id)).toMatchObject({
+			status: 'Requested',
+			previousStatus: null,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: link,
+			kyc_done: false,
+			// The full record stays whole.
+			kyc_info: { kyc_link: link, is_kyc_done: false },
+			installments: expect.any(Array),
+		});
+		expect(items.find((item) => item.id === CONTRACTS.approved)).toMatchObject({
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: null,
+			kyc_done: null,
+		});
+	});
+
 	it('emits only changes to the chosen statuses, and still remembers the others', async () => {
 		const trigger = activeTrigger({ ...statusChanged, statuses: ['Approved'] });
 		await trigger.emitted();

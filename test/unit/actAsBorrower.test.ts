@@ -42,14 +42,20 @@ function keepsActAs(properties: INodeProperties[], resource: string, operation: 
 }
 
 describe('Act as Borrower (API Key) is offered exactly for the operations that need a Borrower Key', () => {
-	it('every operation of the node: shown when its keyType is borrower, never for the account or the unauthenticated lender list', () => {
+	it('every operation of the node: shown when its keyType is borrower, never for the accounts, the lender list or the prices', () => {
 		const all = operations();
 		expect(all.length).toBeGreaterThanOrEqual(15);
+		// These take either key: Lendasat asks none for prices, a lender's offers or a BYOK account.
 		expect(
 			all
 				.filter(({ keyType }) => keyType !== 'borrower')
 				.map(({ resource, operation }) => `${resource}/${operation}`),
-		).toEqual(['account/create', 'account/createWithOwnKey', 'offer/getByLender']);
+		).toEqual([
+			'account/create',
+			'account/createWithOwnKey',
+			'offer/getByLender',
+			'price/getHistory',
+		]);
 		for (const { resource, operation, keyType } of all) {
 			expect([
 				`${resource}/${operation}`,

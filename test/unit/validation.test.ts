@@ -1,5 +1,6 @@
 import {
 	checkBitcoinAddress,
+	checkCentAmount,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkEmail,
@@ -9,11 +10,14 @@ import {
 	checkPositiveAmount,
 	checkReferralCode,
 	checkStablecoinAddress,
+	checkText,
 	checkTimezone,
 	checkUuid,
 	checkWholeDays,
 	describeValue,
+	holdsLendasatKey,
 	parseJsonObject,
+	toCents,
 	toNumber,
 } from '../../nodes/LendasatBorrower/validation/checks';
 import { checkOwnApiKey } from '../../nodes/LendasatBorrower/validation/apiKeys';
@@ -235,6 +239,59 @@ describe('checkUuid', () => {
 	});
 });
 
+describe('checkText (free text others read: a reason, a message)', () => {
+	const line = checkText({ what: 'a reason', example: '"Other"', maxLength: 10, multiline: false });
+	const page = checkText({ what: 'a message', example: '"Hi"', maxLength: 10, multiline: true });
+
+	test.each([['Other'], ['  Other  '], ['ten chars!'], [42], ['Grüße 🙂']])(
+		'accepts %j on one line',
+		(value) => expect(line(value)).toBeNull(),
+	);
+
+	test.each([['two\nlines'], ['tab\there'], ['a\r\nb']])('accepts %j in a message', (value) =>
+		expect(page(value)).toBeNull(),
+	);
+
+	test.each([
+		['', /^Must not be empty\. Enter a reason, e\.g\. "Other"\.$/],
+		['   ', /^Must not be empty/],
+		[null, /^Expected a reason as text, got null/],
+		[{}, /^Expected a reason as text/],
+		['two\nlines', /contains a line break, tab or other control character: keep it to one line/],
+		['eleven char', /^Too long: 11 characters, at most 10 are allowed\.$/],
+	])('refuses %j on one line', (value, problem) => expect(line(value)).toMatch(problem));
+
+	test.each([
+		['bell\u0007', /control character other than a line break or tab/],
+		['esc\u001b[0m', /control character other than a line break or tab/],
+		['🙂'.repeat(11), /^Too long: 11 characters/],
+	])('refuses %j in a message', (value, problem) => expect(page(value)).toMatch(problem));
+
+	test.each([
+		['key lndst_sk_be30abf9b27c_VvXIbqhMFk2S5PYGYG0IW4noidFYchQwqD6EJEFKtVu'],
+		['LNDST_SK_abc'],
+		['master las-fRBjjmgyCx6uZoJ7SxB0 here'],
+	])('refuses text holding a Lendasat key without repeating it: %s', (value) => {
+		const problem = checkText({
+			what: 'a message',
+			example: '"Hi"',
+			maxLength: 5000,
+			multiline: true,
+		})(value);
+		expect(problem).toBe(
+			'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.',
+		);
+	});
+
+	test.each([
+		['las-vegas trip', false],
+		['classes-abc', false],
+		['alas-fRBjjmgyCx6uZoJ7SxB0', false],
+		['(las-fRBjjmgyCx6uZoJ7SxB0)', true],
+		['lndst_sk_', true],
+	])('holdsLendasatKey(%j) is %s', (text, holds) => expect(holdsLendasatKey(text)).toBe(holds));
+});
+
 describe('toNumber', () => {
 	test.each([
 		[250, 250],
@@ -282,7 +339,7 @@ describe('toNumber', () => {
 });
 
 describe('checkPositiveAmount', () => {
-	test.each([250, 250.5, 0.01, 0.001, 1e9, Number.MIN_VALUE, '250', '250.5', ' 1000 ', '0.123456'])(
+	test.each([250, 250.5, 0.01, 1e9, 0.1 + 0.2, '250', '250.5', ' 1000 ', '0.12'])(
 		'accepts %p',
 		(value) => {
 			expect(checkPositiveAmount(value)).toBeNull();
@@ -307,8 +364,41 @@ describe('checkPositiveAmount', () => {
 		[undefined, /got nothing\.$/],
 		[true, /got true\.$/],
 		[{ amount: 5 }, /got \{"amount":5\}\.$/],
+		// Lendasat keeps cents: 0.001 would be sent as nothing, and 0.123456 as 0.12.
+		[0.001, /^Must have at most 2 decimal places \(cents\), like 250 or 250\.5, got 0\.001\.$/],
+		['0.123456', /^Must have at most 2 decimal places/],
+		[Number.MIN_VALUE, /^Must be at least 0\.01, got 5e-324\.$/],
+		[1.79e308, /^Must be at most 1,000,000,000, got 1\.79e\+308\.$/],
+		[1e9 + 0.01, /^Must be at most 1,000,000,000/],
 	])('rejects %p', (value, message) => {
 		expect(checkPositiveAmount(value)).toMatch(message);
+	});
+
+	it('sends cents: the binary noise of an expression (0.1 + 0.2) is rounded away', () => {
+		expect(toCents(0.1 + 0.2)).toBe(0.3);
+		expect(toCents(1500.25)).toBe(1500.25);
+	});
+});
+
+describe('checkCentAmount (money in whole cents, with a bound)', () => {
+	const checkCardAmount = checkCentAmount(5000, 'a Moon card holds at most 5000 USD');
+
+	test.each([0.01, 0.07, 12.34, 100, 4999.99, 5000, '49.99', ' 250 '])('accepts %p', (value) => {
+		expect(checkCardAmount(value)).toBeNull();
+	});
+
+	test.each([
+		[0, /^Must be greater than 0/],
+		[-5, /^Must be greater than 0/],
+		[12.345, /^Must have at most 2 decimal places \(cents\), like 250 or 250\.5, got 12\.345\.$/],
+		[0.001, /^Must have at most 2 decimal places/],
+		[1e-7, /^Must have at most 2 decimal places/],
+		[5000.01, /^Must be at most 5000, got 5000\.01: a Moon card holds at most 5000 USD\.$/],
+		[1e21, /^Must be at most 1,000,000,000/],
+		[Number.POSITIVE_INFINITY, /^Must be a finite amount/],
+		['12,50', /uses a comma/],
+	])('rejects %p', (value, message) => {
+		expect(checkCardAmount(value)).toMatch(message);
 	});
 });
 

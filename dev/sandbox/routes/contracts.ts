@@ -52,6 +52,7 @@ import {
 	roundMoney,
 	type JsonObject,
 } from '../validate';
+import { checkCardTopUpByLoan } from '../moon';
 import { offerNotFound } from './offers';
 
 interface ContractRequest {
@@ -265,9 +266,10 @@ function liveError(status: number, message: string, code = 'INVALID_BODY'): ApiE
 
 /**
  * The loan-type checks of post_contract_request, in its order. Returns the borrower loan address the
- * contract gets. Sandbox users have no Moon card and no Bringin API key, so a top-up is 404
- * "Card not found" and Bringin is 400 "Cannot use Bringin without a Bringin API key"; a new Moon card
- * gets a made-up Polygon invoice address (the real one comes from Moon's API).
+ * contract gets. A loan that tops up a Moon card passes moon.ts `checkCardTopUpByLoan` (card, limit,
+ * the caller's country); sandbox users have no Bringin API key here, so Bringin is 400 "Cannot use
+ * Bringin without a Bringin API key"; a Moon invoice gets a made-up Polygon address (the real one comes
+ * from Moon's API).
  */
 function checkLoanType(
 	ctx: RequestContext,
@@ -308,7 +310,8 @@ function checkLoanType(
 					`MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`,
 				);
 			}
-			if (request.moon_card_id !== undefined) throw liveError(404, 'Card not found');
+			if (request.moon_card_id !== undefined)
+				checkCardTopUpByLoan(ctx.state, request.moon_card_id, request.loan_amount);
 			return evmAddressFor(ctx.state.seed, `${contractId}:moon-invoice`);
 		case 'Fiat':
 			if (!FIAT_ASSETS.has(offer.loan_asset))
@@ -607,22 +610,54 @@ function extend(ctx: RequestContext): Reply {
 interface InstallmentPaid {
 	installmentId: string;
 	paymentId: string;
+	/** What the borrower says was paid; undefined when left out (spec) or null (live). */
+	amount?: number;
 }
+
+/**
+ * model.rs InstallmentPaidRequest. 0.8.2 has `installment_id` and `payment_id` only; `amount` is newer
+ * and the backend with it was not available. Both Lendasat clients send it since December 2025
+ * (lendasat/iframe 5983d0d9 "provide repayment amount on repayment" sends a number; lendamobile
+ * rust/src/api/models.rs InstallmentPaidRequest sends `amount: None` as null, "server requires field
+ * to be present, can be null"), so the live dialect requires the field and allows null, as an
+ * `Option<Decimal>` read with rust_decimal's `float_option` would [INF]. What the backend does with the
+ * amount is unknown; the sandbox only reads it.
+ */
+const INSTALLMENT_PAID_FIELDS: FieldSpec[] = [
+	{ name: 'installment_id', type: { kind: 'uuid' } },
+	{ name: 'payment_id', type: { kind: 'string' } },
+	{ name: 'amount', type: { kind: 'decimal' }, nullable: true },
+];
 
 function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 	if (ctx.config.dialect === 'live') {
-		const fields: FieldSpec[] = [
-			{ name: 'installment_id', type: { kind: 'uuid' } },
-			{ name: 'payment_id', type: { kind: 'string' } },
-		];
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'InstallmentPaidRequest', fields);
-		return { installmentId: body.installment_id as string, paymentId: body.payment_id as string };
+		const body = deserializeLive(
+			ctx.rawBody,
+			ctx.body,
+			'InstallmentPaidRequest',
+			INSTALLMENT_PAID_FIELDS,
+		);
+		return {
+			installmentId: body.installment_id as string,
+			paymentId: body.payment_id as string,
+			amount: body.amount as number | undefined,
+		};
 	}
+	// The specification has no installment-paid endpoint; the sandbox takes the live names, the
+	// amount optional.
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
+	const amount = body.amount;
+	if (amount !== undefined && amount !== null && !isPositiveNumber(amount)) {
+		throw badRequest(
+			'INVALID_FIELD',
+			`Field amount must be a positive number, got ${shorten(amount)}`,
+		);
+	}
 	return {
 		installmentId: optionalString(body, 'installment_id') ?? '',
 		paymentId: optionalString(body, 'payment_id') ?? '',
+		amount: typeof amount === 'number' ? amount : undefined,
 	};
 }
 

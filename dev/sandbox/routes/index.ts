@@ -2,7 +2,10 @@
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { borrowerAddressRoutes } from './borrowerAddress';
+import { bringinRoutes } from './bringin';
+import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
+import { disputeRoutes } from './disputes';
 import { fiatDetailsRoutes } from './fiatDetails';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
@@ -11,6 +14,8 @@ import { miscRoutes } from './misc';
 import { notificationRoutes } from './notifications';
 import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
+import { priceRoutes } from './prices';
+import { profileRoutes } from './profiles';
 import { userSettingsRoutes } from './userSettings';
 
 export const apiRoutes: Route[] = [
@@ -25,5 +30,10 @@ export const apiRoutes: Route[] = [
 	...notificationRoutes,
 	...loanApplicationRoutes,
 	...notificationSettingsRoutes,
+	...profileRoutes,
+	...priceRoutes,
+	...cardRoutes,
+	...bringinRoutes,
+	...disputeRoutes,
 	...userSettingsRoutes,
 ];

@@ -37,7 +37,7 @@ import type { LoanApplication } from '../types';
 import { BECH32_CHARSET, bech32Checksum } from '../bitcoin';
 
 /** model.rs LoanAsset, in declaration order. */
-const LOAN_ASSETS = [
+export const LOAN_ASSETS = [
 	'UsdcPol',
 	'UsdtPol',
 	'UsdcEth',

@@ -198,6 +198,44 @@ export function checkUuid(value: unknown): ValidationProblem {
 	return `${shown} is not an ID of the form 8-4-4-4-12 hexadecimal characters.${hint}`;
 }
 
+/** What `checkText` asks of a piece of free text a person writes (a dispute's reason, a message). */
+export interface TextRules {
+	/** As a message names it, e.g. "a reason". */
+	what: string;
+	example: string;
+	maxLength: number;
+	/** Whether line breaks and tabs belong in it (a message), or it is one line (a reason). */
+	multiline: boolean;
+}
+
+/**
+ * Free text for other people to read: not empty, at most `maxLength` characters, no control
+ * characters (line breaks and tabs only where `multiline`), and no Lendasat API key, which would
+ * be handed to whoever reads the text. The key is never repeated in the message.
+ */
+export function checkText(rules: TextRules): (value: unknown) => ValidationProblem {
+	const hint = ` Enter ${rules.what}, e.g. ${rules.example}.`;
+	return (value) => {
+		if (typeof value !== 'string' && typeof value !== 'number')
+			return `Expected ${rules.what} as text, got ${describeValue(value)}.${hint}`;
+		const text = String(value).trim();
+		if (text === '') return `Must not be empty.${hint}`;
+		if (holdsLendasatKey(text)) {
+			return 'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.';
+		}
+		const control = rules.multiline ? /[^\P{Cc}\t\n\r]/u : /\p{Cc}/u;
+		if (control.test(text)) {
+			return rules.multiline
+				? `${describeValue(text)} contains a control character other than a line break or tab.${hint}`
+				: `${describeValue(text)} contains a line break, tab or other control character: keep it to one line.${hint}`;
+		}
+		const length = characterCount(text);
+		if (length > rules.maxLength)
+			return `Too long: ${length} characters, at most ${rules.maxLength} are allowed.`;
+		return null;
+	};
+}
+
 // ---------------------------------------------------------------------------------------
 // Numbers
 
@@ -214,13 +252,52 @@ export function toNumber(value: unknown): number {
 	return Number.NaN;
 }
 
+/** The largest amount of money the node sends (one billion in the loan asset): anything above is a typo. */
+export const MAX_MONEY_AMOUNT = 1_000_000_000;
+
+/**
+ * A sum of money: finite, more than 0, at most two decimal places (Lendasat rounds amounts to cents,
+ * so 0.001 would be sent as nothing) and at most MAX_MONEY_AMOUNT.
+ */
 export function checkPositiveAmount(value: unknown): ValidationProblem {
 	const amount = toNumber(value);
 	if (Number.isNaN(amount)) return describeNotANumber(value, `an amount like ${AMOUNT_EXAMPLE}`);
 	if (!Number.isFinite(amount))
 		return `Must be a finite amount like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
 	if (amount <= 0) return `Must be greater than 0, got ${describeValue(value)}.`;
+	if (amount > MAX_MONEY_AMOUNT)
+		return `Must be at most ${MAX_MONEY_AMOUNT.toLocaleString('en-US')}, got ${describeValue(value)}.`;
+	if (!hasAtMostTwoDecimals(amount))
+		return `Must have at most 2 decimal places (cents), like ${AMOUNT_EXAMPLE}, got ${describeValue(value)}.`;
+	if (toCents(amount) <= 0) return `Must be at least 0.01, got ${describeValue(value)}.`;
 	return null;
+}
+
+/** Two decimal places, allowing for the binary noise of arithmetic in an expression (0.1 + 0.2). */
+function hasAtMostTwoDecimals(amount: number): boolean {
+	return Math.abs(amount - toCents(amount)) <= 1e-9 * Math.max(1, Math.abs(amount));
+}
+
+/** An amount of money as sent: rounded to cents. */
+export function toCents(amount: number): number {
+	return Math.round(amount * 100) / 100;
+}
+
+/**
+ * An amount of money with a lower bound of its own: a checked amount (cents, above 0) of at most
+ * `max` (the caller says why in `maxReason`, e.g. "a Moon card holds at most 5000 USD").
+ */
+export function checkCentAmount(
+	max: number,
+	maxReason: string,
+): (value: unknown) => ValidationProblem {
+	return (value) => {
+		const problem = checkPositiveAmount(value);
+		if (problem) return problem;
+		return toNumber(value) > max
+			? `Must be at most ${max}, got ${describeValue(value)}: ${maxReason}.`
+			: null;
+	};
 }
 
 export function checkWholeDays(value: unknown): ValidationProblem {
@@ -273,14 +350,10 @@ export function checkLoanToValue(value: unknown): ValidationProblem {
 }
 
 /** Two values of a range, each already checked on its own: the minimum must not exceed the maximum. */
-export function checkRange(
-	min: number,
-	max: number,
-	minLabel: string,
-	maxLabel: string,
-): ValidationProblem {
+/** A minimum against its maximum; the problem follows the minimum's own label, so it does not repeat it. */
+export function checkRange(min: number, max: number, maxLabel: string): ValidationProblem {
 	if (min <= max) return null;
-	return `${minLabel} (${min}) is more than ${maxLabel} (${max}); the minimum must not exceed the maximum.`;
+	return `${min} is more than ${maxLabel} (${max}); the minimum must not exceed the maximum.`;
 }
 
 function describeNotANumber(value: unknown, expected: string): string {
@@ -605,8 +678,17 @@ export function describeValue(value: unknown): string {
 	return cutToExcerpt(json ?? (Array.isArray(value) ? 'a list' : 'an object'));
 }
 
-/** A Lendasat API key pasted into the wrong field is never repeated in an error. */
-const LENDASAT_KEY_PATTERN = /lndst_sk_/i;
+/**
+ * A Lendasat key pasted into the wrong field is never repeated in an error: a borrower key, a
+ * partner master key (las- and letters with a digit, as the docs' las-BTC21; not "las-vegas") or a
+ * legacy key (ldst-acc-…).
+ */
+const LENDASAT_KEY_PATTERN = /lndst_sk_|\blas-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{5,}|\bldst-acc-/i;
+
+/** Whether text holds something shaped like a Lendasat key. */
+export function holdsLendasatKey(text: string): boolean {
+	return LENDASAT_KEY_PATTERN.test(text);
+}
 
 function cutToExcerpt(text: string): string {
 	const characters = [...text];

@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import type { ErrorGuidance } from '../../transport/errors';
+import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
 import { invalidParameter, type Check } from '../../validation/parameters';
@@ -23,6 +24,7 @@ import {
 	checkStablecoinAddress,
 	checkUuid,
 	checkWholeDays,
+	toCents,
 	parseJsonObject,
 	toNumber,
 } from '../../validation/checks';
@@ -73,6 +75,12 @@ const number =
 		return problem ? { problem } : { value: toNumber(value) };
 	};
 
+/** A sum of money, checked and rounded to cents as Lendasat stores it. */
+const money: RequestValue['read'] = (value) => {
+	const problem = checkPositiveAmount(value);
+	return problem ? { problem } : { value: toCents(toNumber(value)) };
+};
+
 const REQUEST_VALUES: RequestValue[] = [
 	{
 		parameter: 'loanId',
@@ -84,7 +92,7 @@ const REQUEST_VALUES: RequestValue[] = [
 		parameter: 'loanAmount',
 		label: 'Loan Amount',
 		bodyFields: ['loan_amount'],
-		read: number(checkPositiveAmount),
+		read: money,
 	},
 	{
 		parameter: 'durationDays',
@@ -175,13 +183,6 @@ const MISSING_FIELD_GUIDANCE: ErrorGuidance[] = REQUEST_VALUES.flatMap(({ label,
 		message: 'Lendasat needs Repayment Address (borrower_loan_address)',
 		hint: 'a stablecoin loan paid out directly needs your stablecoin address: set Repayment Address in Additional Fields.',
 	},
-	{
-		// Before the generic "not found" of the loan offer: this 404 is about the card.
-		statusCodes: [404],
-		text: /card not found/i,
-		message: 'Lendasat does not know this Moon card',
-		hint: 'set Moon Card ID to the id of one of your own PayWithMoon cards, or leave it empty and Lendasat issues a new card for a PayWithMoon loan.',
-	},
 ]);
 
 export const contractCreateOperation: INodePropertyOptions = {
@@ -200,7 +201,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			keyType: 'borrower',
 			expects: 'object',
 			notFound: { parameter: 'loanId', label: 'loan offer' },
-			errors: MISSING_FIELD_GUIDANCE,
+			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
 		{ method: 'POST', url: '/api/contracts' },
 		{ prepare: [buildContractRequest], send: createContractOnce },
@@ -269,7 +270,7 @@ export const contractCreateFields: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
 				description:
-					'For Loan Type PayWithMoon: the PayWithMoon card the loan tops up, sent as moon_card_id. Leave empty and Lendasat issues a new card.',
+					'For Loan Type PayWithMoon: the PayWithMoon card the loan tops up (the ID of an item of Card → Get Many), sent as moon_card_id. Leave empty and Lendasat issues a new card.',
 			},
 			repaymentAddressField('Sent as repayment_address and borrower_loan_address.'),
 		],

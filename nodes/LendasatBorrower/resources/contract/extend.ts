@@ -7,7 +7,7 @@ import type {
 
 import { requireValid } from '../../validation/parameters';
 import { apiRoute } from '../../transport/apiRoute';
-import { checkWholeDays, toNumber } from '../../validation/checks';
+import { checkWholeDays, describeValue, isRecord, toNumber } from '../../validation/checks';
 import { sendToContract, simplifyContracts } from './shared';
 
 /*
@@ -30,6 +30,7 @@ export const contractExtendOperation: INodePropertyOptions = {
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: newContractAnswer,
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -67,6 +68,15 @@ export const contractExtendFields: INodeProperties[] = [
 		displayOptions: { show: { resource: ['contract'], operation: ['extend'] } },
 	},
 ];
+
+/** The answer is the new contract: without its id a workflow could not go on with it. */
+function newContractAnswer(body: unknown): string | undefined {
+	const id = isRecord(body) ? body.id : undefined;
+	if (typeof id === 'string' && id.trim() !== '') return undefined;
+	return id === undefined
+		? 'it holds no id of the new contract'
+		: `its id ${describeValue(id)} is not a contract ID`;
+}
 
 async function addExtensionBody(
 	this: IExecuteSingleFunctions,

@@ -12,7 +12,6 @@ import {
 import { FIAT_LOAN_ASSETS, LOAN_ASSETS } from '../../descriptions/loanTerms';
 import { encryptFiatDetails, type FiatDetails } from '../../encryption/fiatDetails';
 import { parsePoint } from '../../encryption/secp256k1';
-import { liveErrorBody } from '../../transport/answer';
 import {
 	apiRoute,
 	failureOf,
@@ -53,7 +52,6 @@ export const contractSendFiatDetailsOperation: INodePropertyOptions = {
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
-			answer: liveErrorBody,
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
 		// The preSend puts the checked contract ID into the path.
@@ -313,9 +311,7 @@ async function encryptAndSend(
 		randomBytes,
 	);
 	try {
-		await api.send({ ...request, body: wrapper as unknown as IDataObject }, 'empty', {
-			check: liveErrorBody,
-		});
+		await api.send({ ...request, body: wrapper as unknown as IDataObject }, 'empty');
 	} catch (error) {
 		const failure = failureOf(error);
 		throw failure?.kind === 'http' && failure.statusCode === 500

@@ -5,7 +5,6 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { liveErrorBody } from '../../transport/answer';
 import { apiRoute, credentialsOf, type OperationRequest } from '../../transport/apiRoute';
 import { bitcoinNetworkFor } from '../../transport/credentials';
 import {
@@ -52,7 +51,6 @@ export const contractUpdateBorrowerAddressOperation: INodePropertyOptions = {
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
-			answer: liveErrorBody,
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{

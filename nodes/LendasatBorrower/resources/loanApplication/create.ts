@@ -64,7 +64,7 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 			label: 'Loan Application → Create',
 			toolDescription:
 				'Create a loan application: posts your own loan terms (amounts, durations, LTV, interest) for lenders to take; a lender taking it opens a contract that needs your Bitcoin collateral',
-			repeat: 'afterLookup',
+			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
 			errors: [BLOCKED_ACCOUNT_GUIDANCE, ...TERMS_GUIDANCE],

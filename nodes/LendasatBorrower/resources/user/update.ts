@@ -8,7 +8,6 @@ import type {
 } from 'n8n-workflow';
 
 import { timezoneOptions } from '../../descriptions/timezones';
-import { liveErrorBody } from '../../transport/answer';
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { withNote } from '../../transport/exchange';
 import { checkLocale, checkTimezone, isRecord } from '../../validation/checks';
@@ -36,7 +35,6 @@ export const userUpdateOperation: INodePropertyOptions = {
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
-			answer: liveErrorBody,
 			errors: [
 				{
 					statusCodes: [400],
@@ -134,7 +132,7 @@ async function sendUpdates(
 ): Promise<INodeExecutionData[]> {
 	const updates = (isRecord(request.body) ? request.body : {}) as Updates;
 	const put = async (url: string, body: IDataObject) =>
-		await api.send({ method: 'PUT', url, body }, 'empty', { check: liveErrorBody });
+		await api.send({ method: 'PUT', url, body }, 'empty');
 
 	if (updates.timezone !== undefined) await put(PROFILE_PATH, { timezone: updates.timezone });
 	if (updates.locale !== undefined) {
