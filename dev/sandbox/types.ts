@@ -400,6 +400,15 @@ export interface User {
 	first_time_discount_rate: number;
 }
 
+/** A row of referral_codes_borrowers (hub 0.8.2 db/borrowers_referral_code.rs). */
+export interface ReferralCode {
+	code: string;
+	/** The borrower whose code it is. */
+	owner: string;
+	active: boolean;
+	expires_at: string;
+}
+
 export interface ApiKeyRecord {
 	id: number;
 	key: string;

@@ -423,6 +423,27 @@ describe('New Loan Offer: a borrower watches the market', () => {
 		expect(await widened.emitted()).toEqual([]);
 	});
 
+	it('sends the maximum amount and duration filters too, and keeps announcing what matches', async () => {
+		const bounded = {
+			event: 'newOffer',
+			filters: { loanType: 'All', maxLoanAmount: 200, maxDurationDays: 14 },
+		};
+		const trigger = activeTrigger(bounded);
+		expect(await trigger.emitted()).toEqual([]);
+		expect(requestsTo('/api/offers').map((request) => request.query)).toEqual([
+			{
+				collateral_asset_type: 'Any',
+				loan_type: 'All',
+				max_loan_amount: '200',
+				duration_max: '14',
+			},
+		]);
+		// The spec dialect applies them ([INF]: offers whose minimum is within the maximum).
+		const small = sandbox.admin.addOffer({ loan_amount_min: 50, duration_days_min: 7 });
+		sandbox.admin.addOffer({ loan_amount_min: 500, duration_days_min: 7 });
+		expect(idsOf(await trigger.emitted())).toEqual([small.id]);
+	});
+
 	it('refuses a bad filter before asking the API', async () => {
 		const { error } = await pollTrigger(
 			{ event: 'newOffer', filters: { maxInterestRate: '12' } },

@@ -1,10 +1,12 @@
 /** Every route of the borrower API the sandbox serves. */
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
+import { borrowerAddressRoutes } from './borrowerAddress';
 import { bringinRoutes } from './bringin';
 import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
 import { disputeRoutes } from './disputes';
+import { fiatDetailsRoutes } from './fiatDetails';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -14,6 +16,7 @@ import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
 import { priceRoutes } from './prices';
 import { profileRoutes } from './profiles';
+import { userSettingsRoutes } from './userSettings';
 
 export const apiRoutes: Route[] = [
 	...miscRoutes,
@@ -21,6 +24,8 @@ export const apiRoutes: Route[] = [
 	...offerRoutes,
 	...contractRoutes,
 	...lifecycleRoutes,
+	...borrowerAddressRoutes,
+	...fiatDetailsRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,
@@ -30,4 +35,5 @@ export const apiRoutes: Route[] = [
 	...cardRoutes,
 	...bringinRoutes,
 	...disputeRoutes,
+	...userSettingsRoutes,
 ];

@@ -16,7 +16,12 @@ import {
 	contractReportBtcInvoicePaidOperation,
 } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
+import { contractSendFiatDetailsFields, contractSendFiatDetailsOperation } from './sendFiatDetails';
 import { contractIdField, contractSimplifyField } from './shared';
+import {
+	contractUpdateBorrowerAddressFields,
+	contractUpdateBorrowerAddressOperation,
+} from './updateBorrowerAddress';
 
 export const contractDescription: INodeProperties[] = [
 	{
@@ -38,6 +43,8 @@ export const contractDescription: INodeProperties[] = [
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
+			contractSendFiatDetailsOperation,
+			contractUpdateBorrowerAddressOperation,
 		],
 		default: 'create',
 	},
@@ -47,6 +54,8 @@ export const contractDescription: INodeProperties[] = [
 	...contractReportRepaymentFields,
 	...contractReportBtcInvoicePaidFields,
 	...collateralFields,
+	...contractUpdateBorrowerAddressFields,
+	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];
