@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { publicKeyOf, standInSignMessage } from '../dev/sandbox/messageSigner';
 import {
 	SEED_IDS,
 	startRedirectTarget,
@@ -2325,6 +2326,30 @@ describe('paging lies (config `paging`)', () => {
 		).toBe(true);
 	});
 
+	it('small-pages serves half the limit asked with the true total; inflated-total counts more than it serves', async () => {
+		sandbox.configure({ paging: 'small-pages' });
+		const first = (await call('GET', '/api/contracts?limit=10')).json;
+		expect(first).toMatchObject({ page: 1, limit: 5, total: 25, total_pages: 5 });
+		expect(first.data).toHaveLength(5);
+		const walked = [...ids(first)];
+		for (const page of [2, 3, 4, 5])
+			walked.push(...ids((await call('GET', `/api/contracts?limit=10&page=${page}`)).json));
+		expect(new Set(walked).size).toBe(25);
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			const notes = (await call('GET', '/api/notifications?limit=10')).json;
+			expect(notes).toMatchObject({ limit: 5, total: 24, total_pages: 5 });
+			expect(notes.data).toHaveLength(5);
+		}
+
+		sandbox.configure({ paging: 'inflated-total', dialect: 'spec' });
+		const last = (await call('GET', '/api/contracts?limit=10&page=3')).json;
+		expect(last).toMatchObject({ page: 3, total: 35, total_pages: 4 });
+		expect(last.data).toHaveLength(5);
+		expect((await call('GET', '/api/contracts?limit=10&page=4')).json.data).toEqual([]);
+		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({ total: 34 });
+	});
+
 	it('is validated, switchable over /__admin/config and reset to honest paging', async () => {
 		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow(
 			'paging must be null or one of',
@@ -2449,4 +2474,147 @@ describe('everything the sandbox hands out is well formed', () => {
 			for (const [field, npub] of npubs) expect([field, checkNpub(npub)]).toEqual([field, null]);
 		},
 	);
+});
+
+describe('live dialect: the endpoints of issue 15 item 4', () => {
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+	const CONTRACT = SEED_IDS.contracts.principalGiven;
+	const WALLET_KEY = '7e1f0c3b5a29d8e6f4c2b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9';
+	const signed = (address: string) => {
+		const signature = standInSignMessage(WALLET_KEY, address);
+		return {
+			address,
+			recoverable_signature_hex: signature.recoverable_signature_hex,
+			recoverable_signature_id: signature.recoverable_signature_id,
+		};
+	};
+	const putAddress = (body: unknown, id: string = CONTRACT) =>
+		call('PUT', `/api/contracts/${id}/borrower-address`, { body });
+
+	it('borrower-address: stores a signed address and answers null', async () => {
+		sandbox.state.contracts.get(CONTRACT)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+		const answer = await putAddress(signed(LIVE_BTC_ADDRESS));
+		expect(answer.status).toBe(200);
+		expect(answer.text).toBe('null');
+		expect(sandbox.state.contracts.get(CONTRACT)!.contract.borrower_btc_address).toBe(
+			LIVE_BTC_ADDRESS,
+		);
+	});
+
+	it.each([
+		['hex that does not decode', { recoverable_signature_hex: 'zz' }, 'Bad signature provided'],
+		['63 bytes', { recoverable_signature_hex: 'ab'.repeat(63) }, 'Bad signature provided'],
+		['a recovery ID of 4', { recoverable_signature_id: 4 }, 'Bad signature provided'],
+		[
+			'the signature of another key',
+			{
+				recoverable_signature_hex: standInSignMessage('22'.repeat(32), LIVE_BTC_ADDRESS)
+					.recoverable_signature_hex,
+			},
+			'Invalid signature provided',
+		],
+	])('borrower-address: %s is a 400', async (_case, change, message) => {
+		sandbox.state.contracts.get(CONTRACT)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+		const answer = await putAddress({ ...signed(LIVE_BTC_ADDRESS), ...change });
+		expect(answer.status).toBe(400);
+		expect(answer.json).toEqual({ message });
+	});
+
+	it('borrower-address: a body that does not deserialise is 422, an unknown contract 500', async () => {
+		const bad = await putAddress({ ...signed(LIVE_BTC_ADDRESS), address: 'ark1notbitcoin' });
+		expect(bad.status).toBe(422);
+		expect(bad.json.message).toMatch(
+			/^Failed to deserialize the JSON body into the target type: address: /,
+		);
+		const missing = await putAddress({ address: LIVE_BTC_ADDRESS });
+		expect(missing.status).toBe(422);
+		expect(missing.json.message).toMatch(/missing field `recoverable_signature_hex`/);
+		const foreign = await putAddress(signed(LIVE_BTC_ADDRESS), SEED_IDS.contracts.otherBorrowers);
+		expect(foreign.status).toBe(500);
+		expect(foreign.json).toEqual({ message: 'Something went wrong' });
+	});
+
+	it('users: the time zone and the language answer an empty 200; a bad body is plain text', async () => {
+		const zone = await call('PUT', '/api/users', { body: { timezone: 'Asia/Tokyo' } });
+		expect([zone.status, zone.text]).toEqual([200, '']);
+		const unknown = await call('PUT', '/api/users', { body: { timezone: 'Mars/Olympus' } });
+		expect([unknown.status, unknown.json]).toEqual([400, { message: 'Invalid timezone provided' }]);
+		const locale = await call('PUT', '/api/users/locale', { body: { locale: 'xx-anything' } });
+		expect([locale.status, locale.text]).toEqual([200, '']);
+		const plain = await call('PUT', '/api/users', { body: {} });
+		expect(plain.status).toBe(422);
+		expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
+		expect(plain.text).toMatch(/missing field `timezone`/);
+	});
+
+	it('byok: needs no key, checks the referral code, then the key format, then the e-mail', async () => {
+		const body = {
+			name: 'Grace',
+			email: 'grace@example.com',
+			timezone: 'UTC',
+			api_key: `lndst_sk_abcdefabcdef_${'k'.repeat(43)}`,
+			referral_code: SEED_IDS.referralCodes.active,
+		};
+		const post = (change: Record<string, unknown>) =>
+			call('POST', '/api/create-api-account/byok', { key: null, body: { ...body, ...change } });
+		expect((await post({ referral_code: SEED_IDS.referralCodes.expired })).json).toEqual({
+			message: 'Invalid referral code',
+		});
+		expect((await post({ api_key: 'lndst_sk_short_x' })).json).toEqual({
+			message: 'Invalid API key format. Expected format: lndst_sk_{key_id}_{secret}',
+		});
+		expect((await post({ email: 'Borrower@sandbox.example' })).json).toEqual({
+			message: 'Email already in use',
+		});
+		const created = await post({});
+		expect(created.status).toBe(200);
+		expect(created.json).toMatchObject({
+			email: 'grace@example.com',
+			timezone: 'UTC',
+			api_key: body.api_key,
+		});
+		const reused = await post({ email: 'grace2@example.com' });
+		expect([reused.status, reused.json]).toEqual([500, { message: 'Something went wrong' }]);
+	});
+
+	it('fiat-details: stores one set per contract (a second is 500), answers an empty 200', async () => {
+		const wrapper = {
+			details: {
+				iban_transfer_details: { iban: 'ct', bic: null },
+				bank_name: 'ct',
+				bank_address: 'ct',
+				bank_country: 'ct',
+				purpose_of_remittance: 'ct',
+				full_name: 'ct',
+				address: 'ct',
+				city: 'ct',
+				post_code: 'ct',
+				country: 'ct',
+			},
+			encrypted_encryption_key_borrower: 'borrower',
+			encrypted_encryption_key_lender: 'lender',
+		};
+		const path = `/api/contracts/${CONTRACT}/fiat-details`;
+		const missing = await call('PUT', path, { body: { details: wrapper.details } });
+		expect(missing.status).toBe(422);
+		expect(missing.json.message).toMatch(/missing field `encrypted_encryption_key_borrower`/);
+		const first = await call('PUT', path, { body: wrapper });
+		expect([first.status, first.text]).toEqual([200, '']);
+		expect(sandbox.state.contracts.get(CONTRACT)!.contract.fiat_loan_details_borrower).toEqual({
+			details: wrapper.details,
+			encrypted_encryption_key: 'borrower',
+		});
+		const second = await call('PUT', path, { body: wrapper });
+		expect([second.status, second.json]).toEqual([500, { message: 'Something went wrong' }]);
+	});
+
+	it('by-lender: needs no key; an unknown lender is 400 "Lender not found"', async () => {
+		const listed = await call('GET', `/api/offers/by-lender/${SEED_IDS.lenders.alpenBank}`, {
+			key: null,
+		});
+		expect(listed.status).toBe(200);
+		expect(listed.json).toHaveLength(1);
+		const unknown = await call('GET', '/api/offers/by-lender/nobody', { key: null });
+		expect([unknown.status, unknown.json]).toEqual([400, { message: 'Lender not found' }]);
+	});
 });

@@ -38,6 +38,7 @@ const TITLES: Record<string, string> = {
 	CONTRACT_NOT_FOUND: 'Contract not found',
 	KEY_NOT_FOUND: 'API key not found',
 	LOAN_APPLICATION_NOT_FOUND: 'Loan application not found',
+	LENDER_NOT_FOUND: 'Lender not found',
 	CARD_NOT_FOUND: 'Card not found',
 	INVALID_CARD_ID: 'Invalid card ID',
 	CARD_LIMIT: 'Card limit exceeded',

@@ -14,7 +14,7 @@
  * checked against those crates' sources: they are close approximations, marked [INF] below.
  */
 import { ECDH, createHash } from 'node:crypto';
-import { ApiError, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
+import { ApiError, asPlainText, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
 import { BECH32_CHARSET, bech32Polymod, decodeArkAddress } from './bitcoin';
 
 export type FieldKind =
@@ -325,6 +325,23 @@ export function deserializeLive(
 			? liveJsonSyntaxRejection(error.reason)
 			: liveJsonRejection(error.reason);
 		throw new ApiError(400, 'INVALID_BODY', error.reason, live);
+	}
+}
+
+/**
+ * The same for a handler that takes plain `axum::Json` rather than the backend's AppJson: its
+ * rejections are axum's plain text, not `{"message": …}`.
+ */
+export function deserializeLivePlain(
+	raw: string,
+	body: unknown,
+	structName: string,
+	fields: FieldSpec[],
+): Record<string, unknown> {
+	try {
+		return deserializeLive(raw, body, structName, fields);
+	} catch (error) {
+		throw error instanceof ApiError ? asPlainText(error) : error;
 	}
 }
 

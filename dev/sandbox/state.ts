@@ -21,6 +21,7 @@ import type {
 	MoonInvoice,
 	NotificationMessage,
 	NotificationSettings,
+	ReferralCode,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -71,6 +72,8 @@ export interface SandboxState {
 	clientLocation: ClientLocation;
 	/** Disputes of every contract by id, in creation order, each with its messages. */
 	disputes: Map<string, DisputeWithMessages>;
+	/** Borrowers' referral codes (referral_codes_borrowers), by code: what create-api-account/byok accepts. */
+	referralCodes: Map<string, ReferralCode>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -101,6 +104,7 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		bringinRequests: new Map(),
 		clientLocation: 'elsewhere',
 		disputes: new Map(),
+		referralCodes: new Map(),
 	};
 }
 

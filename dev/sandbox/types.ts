@@ -41,7 +41,13 @@ export type RedirectStatus = 301 | 302 | 307 | 308;
  * - 'lying-total-pages': the right page, but `total_pages: 1` (`total` stays true).
  * - 'no-ids': the right page, but the records carry no `id` (notifications: no `data.id`).
  */
-export type PagingMode = 'ignore-page' | 'endless' | 'lying-total-pages' | 'no-ids';
+export type PagingMode =
+	| 'ignore-page'
+	| 'endless'
+	| 'lying-total-pages'
+	| 'no-ids'
+	| 'small-pages'
+	| 'inflated-total';
 
 export interface FaultRule {
 	kind: FaultKind;
@@ -395,6 +401,15 @@ export interface User {
 	personal_referral_codes: string[];
 	used_referral_code: string | null;
 	first_time_discount_rate: number;
+}
+
+/** A row of referral_codes_borrowers (hub 0.8.2 db/borrowers_referral_code.rs). */
+export interface ReferralCode {
+	code: string;
+	/** The borrower whose code it is. */
+	owner: string;
+	active: boolean;
+	expires_at: string;
 }
 
 export interface ApiKeyRecord {

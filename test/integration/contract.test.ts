@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { publicKeyOf, standInSignMessage } from '../../dev/sandbox/messageSigner';
+import {
+	decryptFiatDetails,
+	type FiatDetailsWrapper,
+} from '../../nodes/LendasatBorrower/encryption/fiatDetails';
 import {
 	startSandbox,
 	SEED_IDS,
@@ -35,6 +40,9 @@ const STABLECOIN_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 /** The public key of private key 1 (the generator point): a valid compressed key. */
 const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 const DERIVATION_PATH = "m/84'/0'/0'/0/0";
+const NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
+const NSEC = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
+const MOON_CARD = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
 /** The body for offer 1, 1,500 for 30 days, with both addresses: each under both dialects' names. */
 const BOTH_ADDRESSES_BODY = {
 	loan_id: OFFER,
@@ -277,7 +285,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 
 	it('merges extra JSON body fields, and checks those the node sends itself like its own parameters', async () => {
 		const extra = {
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
 			id: OFFER,
@@ -296,7 +304,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			duration_days: 30,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			client_contract_id: expect.stringMatching(UUID),
 		});
 	});
@@ -341,6 +349,94 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		const keys = sandbox.requests.map((request) => request.headers['idempotency-key']);
 		expect(new Set(keys).size).toBe(3);
 		expect(sandbox.stats().contractsCreated).toBe(3);
+	});
+});
+
+describe('Contract → Create: the Nostr key and the Moon card', () => {
+	it('sends Nostr Public Key and Moon Card ID as borrower_npub and moon_card_id', async () => {
+		const { error } = await runWorkflow(
+			contractCreate({ additionalFields: { borrowerNpub: ` ${NPUB} `, moonCardId: MOON_CARD } }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+	});
+
+	it('takes them from Extra Body Fields too, where they must agree with the parameters', async () => {
+		const agreeing = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					borrowerNpub: NPUB,
+					extraBodyFields: JSON.stringify({ borrower_npub: NPUB, moon_card_id: MOON_CARD }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(agreeing.error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+
+		sandbox.reset();
+		const other = '4a2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					moonCardId: MOON_CARD,
+					extraBodyFields: JSON.stringify({ moon_card_id: other }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Invalid Extra Body Fields (JSON) [item 0]');
+		expect(describedBy(error)).toContain('the node already sends moon_card_id from Moon Card ID');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['an npub with a typo', { borrowerNpub: `${NPUB.slice(0, -1)}q` }, 'Nostr Public Key (Npub)'],
+		['a Moon card ID that is no UUID', { moonCardId: 'card-42' }, 'Moon Card ID'],
+		[
+			'a Moon card ID in Extra Body Fields that is no UUID',
+			{ extraBodyFields: '{"moon_card_id": 42}' },
+			'Extra Body Fields (JSON)',
+		],
+	])('refuses %s before sending anything', async (_case, additionalFields, field) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['Nostr Public Key (Npub)', { borrowerNpub: NSEC }],
+		['Extra Body Fields (JSON)', { extraBodyFields: JSON.stringify({ borrower_npub: NSEC }) }],
+	])('refuses an nsec in %s without repeating it', async (field, additionalFields) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toContain('This is a Nostr private key (nsec1…)');
+		expect(`${error?.message} ${describedBy(error)}`).not.toContain(NSEC.slice(5, 20));
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('says when Lendasat does not know the Moon card (live: 404 "Card not found")', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: { ...LIVE_FIELDS, loanType: 'PayWithMoon', moonCardId: MOON_CARD },
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Card not found (HTTP 404)');
+		expect(describedBy(error)).toMatch(/no Moon card of this account has that ID.*Card not found/);
+		expect(sandbox.requests[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
 
@@ -1780,5 +1876,394 @@ describe('Contract picker: choosing a contract From List', () => {
 		expect(describedBy(error)).toMatch(
 			/^Contract list: the request to http:\/\/127\.0\.0\.1:9 failed \(connection refused \(ECONNREFUSED\)\)\..*Check the credential's environment or base URL.*You can also enter the contract ID By ID\.$/,
 		);
+	});
+});
+
+describe('Contract → Update Borrower Address: a borrower moves the collateral refund address', () => {
+	/** The borrower's wallet key in these tests; the stand-in wallet signs with it outside the node. */
+	const WALLET_KEY = '7e1f0c3b5a29d8e6f4c2b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9';
+	const NEW_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+	const contractId = CONTRACTS.principalGiven;
+
+	beforeEach(() => {
+		sandbox.state.contracts.get(contractId)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+	});
+
+	function updateAddress(parameters: Record<string, unknown>, credential = borrower()) {
+		return contract(
+			'updateBorrowerAddress',
+			{ contractId: byId(contractId), collateralAddress: NEW_ADDRESS, ...parameters },
+			credential,
+		);
+	}
+
+	it.each(['spec', 'live'] as const)(
+		"sends the address with the wallet's base64 signature split as Lendasat takes it (%s dialect)",
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+			const { items, error, run } = await updateAddress({ signature: signature.base64 });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id: contractId, borrower_btc_address: NEW_ADDRESS, updated: true }]);
+			expect(
+				sandbox.requests.map((request) => [request.method, request.path, request.body]),
+			).toEqual([
+				[
+					'PUT',
+					`/api/contracts/${contractId}/borrower-address`,
+					{
+						address: NEW_ADDRESS,
+						recoverable_signature_hex: signature.recoverable_signature_hex,
+						recoverable_signature_id: signature.recoverable_signature_id,
+					},
+				],
+			]);
+			expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it("takes Lendasat's own form too: 64 bytes of hex and the recovery ID", async () => {
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+		const { error } = await updateAddress({
+			signature: signature.recoverable_signature_hex,
+			recoveryId: signature.recoverable_signature_id,
+		});
+		expect(error).toBeUndefined();
+		expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+	});
+
+	it.each([
+		[
+			'a mainnet address in development',
+			{ collateralAddress: COLLATERAL_ADDRESS },
+			'Collateral Address',
+			/mainnet address.*Development/,
+			{ environment: 'development' as const },
+		],
+		[
+			'an Ark address',
+			{
+				collateralAddress:
+					'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x',
+			},
+			'Collateral Address',
+			/is an Ark address/,
+		],
+		[
+			'a bech32 address in upper case',
+			{ collateralAddress: NEW_ADDRESS.toUpperCase() },
+			'Collateral Address',
+			/write it as tb1qw508.* and sign that text/,
+		],
+		[
+			'a signature of 64 bytes without its recovery ID',
+			{ signature: 'ab'.repeat(64) },
+			'Signature',
+			/set Recovery ID/,
+		],
+		['a DER signature', { signature: `3044${'ab'.repeat(68)}` }, 'Signature', /140 hexadecimal/],
+		[
+			'a recovery ID of 4',
+			{ signature: 'ab'.repeat(64), recoveryId: 4 },
+			'Recovery ID',
+			/0, 1, 2 or 3/,
+		],
+	] as Array<[string, Record<string, unknown>, string, RegExp, Partial<TestCredential>?]>)(
+		'refuses %s before sending anything',
+		async (_case, parameters, field, problem, credential = {}) => {
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error } = await updateAddress({ signature, ...parameters }, borrower(credential));
+			expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+			expect(describedBy(error)).toMatch(problem);
+			expect(sandbox.requests).toHaveLength(0);
+		},
+	);
+
+	it.each([
+		['by another key', () => standInSignMessage('11'.repeat(32), NEW_ADDRESS).base64],
+		['of another address', () => standInSignMessage(WALLET_KEY, COLLATERAL_ADDRESS).base64],
+	])(
+		'says how to sign when the signature is %s (live: 400 "Invalid signature provided")',
+		async (_case, sign) => {
+			sandbox.configure({ dialect: 'live' });
+			const { error } = await updateAddress({ signature: sign() });
+			expect(error?.message).toBe(
+				"The signature is not the contract's borrower key signing this address (HTTP 400)",
+			);
+			expect(describedBy(error)).toMatch(
+				/sign exactly the address as sent.*borrower_pk.*signmessagewithprivkey.*Server said: "Invalid signature provided"/,
+			);
+			expect(stored(contractId).borrower_btc_address).not.toBe(NEW_ADDRESS);
+			expect(sandbox.requests).toHaveLength(1);
+		},
+	);
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+		const { error } = await updateAddress({
+			contractId: byId(CONTRACTS.otherBorrowers),
+			signature,
+		});
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const server = http.createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end('{"message":"Could not update address"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error, items, run } = await updateAddress({ signature }, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+			expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+
+	it('needs a borrower key', async () => {
+		const { error } = await updateAddress(
+			{ signature: standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64 },
+			borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		);
+		expect(error?.message).toBe(
+			'Contract → Update Borrower Address needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat loan the account to pay out to', () => {
+	const BORROWER_WALLET = '3b1f0c2d4e6f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b';
+	const LENDER_WALLET = '4c2e1d3f5a7b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d';
+	const IBAN = 'DE89 3704 0044 0532 0130 00';
+	const HOLDER = {
+		recipientName: 'Satoshi Nakamoto',
+		recipientAddress: 'Hauptstraße 1',
+		recipientCity: 'Berlin',
+		recipientPostCode: '10115',
+		recipientCountry: 'Germany',
+		bankName: 'Commerzbank',
+		bankAddress: 'Kaiserplatz, 60311 Frankfurt',
+		bankCountry: 'Germany',
+		purposeOfRemittance: 'Loan payout',
+	};
+	const PLAIN = {
+		bank_name: 'Commerzbank',
+		bank_address: 'Kaiserplatz, 60311 Frankfurt',
+		bank_country: 'Germany',
+		purpose_of_remittance: 'Loan payout',
+		full_name: 'Satoshi Nakamoto',
+		address: 'Hauptstraße 1',
+		city: 'Berlin',
+		post_code: '10115',
+		country: 'Germany',
+	};
+
+	/** An Approved EUR contract without bank details, its keys those of the two test wallets. */
+	function fiatContract(): string {
+		return sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.eurBankKyc,
+			status: 'Approved',
+			borrower_pk: publicKeyOf(BORROWER_WALLET),
+			lender_pk: publicKeyOf(LENDER_WALLET),
+		} as Partial<Contract>).id;
+	}
+
+	const sendDetails = (
+		id: string,
+		parameters: Record<string, unknown> = {},
+		credential = borrower(),
+	) =>
+		contract(
+			'sendFiatDetails',
+			{ contractId: byId(id), iban: IBAN, ...HOLDER, ...parameters },
+			credential,
+		);
+
+	const sentBody = () =>
+		sandbox.requests.find((request) => request.method === 'PUT')?.body as FiatDetailsWrapper;
+
+	it.each(['spec', 'live'] as const)(
+		'encrypts the details for the borrower and the lender alone, and sends them once (%s dialect)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const id = fiatContract();
+			const { items, error, run } = await sendDetails(id, { bic: 'cobadeffxxx' });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id, fiat_details_sent: true, transfer_type: 'iban' }]);
+			expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+				`GET /api/contracts/${id}`,
+				`PUT /api/contracts/${id}/fiat-details`,
+			]);
+			const body = sentBody();
+			expect(Object.keys(body).sort()).toEqual([
+				'details',
+				'encrypted_encryption_key_borrower',
+				'encrypted_encryption_key_lender',
+			]);
+			expect(JSON.stringify(body)).not.toMatch(/DE89|Satoshi|Berlin|Commerzbank/);
+			const expected = {
+				...PLAIN,
+				iban_transfer_details: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+				swift_transfer_details: undefined,
+				comments: null,
+			};
+			const asBorrower = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_borrower,
+				Buffer.from(BORROWER_WALLET, 'hex'),
+			);
+			const asLender = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			);
+			expect(asBorrower).toEqual(expected);
+			expect(asLender).toEqual(expected);
+			expect(stored(id).fiat_loan_details_borrower).toEqual({
+				details: body.details,
+				encrypted_encryption_key: body.encrypted_encryption_key_borrower,
+			});
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it('sends SWIFT details and the optional comments', async () => {
+		const id = fiatContract();
+		const { items, error } = await sendDetails(id, {
+			transferType: 'swift',
+			swiftOrBic: 'BOFAUS3N',
+			accountNumber: '000123456789',
+			comments: 'Reference 1042',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({ transfer_type: 'swift' });
+		const body = sentBody();
+		expect(
+			decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			),
+		).toMatchObject({
+			swift_transfer_details: { swift_or_bic: 'BOFAUS3N', account_number: '000123456789' },
+			iban_transfer_details: undefined,
+			comments: 'Reference 1042',
+		});
+	});
+
+	it.each([
+		[
+			'an IBAN with a wrong check digit',
+			{ iban: 'DE88 3704 0044 0532 0130 00' },
+			'IBAN',
+			/wrong check digit/,
+		],
+		['a BIC of 9 characters', { bic: 'COBADEFFX' }, 'BIC', /8 or 11/],
+		[
+			'an empty account holder',
+			{ recipientName: '={{ " " }}' },
+			'Account Holder Name',
+			/Must not be empty/,
+		],
+		[
+			'a line break in the bank address',
+			{ bankAddress: 'Kaiserplatz\nFrankfurt' },
+			'Bank Address',
+			/line break/,
+		],
+		[
+			'a SWIFT transfer without an account number',
+			{ transferType: 'swift', swiftOrBic: 'BOFAUS3N', accountNumber: '={{ "" }}' },
+			'Account Number',
+			/Must not be empty/,
+		],
+	])('refuses %s before sending anything', async (_case, parameters, field, problem) => {
+		const id = fiatContract();
+		const { error } = await sendDetails(id, parameters);
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toMatch(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('refuses a stablecoin loan after reading it, without sending the details', async () => {
+		const { error } = await sendDetails(CONTRACTS.approved);
+		expect(error?.message).toBe(`Contract ${CONTRACTS.approved} is not a fiat loan [item 0]`);
+		expect(describedBy(error)).toMatch(/USD, EUR, CHF or MXN\. Nothing was sent\./);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract whose lender key cannot be encrypted to', async () => {
+		const id = fiatContract();
+		sandbox.state.contracts.get(id)!.contract.lender_pk = `02${'ff'.repeat(32)}`;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(
+			`Contract ${id} has no lender_pk to encrypt the bank details to [item 0]`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract that has its bank details already (Lendasat keeps one set)', async () => {
+		const id = fiatContract();
+		await sendDetails(id);
+		sandbox.requests.length = 0;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(`Contract ${id} has its bank details already [item 0]`);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await sendDetails(CONTRACTS.otherBorrowers);
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('does not send again after a 500 on the write, and says where to look', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: '500', method: 'PUT', path: `/api/contracts` }],
+		});
+		const id = fiatContract();
+		const { error } = await sendDetails(id);
+		expect(error?.message).toMatch(/\(HTTP 500\)/);
+		expect(describedBy(error)).toMatch(/one set of bank details per contract/);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET', 'PUT']);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const id = fiatContract();
+		const current = JSON.stringify(stored(id));
+		const server = http.createServer((request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? current : '{"message":"Something went wrong"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const { error, items } = await sendDetails(id, {}, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });

@@ -6,9 +6,11 @@ import {
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkEmail,
+	checkLocale,
 	checkOneOf,
 	checkName,
 	checkPositiveAmount,
+	checkReferralCode,
 	checkStablecoinAddress,
 	checkText,
 	checkTimezone,
@@ -20,6 +22,13 @@ import {
 	toCents,
 	toNumber,
 } from '../../nodes/LendasatBorrower/validation/checks';
+import { checkOwnApiKey } from '../../nodes/LendasatBorrower/validation/apiKeys';
+import {
+	checkAccountNumber,
+	checkBankText,
+	checkBic,
+	checkIban,
+} from '../../nodes/LendasatBorrower/validation/bankDetails';
 
 const MAINNET_P2WPKH = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const MAINNET_P2TR = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';
@@ -741,5 +750,80 @@ describe('checkOneOf', () => {
 		expect(loanType(' Fiat ')).toBeNull();
 		expect(loanType('stablecoin')).toBe('Expected one of StableCoin, Fiat, got "stablecoin".');
 		expect(loanType({ a: 1 })).toContain('Expected one of StableCoin, Fiat');
+	});
+});
+
+describe('checkLocale (User → Update)', () => {
+	test.each(['en-US', 'de-DE', 'es', 'pt-BR', 'zh-Hant-TW', 'es-419'])('accepts %s', (locale) => {
+		expect(checkLocale(locale)).toBeNull();
+	});
+	test.each([
+		['de_DE', /underscore; write the tag with a dash, like de-DE/],
+		['German', /not a language tag/],
+		['EN-us', /not a language tag/],
+		['', /Must not be empty/],
+	])('refuses %j', (locale, problem) => {
+		expect(checkLocale(locale)).toMatch(problem);
+	});
+});
+
+describe('checkReferralCode (Account → Create With Own Key)', () => {
+	test.each(['LAS-7KQ2M', 'demo'])('accepts %s', (code) =>
+		expect(checkReferralCode(code)).toBeNull(),
+	);
+	test.each([
+		['LAS 7KQ2M', /contains spaces/],
+		['LAS-7KQ2M\u00e9', /does not belong/],
+		['x'.repeat(65), /Too long/],
+	])('refuses %j', (code, problem) => expect(checkReferralCode(code)).toMatch(problem));
+});
+
+describe('checkOwnApiKey (Account → Create With Own Key)', () => {
+	const SECRET = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg';
+	test.each([`lndst_sk_0a1b2c3d4e5f_${SECRET}`, `lndst_sk_0a1b2c3d4e5f_${'f'.repeat(64)}`])(
+		'accepts Lendasat’s format (%#)',
+		(key) => expect(checkOwnApiKey(key)).toBeNull(),
+	);
+	test.each([
+		[`las-${SECRET}`, /does not start with lndst_sk_/],
+		[`lndst_sk_0a1b2c3d4e5_${SECRET}`, /12 lower-case hexadecimal/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET.slice(0, 31)}`, /has 31 characters, not 32 to 128/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET.slice(0, 40)}!!!`, /other than letters and digits/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET}\n`.replace('\n', ' x'), /space or line break/],
+	])('refuses a malformed key without repeating any of it (%#)', (key, problem) => {
+		const found = checkOwnApiKey(key);
+		expect(found).toMatch(problem);
+		expect(found).not.toContain(SECRET.slice(0, 12));
+		expect(found).not.toContain('0a1b2c3d4e5');
+	});
+});
+
+describe('bank details (Contract → Send Fiat Details)', () => {
+	test.each(['DE89 3704 0044 0532 0130 00', 'GB82WEST12345698765432', 'nl91abna0417164300'])(
+		'accepts the IBAN %s',
+		(iban) => expect(checkIban(iban)).toBeNull(),
+	);
+	test.each([
+		['DE88 3704 0044 0532 0130 00', /wrong check digit/],
+		['DE89', /not an IBAN/],
+		['', /Must not be empty/],
+	])('refuses the IBAN %j', (iban, problem) => expect(checkIban(iban)).toMatch(problem));
+	test.each(['DEUTDEFF', 'deutdeff500', 'BOFAUS3N'])('accepts the BIC %s', (bic) =>
+		expect(checkBic(bic)).toBeNull(),
+	);
+	test.each(['DEUTDEF', 'DEUTDEFF50', '1EUTDEFF'])('refuses the BIC %s', (bic) =>
+		expect(checkBic(bic)).toMatch(/not a BIC/),
+	);
+	it('accepts account numbers with spaces, dashes and slashes, and refuses other characters', () => {
+		expect(checkAccountNumber('000123456789')).toBeNull();
+		expect(checkAccountNumber('12-3456/78 9')).toBeNull();
+		expect(checkAccountNumber('123#456')).toMatch(/not an account number/);
+	});
+	it('takes one line of text of a limited length', () => {
+		const check = checkBankText(10, 'Berlin');
+		expect(check('Berlin')).toBeNull();
+		expect(check('Ber\nlin')).toMatch(/line break/);
+		expect(check('x'.repeat(11))).toMatch(/at most 10/);
+		expect(check('  ')).toMatch(/Must not be empty\. Enter something like Berlin/);
 	});
 });

@@ -207,7 +207,7 @@ const FIAT_DETAILS_FIELDS: FieldSpec[] = [
 	{ name: 'comments', type: { kind: 'string' }, optional: true },
 ];
 
-const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
+export const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
 	{
 		name: 'details',
 		type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS },

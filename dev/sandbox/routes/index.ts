@@ -2,10 +2,12 @@
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { arkRoutes } from './ark';
+import { borrowerAddressRoutes } from './borrowerAddress';
 import { bringinRoutes } from './bringin';
 import { cardRoutes } from './cards';
 import { contractRoutes } from './contracts';
 import { disputeRoutes } from './disputes';
+import { fiatDetailsRoutes } from './fiatDetails';
 import { keyRoutes } from './keys';
 import { loanApplicationRoutes } from './loanApplications';
 import { lifecycleRoutes } from './lifecycle';
@@ -15,6 +17,7 @@ import { notificationSettingsRoutes } from './notificationSettings';
 import { offerRoutes } from './offers';
 import { priceRoutes } from './prices';
 import { profileRoutes } from './profiles';
+import { userSettingsRoutes } from './userSettings';
 
 export const apiRoutes: Route[] = [
 	...miscRoutes,
@@ -23,6 +26,8 @@ export const apiRoutes: Route[] = [
 	...contractRoutes,
 	...lifecycleRoutes,
 	...arkRoutes,
+	...borrowerAddressRoutes,
+	...fiatDetailsRoutes,
 	...keyRoutes,
 	...notificationRoutes,
 	...loanApplicationRoutes,
@@ -32,4 +37,5 @@ export const apiRoutes: Route[] = [
 	...cardRoutes,
 	...bringinRoutes,
 	...disputeRoutes,
+	...userSettingsRoutes,
 ];

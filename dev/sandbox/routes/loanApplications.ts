@@ -17,7 +17,7 @@
  * Spec dialect: the same endpoints with `{error, code, details}`, 404 LOAN_APPLICATION_NOT_FOUND for an
  * unknown id (delete included), edit checked like create, a blocked account 403 ACCOUNT_BLOCKED.
  */
-import { ApiError, asPlainText } from '../errors';
+import { ApiError } from '../errors';
 import {
 	insertLoanApplication,
 	loanApplicationsOf,
@@ -28,7 +28,7 @@ import { caller, jsonReply, type Reply, type RequestContext, type Route } from '
 import {
 	collateralAddressProblem,
 	derivationPathProblem,
-	deserializeLive,
+	deserializeLivePlain,
 	publicKeyProblem,
 	type FieldSpec,
 } from '../serde';
@@ -135,11 +135,7 @@ function readBody(
 	structName: string,
 	fields: FieldSpec[],
 ): Record<string, unknown> {
-	try {
-		return deserializeLive(ctx.rawBody, ctx.body, structName, fields);
-	} catch (error) {
-		throw error instanceof ApiError ? asPlainText(error) : error;
-	}
+	return deserializeLivePlain(ctx.rawBody, ctx.body, structName, fields);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -87,3 +87,17 @@ export function loanTypeField(description: string, options = LOAN_TYPE_OPTIONS):
 		options,
 	};
 }
+
+export function borrowerNpubField(sentAs: string): INodeProperties {
+	return {
+		displayName: 'Nostr Public Key (Npub)',
+		name: 'borrowerNpub',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg',
+		description: followedBy(
+			'Your Nostr public key (npub1…), how lenders reach you.',
+			`${sentAs} Never enter an nsec: that is a private key.`,
+		),
+	};
+}

@@ -59,6 +59,9 @@ export function contractListing(
 		label,
 		path: CONTRACTS_PATH,
 		qs,
+		records: 'contracts',
+		whenShort:
+			"If this keeps happening, check the credential's Base URL: Lendasat's contract list pages completely.",
 		idOf: (contract) =>
 			contract.id === undefined || contract.id === null ? undefined : String(contract.id),
 		timeOf: (contract) => timestampOf(contract[timeField]),

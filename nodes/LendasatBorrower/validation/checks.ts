@@ -11,6 +11,7 @@ import {
 	type ParsedTransaction,
 } from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
+import { isOnCurveX } from '../encryption/secp256k1';
 
 /**
  * Every `check…` function returns null when the value is acceptable, otherwise one or two
@@ -146,6 +147,42 @@ function findEquivalentAreaCityTimezone(zone: string): string | undefined {
 	if (!zone.includes('/')) return undefined;
 	const resolved = resolveTimezone(zone);
 	return resolved !== undefined && isAreaCityTimezone(resolved) ? resolved : undefined;
+}
+
+const REFERRAL_CODE_MAX_LENGTH = 64;
+
+/** A referral code as Lendasat issues them (LAS-7KQ2M, or a partner's own word): one word of plain characters, exact case. */
+export function checkReferralCode(value: unknown): ValidationProblem {
+	const hint =
+		' A referral code looks like LAS-7KQ2M; Lendasat compares it exactly, letter case included.';
+	if (typeof value !== 'string')
+		return `Expected a referral code as text, got ${describeValue(value)}.${hint}`;
+	const code = value.trim();
+	if (code === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(code);
+	if (/\s/.test(code)) return `${shown} contains spaces.${hint}`;
+	if (!PRINTABLE_ASCII_PATTERN.test(code))
+		return `${shown} contains a character that does not belong in a referral code.${hint}`;
+	if (code.length > REFERRAL_CODE_MAX_LENGTH)
+		return `Too long: ${code.length} characters, at most ${REFERRAL_CODE_MAX_LENGTH}.${hint}`;
+	return null;
+}
+
+const LOCALE_EXAMPLE = 'en-US';
+/** A BCP-47 language tag of the usual shape: language, optional script, optional region (de-DE, zh-Hant-TW, es-419). */
+const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
+
+/** A language tag such as en-US or de-DE (BCP-47: language, optional script, optional region). */
+export function checkLocale(value: unknown): ValidationProblem {
+	if (typeof value !== 'string')
+		return `Expected a language tag like ${LOCALE_EXAMPLE}, got ${describeValue(value)}.`;
+	const locale = value.trim();
+	if (locale === '') return `Must not be empty. Enter a language tag like ${LOCALE_EXAMPLE}.`;
+	if (LOCALE_PATTERN.test(locale)) return null;
+	const shown = describeValue(locale);
+	if (/_/.test(locale))
+		return `${shown} uses an underscore; write the tag with a dash, like ${locale.replace(/_/g, '-')}.`;
+	return `${shown} is not a language tag. Use a language, optionally with a region, like ${LOCALE_EXAMPLE}, de-DE or es.`;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -398,7 +435,7 @@ export function checkArkAddress(
 	const offCurve = [
 		['server key', parsed.serverKey],
 		['VTXO key', parsed.vtxoTaprootKey],
-	].find(([, key]) => !isOnSecp256k1(BigInt(`0x${key}`)));
+	].find(([, key]) => !isOnCurveX(BigInt(`0x${key}`)));
 	if (offCurve) {
 		return `${shown} is not a valid Ark address: its ${offCurve[0]} is not a point on the secp256k1 curve, so no Ark wallet made it.${hint}`;
 	}
@@ -473,8 +510,6 @@ export function checkStablecoinAddress(value: unknown): ValidationProblem {
 // Keys
 
 const DERIVATION_PATH_EXAMPLE = "m/84'/0'/0'/0/0";
-/** The field prime of secp256k1. */
-const SECP256K1_P = 2n ** 256n - 2n ** 32n - 977n;
 const MAX_CHILD_INDEX = 2 ** 31 - 1;
 
 /**
@@ -496,26 +531,9 @@ export function checkCompressedPublicKey(value: unknown): ValidationProblem {
 	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
 	if (!/^0[23]/.test(key))
 		return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
-	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`)))
+	if (!isOnCurveX(BigInt(`0x${key.slice(2)}`)))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
-}
-
-/** Whether some y satisfies y² = x³ + 7 (mod p), by Euler's criterion. */
-function isOnSecp256k1(x: bigint): boolean {
-	if (x >= SECP256K1_P) return false;
-	const rhs = (modPow(x, 3n, SECP256K1_P) + 7n) % SECP256K1_P;
-	return rhs === 0n || modPow(rhs, (SECP256K1_P - 1n) / 2n, SECP256K1_P) === 1n;
-}
-
-function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-	let result = 1n;
-	let b = base % modulus;
-	for (let e = exponent; e > 0n; e >>= 1n) {
-		if (e & 1n) result = (result * b) % modulus;
-		b = (b * b) % modulus;
-	}
-	return result;
 }
 
 /** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
@@ -567,7 +585,7 @@ export function checkNpub(value: unknown): ValidationProblem {
 		return `${shown} does not hold a 32-byte key (wrong length).${hint}`;
 	}
 	const x = words.reduce((accumulator, word) => (accumulator << 5n) | BigInt(word), 0n) >> 4n;
-	if (!isOnSecp256k1(x))
+	if (!isOnCurveX(x))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }

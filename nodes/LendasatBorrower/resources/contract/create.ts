@@ -26,6 +26,7 @@ import {
 	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
+	checkNpub,
 	checkOneOf,
 	checkPositiveAmount,
 	checkStablecoinAddress,
@@ -38,6 +39,7 @@ import {
 import { clientContractIdFor, createContractOnce } from './createOnce';
 import { requireCollateralKind } from './collateralKind';
 import {
+	borrowerNpubField,
 	borrowerPublicKeyField,
 	clientContractIdField,
 	collateralAddressField,
@@ -161,6 +163,20 @@ const REQUEST_VALUES: RequestValue[] = [
 		bodyFields: ['client_contract_id'],
 		read: text(checkUuid),
 	},
+	{
+		parameter: 'borrowerNpub',
+		label: 'Nostr Public Key (Npub)',
+		additional: true,
+		bodyFields: ['borrower_npub'],
+		read: text(checkNpub),
+	},
+	{
+		parameter: 'moonCardId',
+		label: 'Moon Card ID',
+		additional: true,
+		bodyFields: ['moon_card_id'],
+		read: text(checkUuid),
+	},
 ];
 
 /** The live backend's serde rejection names its own field; the user needs the node's. */
@@ -243,6 +259,7 @@ export const contractCreateFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showOnlyForContractCreate,
 		options: [
+			borrowerNpubField('Sent as borrower_npub; without it Lendasat uses its own.'),
 			borrowerPublicKeyField("Sent as borrower_pk; Lendasat's backend requires it."),
 			clientContractIdField(
 				'Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.',
@@ -256,10 +273,18 @@ export const contractCreateFields: INodeProperties[] = [
 				name: 'extraBodyFields',
 				type: 'json',
 				default: '{}',
-				description:
-					'More fields for the request body, as a JSON object, e.g. borrower_npub, moon_card_id or fiat_loan_details',
+				description: 'More fields for the request body, as a JSON object, e.g. fiat_loan_details',
 			},
 			loanTypeField("How the loan is paid out. Sent as loan_type; Lendasat's backend requires it."),
+			{
+				displayName: 'Moon Card ID',
+				name: 'moonCardId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+				description:
+					'For Loan Type PayWithMoon: the PayWithMoon card the loan tops up (the ID of an item of Card → Get Many), sent as moon_card_id. Leave empty and Lendasat issues a new card.',
+			},
 			repaymentAddressField('Sent as repayment_address and borrower_loan_address.'),
 		],
 	},

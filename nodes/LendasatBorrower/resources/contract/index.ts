@@ -21,7 +21,12 @@ import {
 	contractReportBtcInvoicePaidOperation,
 } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
+import { contractSendFiatDetailsFields, contractSendFiatDetailsOperation } from './sendFiatDetails';
 import { contractIdField, contractSimplifyField } from './shared';
+import {
+	contractUpdateBorrowerAddressFields,
+	contractUpdateBorrowerAddressOperation,
+} from './updateBorrowerAddress';
 
 export const contractDescription: INodeProperties[] = [
 	{
@@ -47,6 +52,8 @@ export const contractDescription: INodeProperties[] = [
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
+			contractSendFiatDetailsOperation,
+			contractUpdateBorrowerAddressOperation,
 		],
 		default: 'create',
 	},
@@ -57,6 +64,8 @@ export const contractDescription: INodeProperties[] = [
 	...contractReportBtcInvoicePaidFields,
 	...collateralFields,
 	...arkCollateralFields,
+	...contractUpdateBorrowerAddressFields,
+	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];

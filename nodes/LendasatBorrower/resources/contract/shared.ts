@@ -27,6 +27,8 @@ const OPERATIONS_ON_ONE_CONTRACT = [
 	'getRecoveryPsbt',
 	'reportBtcInvoicePaid',
 	'reportRepayment',
+	'sendFiatDetails',
+	'updateBorrowerAddress',
 ];
 
 /** Simplify as node version 1 gives it, kept for the workflows saved with it. */

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import {
+	borrowerNpubField,
 	borrowerPublicKeyField,
 	clientContractIdField,
 	collateralAddressField,
@@ -147,15 +148,7 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 			clientContractIdField(
 				'Your own UUID for your records, sent as client_contract_id and returned with the application',
 			),
-			{
-				displayName: 'Nostr Public Key (Npub)',
-				name: 'borrowerNpub',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg',
-				description:
-					'Your Nostr public key (npub1…), how lenders reach you. Sent as borrower_npub; without it Lendasat uses its own. Never enter an nsec: that is a private key.',
-			},
+			borrowerNpubField('Sent as borrower_npub; without it Lendasat uses its own.'),
 			repaymentAddressField('Sent as borrower_loan_address.'),
 		],
 	},
