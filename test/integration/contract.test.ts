@@ -436,7 +436,7 @@ describe('Contract → Create: the Nostr key and the Moon card', () => {
 		);
 		expect(error?.message).toBe('Card not found (HTTP 404)');
 		expect(describedBy(error)).toMatch(/no Moon card of this account has that ID.*Card not found/);
-		expect(sandbox.requests[0].body).toMatchObject({ moon_card_id: MOON_CARD });
+		expect(posted()[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
 
