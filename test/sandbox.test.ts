@@ -9,7 +9,11 @@ import {
 	type Sandbox,
 } from '../dev/sandbox/server';
 import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoin';
-import { checkCompressedPublicKey, checkNpub } from '../nodes/LendasatBorrower/validation/checks';
+import {
+	checkArkAddress,
+	checkCompressedPublicKey,
+	checkNpub,
+} from '../nodes/LendasatBorrower/validation/checks';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -2421,11 +2425,15 @@ describe('everything the sandbox hands out is well formed', () => {
 
 	async function everythingListed(dialect: 'spec' | 'live'): Promise<Array<[string, string]>> {
 		sandbox.configure({ dialect });
-		// An approved contract has an escrow address to fund.
+		// An approved contract has an escrow address to fund; an Arkade one's is an Ark address.
 		const approved = sandbox.admin.createContract(sandbox.keys.borrower, {
 			loan_id: OFFER,
 			loan_amount: 500,
 			duration_days: 30,
+			status: 'Approved',
+		});
+		sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.arkade,
 			status: 'Approved',
 		});
 		const answers = await Promise.all([
@@ -2454,6 +2462,13 @@ describe('everything the sandbox hands out is well formed', () => {
 					expect.objectContaining({ error: expect.anything() }),
 				]);
 			}
+			const arkAddresses = values.filter(([, value]) => /^t?ark1/.test(value));
+			expect(arkAddresses.map(([field]) => field).sort()).toEqual([
+				'borrower_btc_address',
+				'contract_address',
+			]);
+			for (const [field, address] of arkAddresses)
+				expect([field, checkArkAddress(address, 'test')]).toEqual([field, null]);
 			for (const [field, key] of keys)
 				expect([field, checkCompressedPublicKey(key)]).toEqual([field, null]);
 			for (const [field, npub] of npubs) expect([field, checkNpub(npub)]).toEqual([field, null]);

@@ -6,6 +6,7 @@ import { testnetAddressFor } from './bitcoin';
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
+import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
 import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
@@ -78,7 +79,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin, MoonAdmin, DisputeAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin, DisputeAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -298,6 +299,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...arkAdmin(state),
 		...moonAdmin(state),
 		...disputeAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
@@ -499,6 +501,7 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			return jsonReply({ has_key: true });
 		}),
 		...lifecycleAdminRoutes(admin),
+		...arkAdminRoutes(admin),
 		...disputeAdminRoutes(admin),
 	];
 }

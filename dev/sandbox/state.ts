@@ -3,7 +3,7 @@
  * changes with their notifications). Everything here is synchronous, so request handling is race-free.
  */
 import { contractNotFound } from './errors';
-import { IdGenerator, escrowAddressFor } from './ids';
+import { IdGenerator, arkAddressFor, escrowAddressFor } from './ids';
 import type {
 	ApiAccount,
 	ApiKeyRecord,
@@ -222,7 +222,11 @@ export function applyStatusEffects(state: SandboxState, contract: Contract, stat
 		status !== 'Cancelled' &&
 		status !== 'Rejected';
 	if (needsAddress && contract.contract_address === null) {
-		contract.contract_address = escrowAddressFor(state.seed, contract.id);
+		// Arkade collateral is sent off-chain, to the escrow VTXO's Ark address.
+		contract.contract_address =
+			contract.collateral_asset === 'ArkadeBtc'
+				? arkAddressFor(state.seed, `${contract.id}:escrow`)
+				: escrowAddressFor(state.seed, contract.id);
 	}
 	// initial_collateral_sats already includes the origination fee (contract_requests.rs
 	// calculate_initial_funding_amount); collateral_sats is what is deposited minus the fee.

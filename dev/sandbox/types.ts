@@ -6,6 +6,7 @@
 export type Dialect = 'spec' | 'live';
 
 export type FaultKind =
+	| '404'
 	| '500'
 	| '502-html'
 	| '503'
@@ -270,8 +271,10 @@ export interface Contract {
 	fiat_loan_details_borrower: FiatLoanDetailsResponse | null;
 	fiat_loan_details_lender: FiatLoanDetailsResponse | null;
 	/**
-	 * Only in the newer generated types (HEAD schema.d.ts), without a description: the sandbox says true
-	 * for Arkade collateral and null otherwise (inferred, the handler was not available).
+	 * Only in the newer generated types (HEAD schema.d.ts:1487-1492): whether Arkade collateral VTXOs must
+	 * be settled (settle-ark) rather than spent off-chain (claim-ark); null for on-chain collateral. The
+	 * backend also answers null "for non-claimable statuses"; the sandbox shows the VTXOs' state in every
+	 * status (false until `admin.setArkVtxosRecoverable`) [INF].
 	 */
 	requires_ark_settlement: boolean | null;
 	/** Spec field, echoed only when the request carried it. */

@@ -153,6 +153,13 @@ function collateralAndKyc(record: Contract): Record<string, unknown> {
 }
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
+/** The one read Contract → Create makes before sending a Collateral Address: which kind its offer takes. */
+const OFFER_READ = `GET /api/offers/${OFFER}`;
+/** The contract requests Contract → Create sent, without its read of the offer. */
+const posted = () =>
+	sandbox.requests.filter(
+		(request) => `${request.method} ${request.path}` === 'POST /api/contracts',
+	);
 
 function describedBy(error: unknown): string {
 	return String((error as { description?: unknown } | undefined)?.description ?? '');
@@ -203,8 +210,9 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		});
 		expect(contract.pairedItem).toEqual({ item: 0 });
 
-		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe('POST /api/contracts');
+		expect(received()).toEqual([OFFER_READ, 'POST /api/contracts']);
+		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: 'Any', loan_type: 'All' });
+		const [request] = posted();
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
 		expect(request.body).toEqual(BOTH_ADDRESSES_BODY);
@@ -217,14 +225,14 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			status: 'pending',
 			loan_amount: 1500,
 		});
-		expect(sandbox.requests[0].body).toMatchObject({
+		expect(posted()[0].body).toMatchObject({
 			loan_id: OFFER,
 			loan_amount: 1500,
 			duration_days: 30,
 			collateral_address: COLLATERAL_ADDRESS,
 			repayment_address: STABLECOIN_ADDRESS,
 		});
-		expect(sandbox.requests[0].headers['idempotency-key']).toMatch(/^n8n-/);
+		expect(posted()[0].headers['idempotency-key']).toMatch(/^n8n-/);
 	});
 
 	it.each(['spec', 'live'] as const)(
@@ -240,10 +248,11 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			});
 			expect(sandbox.stats().contractsCreated).toBe(1);
 			expect(sandbox.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
+				OFFER_READ, // which kind of Collateral Address the offer takes
 				'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
 				'POST /api/contracts',
 			]);
-			expect(sandbox.requests[1].headers['idempotency-key']).toBe('order-1042');
+			expect(posted()[0].headers['idempotency-key']).toBe('order-1042');
 		},
 	);
 
@@ -321,7 +330,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			status: 'Requested',
 			borrower_btc_address: COLLATERAL_ADDRESS,
 		});
-		expect(sandbox.requests[0].body).toMatchObject({
+		expect(posted()[0].body).toMatchObject({
 			...extra,
 			collateral_address: COLLATERAL_ADDRESS,
 			repayment_address: STABLECOIN_ADDRESS,
@@ -427,7 +436,7 @@ describe('Contract → Create: the Nostr key and the Moon card', () => {
 		);
 		expect(error?.message).toBe('Card not found (HTTP 404)');
 		expect(describedBy(error)).toMatch(/no Moon card of this account has that ID.*Card not found/);
-		expect(sandbox.requests[0].body).toMatchObject({ moon_card_id: MOON_CARD });
+		expect(posted()[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
 
@@ -779,7 +788,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 	it('sends the full body the live backend reads and returns its Requested contract', async () => {
 		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
 		expect(error).toBeUndefined();
-		const [request] = sandbox.requests;
+		const [request] = posted();
 		expect(request.body).toEqual({
 			...BOTH_ADDRESSES_BODY,
 			borrower_pk: PUBLIC_KEY,
@@ -830,7 +839,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			expect(error).toBeUndefined();
 			expect(created()).toHaveLength(1);
 			expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
-			expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+			expect(received()).toEqual([OFFER_READ, 'POST /api/contracts', 'GET /api/contracts']);
 		},
 	);
 
@@ -844,7 +853,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(error).toBeUndefined();
 		expect(created()).toHaveLength(1);
 		expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
-		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+		expect(received()).toEqual([OFFER_READ, 'POST /api/contracts', 'GET /api/contracts']);
 	});
 
 	it('sends again after a 503 that came before anything was stored, once the lookup found nothing', async () => {
@@ -856,11 +865,12 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(created()).toHaveLength(1);
 		expect(output(NODE)[0].json.id).toBe(created()[0].id);
 		expect(received()).toEqual([
+			OFFER_READ,
 			'POST /api/contracts',
 			'GET /api/contracts',
 			'POST /api/contracts',
 		]);
-		const [first, , second] = sandbox.requests;
+		const [first, second] = posted();
 		expect(second.body).toEqual(first.body);
 	});
 
@@ -872,8 +882,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			],
 		});
 		const { error } = await runWorkflow(liveCreate(), { credential: borrower() });
-		const clientId = (sandbox.requests[0].body as { client_contract_id: string })
-			.client_contract_id;
+		const clientId = (posted()[0].body as { client_contract_id: string }).client_contract_id;
 		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503)');
 		expect(describedBy(error)).toContain(`It may have been created: looking for it failed`);
 		expect(describedBy(error)).toContain(clientId);
@@ -899,11 +908,13 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			expect(again.error).toBeUndefined();
 			expect(created()).toHaveLength(1);
 			expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
-			expect(sandbox.requests[1].headers['idempotency-key']).toBe(header);
-			// The re-run only looked.
+			expect(posted()[0].headers['idempotency-key']).toBe(header);
+			// The re-run only looked (the offer's collateral kind, then the contract).
 			expect(received()).toEqual([
+				OFFER_READ,
 				'GET /api/contracts',
 				'POST /api/contracts',
+				OFFER_READ,
 				'GET /api/contracts',
 			]);
 		},

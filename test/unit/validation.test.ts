@@ -1,6 +1,8 @@
 import {
+	checkArkAddress,
 	checkBitcoinAddress,
 	checkCentAmount,
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkEmail,
@@ -506,6 +508,91 @@ describe('checkBitcoinAddress', () => {
 	test('the example addresses in messages are valid for their network', () => {
 		expect(checkBitcoinAddress(TESTNET_P2WPKH, 'test')).toBeNull();
 		expect(checkBitcoinAddress(MAINNET_P2WPKH, 'mainnet')).toBeNull();
+	});
+});
+
+/** Arkade's documented keys as Ark addresses (encoded and checked in bitcoin.test.ts). */
+const MAINNET_ARK =
+	'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt8ngt9rw';
+const TESTNET_ARK =
+	'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x';
+/** The same server key with an all-zero VTXO key: valid bech32m, but 0 is no x coordinate on secp256k1. */
+const OFF_CURVE_ARK =
+	'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq0yft3k';
+
+describe('checkArkAddress', () => {
+	test.each([
+		[MAINNET_ARK, 'mainnet'],
+		[MAINNET_ARK, 'any'],
+		[TESTNET_ARK, 'test'],
+		[TESTNET_ARK, 'any'],
+		[`  ${TESTNET_ARK}\n`, 'test'],
+	] as const)('accepts %s in %s', (address, network) => {
+		expect(checkArkAddress(address, network)).toBeNull();
+	});
+
+	test('names the network an Ark address of the other one belongs to', () => {
+		expect(checkArkAddress(MAINNET_ARK, 'test')).toBe(
+			`${describeValue(MAINNET_ARK)} is a mainnet Ark address, but the credential's environment is Development ` +
+				'(test network, addresses start with tb1, m, n or 2); its Ark addresses start with tark1….',
+		);
+		expect(checkArkAddress(TESTNET_ARK, 'mainnet')).toMatch(
+			/is a test-network Ark address, but the credential's environment is Production .*start with ark1…\.$/,
+		);
+	});
+
+	test.each([
+		[OFF_CURVE_ARK, /its VTXO key is not a point on the secp256k1 curve/],
+		[MAINNET_ARK.slice(0, -1), /is not a valid Ark address: checksum does not match/],
+		['', /^Must not be empty\. Enter the Ark address \(ark1…, about 114 characters\)/],
+		[7, /^Expected an Ark address, got 7\./],
+	])('refuses %p', (value, message) => {
+		expect(checkArkAddress(value, 'mainnet')).toMatch(message);
+	});
+});
+
+describe('checkCollateralAddress: the kind the offer takes', () => {
+	test('an Arkade offer takes an Ark address, and says so to an on-chain one', () => {
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'ark')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'ark')).toBe(
+			`This offer takes Arkade collateral: enter an Ark address (tark1…) from your Ark wallet, not ${describeValue(TESTNET_P2WPKH)}, which is an on-chain Bitcoin address.`,
+		);
+		expect(checkCollateralAddress(MAINNET_P2WPKH, 'mainnet', 'ark')).toMatch(
+			/^This offer takes Arkade collateral: enter an Ark address \(ark1…\)/,
+		);
+	});
+
+	test('an on-chain offer takes a Bitcoin address, and says so to an Ark one', () => {
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'onchain')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'onchain')).toBe(
+			`This offer takes on-chain Bitcoin collateral: enter a Bitcoin address like ${TESTNET_P2WPKH}, not ${describeValue(TESTNET_ARK)}, which is an Ark address (only for Arkade offers).`,
+		);
+	});
+
+	test('where the offer is not known, either valid kind passes, on the environment’s network', () => {
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'either')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'either')).toBeNull();
+		expect(checkCollateralAddress(MAINNET_ARK, 'any', 'either')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_ARK, 'mainnet', 'either')).toMatch(
+			/is a test-network Ark address/,
+		);
+		expect(checkCollateralAddress(MAINNET_P2WPKH, 'test', 'either')).toMatch(
+			/is a mainnet address, but the credential's environment is Development/,
+		);
+	});
+
+	test('an address of neither kind is named for both', () => {
+		expect(
+			checkCollateralAddress('0x52908400098527886E0F7030069857D2E4169EE7', 'test', 'either'),
+		).toMatch(
+			/not a Bitcoin address \(unknown prefix\)\. For an Arkade offer, enter an Ark address \(tark1…\) instead\.$/,
+		);
+		expect(
+			checkCollateralAddress('0x52908400098527886E0F7030069857D2E4169EE7', 'test', 'ark'),
+		).toMatch(/is not a valid Ark address: not an Ark address/);
+		expect(checkCollateralAddress(undefined, 'test', 'either')).toMatch(
+			/^Expected a Bitcoin address/,
+		);
 	});
 });
 

@@ -5,7 +5,9 @@
 import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
 import { evmAddressFor, uuidFor } from '../ids';
 import { stableStringify } from '../idempotency';
+import { decodeArkAddress } from '../bitcoin';
 import {
+	ARKADE,
 	CANCELLABLE_STATUSES,
 	FIAT_ASSETS,
 	createContractEntry,
@@ -26,7 +28,7 @@ import {
 	type Route,
 } from '../router';
 import {
-	bitcoinAddressProblem,
+	collateralAddressProblem,
 	derivationPathProblem,
 	deserializeLive,
 	publicKeyProblem,
@@ -221,7 +223,7 @@ const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
 	{ name: 'duration_days', type: { kind: 'i32' } },
 	{
 		name: 'borrower_btc_address',
-		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: collateralAddressProblem },
 	},
 	{
 		name: 'borrower_pk',
@@ -324,6 +326,29 @@ function checkLoanType(
 	}
 }
 
+/**
+ * Lendasat's apps send an Ark address for an ArkadeBtc offer and an on-chain one otherwise (iframe
+ * useWallet.ts useCollateralAddress); whether and where the newer backend refuses the other kind is not
+ * public: the sandbox refuses it right after loading the offer, with texts of its own [INF].
+ */
+function checkCollateralAddressKind(offer: LoanOffer, address: string): void {
+	const ark = decodeArkAddress(address) !== null;
+	if (offer.collateral_asset === ARKADE && !ark) {
+		throw liveError(
+			400,
+			'Arkade collateral requires an Ark address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
+	}
+	if (offer.collateral_asset !== ARKADE && ark) {
+		throw liveError(
+			400,
+			'Bitcoin collateral requires an on-chain Bitcoin address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
+	}
+}
+
 function createLiveContract(ctx: RequestContext): Reply {
 	const { apiKey, user } = caller(ctx);
 	const request = deserializeLive(
@@ -343,6 +368,7 @@ function createLiveContract(ctx: RequestContext): Reply {
 			`Loan offer ${shorten(request.id)} not found`,
 			SOMETHING_WENT_WRONG,
 		);
+	checkCollateralAddressKind(offer, request.borrower_btc_address);
 	const days = request.duration_days;
 	if (days < offer.duration_days_min || days > offer.duration_days_max) {
 		throw liveError(400, durationRangeMessage(days, offer), 'INVALID_DURATION');

@@ -1,6 +1,7 @@
 /** Every route of the borrower API the sandbox serves. */
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
+import { arkRoutes } from './ark';
 import { borrowerAddressRoutes } from './borrowerAddress';
 import { bringinRoutes } from './bringin';
 import { cardRoutes } from './cards';
@@ -24,6 +25,7 @@ export const apiRoutes: Route[] = [
 	...offerRoutes,
 	...contractRoutes,
 	...lifecycleRoutes,
+	...arkRoutes,
 	...borrowerAddressRoutes,
 	...fiatDetailsRoutes,
 	...keyRoutes,

@@ -26,7 +26,7 @@ import {
 } from '../loanApplications';
 import { caller, jsonReply, type Reply, type RequestContext, type Route } from '../router';
 import {
-	bitcoinAddressProblem,
+	collateralAddressProblem,
 	derivationPathProblem,
 	deserializeLivePlain,
 	publicKeyProblem,
@@ -93,7 +93,8 @@ const CREATE_FIELDS: FieldSpec[] = [
 	{ name: 'borrower_loan_address', type: { kind: 'string' }, optional: true },
 	{
 		name: 'borrower_btc_address',
-		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+		// An application names no collateral asset (CreateLoanApplicationSchema): either kind [INF].
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: collateralAddressProblem },
 	},
 	{
 		name: 'borrower_pk',

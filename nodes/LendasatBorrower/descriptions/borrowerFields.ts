@@ -46,7 +46,7 @@ export function collateralAddressField(sentAs: string): INodeProperties {
 		default: '',
 		placeholder: 'e.g. bc1q…',
 		description: followedBy(
-			'Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development).',
+			'Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development). For Arkade collateral, your Ark address instead (ark1… in production, tark1… in development).',
 			sentAs,
 		),
 	};

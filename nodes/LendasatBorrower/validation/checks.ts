@@ -2,6 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	decodeBech32,
+	looksLikeArkAddress,
+	parseArkAddress,
 	parseBitcoinAddress,
 	parseBitcoinTransactionHex,
 	PSBT_NOT_TRANSACTION,
@@ -396,6 +398,80 @@ export function checkBitcoinAddress(
 
 function isOnEnvironmentNetwork(network: BitcoinNetwork, environment: CredentialNetwork): boolean {
 	return environment === 'mainnet' ? network === 'mainnet' : network !== 'mainnet';
+}
+
+/**
+ * Which kind of address a loan's collateral goes back to: an on-chain Bitcoin address (offers with
+ * collateral_asset BitcoinBtc), an Ark address (ArkadeBtc), or either where the offer is not known.
+ */
+export type CollateralAddressKind = 'onchain' | 'ark' | 'either';
+
+const ARK_PREFIXES: Record<CredentialNetwork, string> = { mainnet: 'ark1…', test: 'tark1…' };
+
+function arkPrefixFor(expected: ExpectedBitcoinNetwork): string {
+	return expected === 'any' ? 'ark1… or tark1…' : ARK_PREFIXES[expected];
+}
+
+function onchainExampleFor(expected: ExpectedBitcoinNetwork): string {
+	return expected === 'test' ? TEST_ADDRESS_EXAMPLE : MAINNET_ADDRESS_EXAMPLE;
+}
+
+/**
+ * An Ark address (Arkade collateral): bech32m `ark1…` on mainnet, `tark1…` on the test networks,
+ * holding version 0 and two x-only keys on secp256k1. `expected` is the credential's network.
+ */
+export function checkArkAddress(
+	value: unknown,
+	expected: ExpectedBitcoinNetwork,
+): ValidationProblem {
+	const hint = ` Enter the Ark address (${arkPrefixFor(expected)}, about 114 characters) your Ark wallet gives you.`;
+	if (typeof value !== 'string')
+		return `Expected an Ark address, got ${describeValue(value)}.${hint}`;
+	const address = value.trim();
+	if (address === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(address);
+	const parsed = parseArkAddress(address);
+	if ('error' in parsed) return `${shown} is not a valid Ark address: ${parsed.error}.${hint}`;
+	const offCurve = [
+		['server key', parsed.serverKey],
+		['VTXO key', parsed.vtxoTaprootKey],
+	].find(([, key]) => !isOnCurveX(BigInt(`0x${key}`)));
+	if (offCurve) {
+		return `${shown} is not a valid Ark address: its ${offCurve[0]} is not a point on the secp256k1 curve, so no Ark wallet made it.${hint}`;
+	}
+	if (expected !== 'any' && parsed.network !== expected) {
+		return `${shown} is ${parsed.network === 'mainnet' ? 'a mainnet' : 'a test-network'} Ark address, but the credential's environment is ${CREDENTIAL_ENVIRONMENTS[expected]}; its Ark addresses start with ${ARK_PREFIXES[expected]}.`;
+	}
+	return null;
+}
+
+/**
+ * The address the collateral goes back to, of the kind the offer takes (see CollateralAddressKind) and
+ * on the credential's network. Given the wrong kind, the problem says which kind the offer takes.
+ */
+export function checkCollateralAddress(
+	value: unknown,
+	expected: ExpectedBitcoinNetwork,
+	kind: CollateralAddressKind,
+): ValidationProblem {
+	const text = typeof value === 'string' ? value.trim() : undefined;
+	const isArk = text !== undefined && looksLikeArkAddress(text);
+	if (kind === 'ark') {
+		if (text !== undefined && !isArk && checkBitcoinAddress(text, 'any') === null) {
+			return `This offer takes Arkade collateral: enter an Ark address (${arkPrefixFor(expected)}) from your Ark wallet, not ${describeValue(text)}, which is an on-chain Bitcoin address.`;
+		}
+		return checkArkAddress(value, expected);
+	}
+	if (isArk) {
+		if (kind === 'onchain') {
+			return `This offer takes on-chain Bitcoin collateral: enter a Bitcoin address like ${onchainExampleFor(expected)}, not ${describeValue(text)}, which is an Ark address (only for Arkade offers).`;
+		}
+		return checkArkAddress(value, expected);
+	}
+	const problem = checkBitcoinAddress(value, expected);
+	return problem && kind === 'either' && text !== undefined && text !== ''
+		? `${problem} For an Arkade offer, enter an Ark address (${arkPrefixFor(expected)}) instead.`
+		: problem;
 }
 
 const PRINTABLE_ASCII_PATTERN = /^[\x21-\x7e]+$/;

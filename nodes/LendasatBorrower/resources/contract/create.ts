@@ -2,8 +2,10 @@ import { randomUUID } from 'crypto';
 import {
 	NodeOperationError,
 	type IDataObject,
+	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
 	type IHttpRequestOptions,
+	type INodeExecutionData,
 	type INodeProperties,
 	type INodePropertyOptions,
 } from 'n8n-workflow';
@@ -13,9 +15,15 @@ import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
 import { invalidParameter, type Check } from '../../validation/parameters';
-import { apiRoute, credentialsOf, oncePerRun } from '../../transport/apiRoute';
 import {
-	checkBitcoinAddress,
+	apiRoute,
+	credentialsOf,
+	oncePerRun,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
+import {
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkNpub,
@@ -29,6 +37,7 @@ import {
 	toNumber,
 } from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
+import { requireCollateralKind } from './collateralKind';
 import {
 	borrowerNpubField,
 	borrowerPublicKeyField,
@@ -105,10 +114,12 @@ const REQUEST_VALUES: RequestValue[] = [
 		label: 'Collateral Address',
 		additional: true,
 		bodyFields: ['collateral_address', 'borrower_btc_address'],
+		// Either kind here; the offer's collateral asset decides which one it must be (collateralKind.ts).
 		read: (value, network) =>
-			text((candidate) => checkBitcoinAddress(candidate, network))(value, network),
+			text((candidate) => checkCollateralAddress(candidate, network, 'either'))(value, network),
 		liveRequired: true,
-		explanation: 'your Bitcoin address, where the collateral goes back after repayment',
+		explanation:
+			'your Bitcoin address (an Ark address for an Arkade offer), where the collateral goes back after repayment',
 	},
 	{
 		parameter: 'repaymentAddress',
@@ -204,7 +215,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
 		{ method: 'POST', url: '/api/contracts' },
-		{ prepare: [buildContractRequest], send: createContractOnce },
+		{ prepare: [buildContractRequest], send: createForCollateralKind },
 	),
 };
 
@@ -253,7 +264,9 @@ export const contractCreateFields: INodeProperties[] = [
 			clientContractIdField(
 				'Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.',
 			),
-			collateralAddressField('Sent as collateral_address and borrower_btc_address.'),
+			collateralAddressField(
+				'Sent as collateral_address and borrower_btc_address. An Arkade offer (collateral_asset ArkadeBtc) takes an Ark address, any other an on-chain one: the node reads the offer to check which.',
+			),
 			derivationPathField("Sent as borrower_derivation_path; Lendasat's backend requires it."),
 			{
 				displayName: 'Extra Body Fields (JSON)',
@@ -276,6 +289,16 @@ export const contractCreateFields: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Contract → Create once the Collateral Address is known to be of the kind the offer takes. */
+async function createForCollateralKind(
+	this: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+): Promise<INodeExecutionData[]> {
+	await requireCollateralKind(this, api, request.body as IDataObject);
+	return await createContractOnce.call(this, api, request);
+}
 
 /**
  * Builds the whole body from the checked values, both dialects' names at once, plus the

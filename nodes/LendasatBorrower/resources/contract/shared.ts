@@ -13,12 +13,16 @@ import { isRecord } from '../../validation/checks';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = [
+	'broadcastArkClaim',
 	'broadcastClaim',
 	'broadcastRecovery',
 	'cancel',
 	'createBtcInvoice',
 	'extend',
+	'finishArkSettlement',
 	'get',
+	'getArkClaimPsbts',
+	'getArkSettlement',
 	'getClaimPsbt',
 	'getRecoveryPsbt',
 	'reportBtcInvoicePaid',

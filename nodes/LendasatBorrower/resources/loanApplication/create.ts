@@ -27,7 +27,7 @@ import {
 import { apiRoute, credentialsOf } from '../../transport/apiRoute';
 import { bitcoinNetworkFor } from '../../transport/credentials';
 import {
-	checkBitcoinAddress,
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkNpub,
@@ -131,7 +131,9 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 		displayOptions: showOnlyForCreate,
 	},
 	{
-		...collateralAddressField('Sent as borrower_btc_address.'),
+		...collateralAddressField(
+			'Sent as borrower_btc_address. An application names no collateral asset, so either kind is accepted.',
+		),
 		required: true,
 		displayOptions: showOnlyForCreate,
 	},
@@ -204,7 +206,8 @@ async function buildLoanApplication(
 			this,
 			'Collateral Address',
 			this.getNodeParameter('collateralAddress'),
-			(value) => checkBitcoinAddress(value, network),
+			// An application names no offer, so no collateral asset (CreateLoanApplicationSchema): either kind.
+			(value) => checkCollateralAddress(value, network, 'either'),
 		),
 	};
 
