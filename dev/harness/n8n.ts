@@ -112,6 +112,9 @@ export interface TestCredential {
 	baseUrl?: string;
 	keyType?: 'borrower' | 'master';
 	apiKey: string;
+	/** n8n's domain restriction, which n8n adds to every credential with authentication. */
+	allowedHttpRequestDomains?: 'all' | 'domains' | 'none';
+	allowedDomains?: string;
 }
 
 /**

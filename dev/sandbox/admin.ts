@@ -6,8 +6,11 @@ import { testnetAddressFor } from './bitcoin';
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
+import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
+import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
+import { moonAdmin, type MoonAdmin } from './moon';
 import { emptyReply, jsonReply, type Reply, type RequestContext, type Route } from './router';
 import {
 	changeLiquidationStatus,
@@ -20,6 +23,7 @@ import {
 	type SandboxState,
 } from './state';
 import type {
+	ClientLocation,
 	Contract,
 	ContractEntry,
 	Installment,
@@ -75,7 +79,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin, DisputeAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -295,6 +299,9 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...arkAdmin(state),
+		...moonAdmin(state),
+		...disputeAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -481,6 +488,20 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 				last_id: posted[posted.length - 1].data.id,
 			});
 		}),
+		route('POST', '/moon/invoices/:id/pay', (ctx) =>
+			jsonReply(admin.payMoonInvoice(ctx.params.id)),
+		),
+		route('POST', '/client-location', (ctx) => {
+			const { location } = bodyObject(ctx);
+			admin.setClientLocation(location as ClientLocation);
+			return jsonReply({ location });
+		}),
+		route('POST', '/bringin/confirm', (ctx) => {
+			admin.confirmBringin(requireText(bodyObject(ctx).api_key, 'api_key'));
+			return jsonReply({ has_key: true });
+		}),
 		...lifecycleAdminRoutes(admin),
+		...arkAdminRoutes(admin),
+		...disputeAdminRoutes(admin),
 	];
 }

@@ -8,6 +8,7 @@ import { errorOutcome, type Outcome } from './outcome';
 import type { Bad200Body, Dialect, FaultKind, FaultRule, RedirectStatus } from './types';
 
 export const FAULT_KINDS: FaultKind[] = [
+	'404',
 	'500',
 	'502-html',
 	'503',
@@ -29,6 +30,7 @@ export const BAD_200_BODIES: Bad200Body[] = [
 	'html',
 	'array',
 	'error-body',
+	'message-body',
 	'echo-key',
 ];
 const REDIRECT_STATUSES: RedirectStatus[] = [301, 302, 307, 308];
@@ -48,6 +50,8 @@ interface ArmedRule {
 	rule: FaultRule;
 	/** Hits left; null for probabilistic rules (never used up). */
 	remaining: number | null;
+	/** Matching requests still to let through before the rule hits. */
+	skip: number;
 }
 
 export function validateFaultRule(rule: FaultRule): string | null {
@@ -57,6 +61,9 @@ export function validateFaultRule(rule: FaultRule): string | null {
 	}
 	if (rule.times !== undefined && !(Number.isSafeInteger(rule.times) && rule.times >= 1)) {
 		return 'times must be a positive integer';
+	}
+	if (rule.skip !== undefined && !(Number.isSafeInteger(rule.skip) && rule.skip >= 0)) {
+		return 'skip must be a whole number from 0';
 	}
 	if (rule.delayMs !== undefined && !(Number.isFinite(rule.delayMs) && rule.delayMs >= 0)) {
 		return 'delayMs must be a non-negative number';
@@ -125,6 +132,7 @@ export class FaultInjector {
 		this.armed = rules.map((rule) => ({
 			rule,
 			remaining: rule.probability === undefined ? (rule.times ?? 1) : null,
+			skip: rule.skip ?? 0,
 		}));
 		this.random = createPrng(`${this.seed}:faults`);
 	}
@@ -135,6 +143,10 @@ export class FaultInjector {
 			const { rule } = armed;
 			if (rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
 			if (!pathMatches(rule.path, path)) continue;
+			if (armed.skip > 0) {
+				armed.skip -= 1;
+				continue;
+			}
 			if (armed.remaining === null) {
 				if (this.random() < (rule.probability ?? 0)) return rule;
 				continue;
@@ -199,6 +211,9 @@ function bad200(variant: Bad200Body, request: FaultRequest): Outcome {
 				headers: json,
 				body: '{"error":"Internal","code":"INTERNAL","details":"x"}',
 			};
+		case 'message-body':
+			// The live backend's error envelope, as a proxy or a bug might send it with a 200.
+			return { status: 200, headers: json, body: '{"message":"Something went wrong"}' };
 		case 'echo-key':
 			return {
 				status: 200,
@@ -245,6 +260,15 @@ export function faultOutcome(
 	request: FaultRequest,
 ): Outcome {
 	switch (rule.kind) {
+		case '404':
+			// A server without this route (e.g. one with only the specification's endpoints).
+			return errorOutcome(
+				dialect,
+				new ApiError(404, 'NOT_FOUND', 'No such endpoint (injected fault)', {
+					status: 404,
+					message: 'Not Found',
+				}),
+			);
 		case '502-html':
 			return {
 				status: 502,

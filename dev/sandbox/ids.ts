@@ -2,10 +2,11 @@
  * Deterministic identifiers: UUIDs, API keys, addresses and a seeded PRNG, all derived from a seed
  * string with SHA-256 so that a run of the sandbox is reproducible.
  */
-import { createHash } from 'node:crypto';
+import { createECDH, createHash } from 'node:crypto';
+
+import { arkAddress, base58Check, bech32Encode, segwitAddress, xOnlyKeyFor } from './bitcoin';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -52,14 +53,29 @@ export function masterKeyFor(seed: string, label: string): string {
 	return `las-${encodeWith(ALNUM, `${seed}:master:${label}`, 20)}`;
 }
 
-/** A signet (tb1q…) P2WPKH-looking address. */
+/** A signet (tb1q…) P2WPKH address with a valid checksum (no known key behind it). */
 export function btcAddressFor(seed: string, label: string): string {
-	return `tb1q${encodeWith(BECH32, `${seed}:btc:${label}`, 38)}`;
+	return segwitAddress('tb', 0, hashBytes(`${seed}:btc:${label}`, 20));
 }
 
-/** A signet (tb1p…) taproot-looking escrow address. */
+/** A signet (tb1p…) taproot escrow address with a valid checksum (no known key behind it). */
 export function escrowAddressFor(seed: string, label: string): string {
-	return `tb1p${encodeWith(BECH32, `${seed}:escrow:${label}`, 58)}`;
+	return segwitAddress('tb', 1, hashBytes(`${seed}:escrow:${label}`, 32));
+}
+
+/** The x-only key of the sandbox's Ark server, in every Ark address it hands out. */
+export function arkServerKeyFor(seed: string): Buffer {
+	return xOnlyKeyFor(`${seed}:ark-server`);
+}
+
+/** The x-only taproot key of a VTXO the sandbox makes up (a point on the curve, no known key behind it). */
+export function vtxoKeyFor(seed: string, label: string): Buffer {
+	return xOnlyKeyFor(`${seed}:vtxo:${label}`);
+}
+
+/** A test-network Ark address (tark1…) of the sandbox's Ark server for a made-up VTXO key. */
+export function arkAddressFor(seed: string, label: string): string {
+	return arkAddress('tark', arkServerKeyFor(seed), vtxoKeyFor(seed, label));
 }
 
 export function evmAddressFor(seed: string, label: string): string {
@@ -70,8 +86,20 @@ export function solanaAddressFor(seed: string, label: string): string {
 	return encodeWith(BASE58, `${seed}:sol:${label}`, 44);
 }
 
+/** A Tron address: base58check of 0x41 and 20 bytes (a valid checksum, no known key behind it). */
+export function tronAddressFor(seed: string, label: string): string {
+	return base58Check(Buffer.concat([Buffer.from([0x41]), hashBytes(`${seed}:tron:${label}`, 20)]));
+}
+
+/** A compressed secp256k1 public key (a point on the curve; the private key is a hash, known to no one real). */
 export function publicKeyFor(seed: string, label: string): string {
-	return `02${sha256Hex(`${seed}:pk:${label}`)}`;
+	return curvePointFor(`${seed}:pk:${label}`).toString('hex');
+}
+
+function curvePointFor(text: string): Buffer {
+	const ecdh = createECDH('secp256k1');
+	ecdh.setPrivateKey(hashBytes(text, 32));
+	return ecdh.getPublicKey(null, 'compressed');
 }
 
 export function txidFor(seed: string, label: string): string {
@@ -79,7 +107,7 @@ export function txidFor(seed: string, label: string): string {
 }
 
 export function npubFor(seed: string, label: string): string {
-	return `npub1${encodeWith(BECH32, `${seed}:npub:${label}`, 58)}`;
+	return bech32Encode('npub', curvePointFor(`${seed}:npub:${label}`).subarray(1), 'bech32');
 }
 
 /** Counter-based generator for ids created at run time (contracts, keys, notifications…). */

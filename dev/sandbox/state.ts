@@ -3,19 +3,25 @@
  * changes with their notifications). Everything here is synchronous, so request handling is race-free.
  */
 import { contractNotFound } from './errors';
-import { IdGenerator, escrowAddressFor } from './ids';
+import { IdGenerator, arkAddressFor, escrowAddressFor } from './ids';
 import type {
 	ApiAccount,
 	ApiKeyRecord,
 	BitcoinInvoiceEntry,
+	CardTransaction,
+	ClientLocation,
 	Contract,
 	ContractEntry,
+	DisputeWithMessages,
 	Installment,
 	LenderStats,
 	LoanApplication,
 	LoanOffer,
+	MoonCard,
+	MoonInvoice,
 	NotificationMessage,
 	NotificationSettings,
+	ReferralCode,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -50,6 +56,24 @@ export interface SandboxState {
 	loanApplications: Map<string, LoanApplication>;
 	/** Ids of jailed users: the live backend answers 400 "Invalid request" to some of their requests. */
 	jailedUsers: Set<string>;
+	/** PayWithMoon cards of every user by id, in insertion order. */
+	moonCards: Map<string, MoonCard>;
+	/** Card id → its transactions, oldest first. */
+	moonTransactions: Map<string, CardTransaction[]>;
+	/** Invoices for new cards and top-ups by invoice id, in creation order. */
+	moonInvoices: Map<string, MoonInvoice>;
+	/** Users whose Bringin account is connected (Bringin called back with their key). */
+	bringinKeys: Set<string>;
+	/** E-mail addresses (lower case) that have a Bringin account. */
+	bringinAccounts: Set<string>;
+	/** User id → the e-mail address of the user's last Bringin connect request. */
+	bringinRequests: Map<string, string>;
+	/** Where the callers' IP address appears to be, for Lendasat's US check on loading a Moon card. */
+	clientLocation: ClientLocation;
+	/** Disputes of every contract by id, in creation order, each with its messages. */
+	disputes: Map<string, DisputeWithMessages>;
+	/** Borrowers' referral codes (referral_codes_borrowers), by code: what create-api-account/byok accepts. */
+	referralCodes: Map<string, ReferralCode>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -72,6 +96,15 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		nextKeyId: 1,
 		loanApplications: new Map(),
 		jailedUsers: new Set(),
+		moonCards: new Map(),
+		moonTransactions: new Map(),
+		moonInvoices: new Map(),
+		bringinKeys: new Set(),
+		bringinAccounts: new Set(),
+		bringinRequests: new Map(),
+		clientLocation: 'elsewhere',
+		disputes: new Map(),
+		referralCodes: new Map(),
 	};
 }
 
@@ -189,7 +222,11 @@ export function applyStatusEffects(state: SandboxState, contract: Contract, stat
 		status !== 'Cancelled' &&
 		status !== 'Rejected';
 	if (needsAddress && contract.contract_address === null) {
-		contract.contract_address = escrowAddressFor(state.seed, contract.id);
+		// Arkade collateral is sent off-chain, to the escrow VTXO's Ark address.
+		contract.contract_address =
+			contract.collateral_asset === 'ArkadeBtc'
+				? arkAddressFor(state.seed, `${contract.id}:escrow`)
+				: escrowAddressFor(state.seed, contract.id);
 	}
 	// initial_collateral_sats already includes the origination fee (contract_requests.rs
 	// calculate_initial_funding_amount); collateral_sats is what is deposited minus the fee.
@@ -210,6 +247,11 @@ export function recordStatus(
 	at: string,
 ): void {
 	applyStatusEffects(state, contract, status);
+	logStatus(contract, status, at);
+}
+
+/** The status itself, updated_at and the timeline entry: nothing else about the contract changes. */
+export function logStatus(contract: Contract, status: string, at: string): void {
 	contract.status = status;
 	contract.updated_at = at;
 	contract.timeline.push({

@@ -6,6 +6,7 @@
 export type Dialect = 'spec' | 'live';
 
 export type FaultKind =
+	| '404'
 	| '500'
 	| '502-html'
 	| '503'
@@ -22,7 +23,14 @@ export type FaultKind =
 	| 'echo-key-error';
 
 /** What a 'bad-200' fault answers with status 200 (see faults.ts for the exact bodies). */
-export type Bad200Body = 'malformed-json' | 'empty' | 'html' | 'array' | 'error-body' | 'echo-key';
+export type Bad200Body =
+	| 'malformed-json'
+	| 'empty'
+	| 'html'
+	| 'array'
+	| 'error-body'
+	| 'message-body'
+	| 'echo-key';
 
 export type RedirectStatus = 301 | 302 | 307 | 308;
 
@@ -33,7 +41,13 @@ export type RedirectStatus = 301 | 302 | 307 | 308;
  * - 'lying-total-pages': the right page, but `total_pages: 1` (`total` stays true).
  * - 'no-ids': the right page, but the records carry no `id` (notifications: no `data.id`).
  */
-export type PagingMode = 'ignore-page' | 'endless' | 'lying-total-pages' | 'no-ids';
+export type PagingMode =
+	| 'ignore-page'
+	| 'endless'
+	| 'lying-total-pages'
+	| 'no-ids'
+	| 'small-pages'
+	| 'inflated-total';
 
 export interface FaultRule {
 	kind: FaultKind;
@@ -43,6 +57,8 @@ export interface FaultRule {
 	path?: string;
 	/** How many matching requests the rule hits before it is used up. Default 1. Ignored with probability. */
 	times?: number;
+	/** How many matching requests pass untouched before the rule starts to hit (default 0). */
+	skip?: number;
 	/** Chance (0..1) to hit each matching request, from a seeded PRNG; the rule is never used up. */
 	probability?: number;
 	/** Process the request normally first, then answer with the fault instead of the real answer. */
@@ -255,14 +271,49 @@ export interface Contract {
 	fiat_loan_details_borrower: FiatLoanDetailsResponse | null;
 	fiat_loan_details_lender: FiatLoanDetailsResponse | null;
 	/**
-	 * Only in the newer generated types (HEAD schema.d.ts), without a description: the sandbox says true
-	 * for Arkade collateral and null otherwise (inferred, the handler was not available).
+	 * Only in the newer generated types (HEAD schema.d.ts:1487-1492): whether Arkade collateral VTXOs must
+	 * be settled (settle-ark) rather than spent off-chain (claim-ark); null for on-chain collateral. The
+	 * backend also answers null "for non-claimable statuses"; the sandbox shows the VTXOs' state in every
+	 * status (false until `admin.setArkVtxosRecoverable`) [INF].
 	 */
 	requires_ark_settlement: boolean | null;
 	/** Spec field, echoed only when the request carried it. */
 	collateral_address?: string;
 	/** Spec field, echoed only when the request carried it. */
 	repayment_address?: string;
+}
+
+/**
+ * hub 0.8.2 db/contract_disputes.rs ContractDispute (schema.d.ts `ContractDispute`): a dispute about a
+ * contract. `status` is DisputeStatus (DisputeStartedBorrower, DisputeStartedLender, InProgress, Closed,
+ * Cancelled), `initiator_type` Borrower or Lender. A create stores "<reason>. <comment>" as `reason`.
+ */
+export interface ContractDispute {
+	id: string;
+	contract_id: string;
+	initiator_type: string;
+	initiator_id: string;
+	status: string;
+	reason: string;
+	created_at: string;
+	updated_at: string;
+	resolved_at: string | null;
+	resolution_notes: string | null;
+}
+
+/** db/contract_disputes.rs ContractDisputeMessage; `sender_type` is Borrower, Lender or PlatformAdmin. */
+export interface ContractDisputeMessage {
+	id: string;
+	dispute_id: string;
+	sender_type: string;
+	sender_id: string;
+	message: string;
+	created_at: string;
+}
+
+/** db/contract_disputes.rs DisputeWithMessages: the dispute flattened, with its messages oldest first. */
+export interface DisputeWithMessages extends ContractDispute {
+	messages: ContractDisputeMessage[];
 }
 
 /** `FiatLoanDetailsWrapperResponse` of the live backend: the (encrypted) bank details and one party's key. */
@@ -352,6 +403,15 @@ export interface User {
 	first_time_discount_rate: number;
 }
 
+/** A row of referral_codes_borrowers (hub 0.8.2 db/borrowers_referral_code.rs). */
+export interface ReferralCode {
+	code: string;
+	/** The borrower whose code it is. */
+	owner: string;
+	active: boolean;
+	expires_at: string;
+}
+
 export interface ApiKeyRecord {
 	id: number;
 	key: string;
@@ -402,3 +462,46 @@ export interface SandboxKeys {
 	borrower: string;
 	otherBorrower: string;
 }
+
+/** hub 0.8.2 moon.rs:87-91 `Currency`: what a Moon invoice is paid in. */
+export type MoonCurrency = 'UsdcPolygon' | 'BtcBitcoin' | 'UsdtTron';
+
+/** A PayWithMoon card as the card list shows it (cards.rs:524-534), and whose it is. */
+export interface MoonCard {
+	id: string;
+	balance: number;
+	available_balance: number;
+	expiration: string;
+	pan: string;
+	cvv: string;
+	/** Not shown by the API (moon.rs:40). */
+	borrower_id: string;
+}
+
+/** cards.rs:437-446 `CardTransaction`: `{type, data}`, data as TransactionData or DeclineData. */
+export interface CardTransaction {
+	type: 'Card' | 'CardAuthorizationRefund' | 'DeclineData';
+	data: Record<string, unknown>;
+}
+
+/** An invoice to load a card (moon.rs:49-76): for a new card (`card_id` null) or a top-up. */
+export interface MoonInvoice {
+	invoice_id: string;
+	address: string;
+	/** What the payer owes in USD, the fee included. */
+	usd_amount: number;
+	crypto_amount: number;
+	currency: MoonCurrency;
+	expires_at: string;
+	/** The USD that go onto the card once it is paid. */
+	load_usd: number;
+	card_id: string | null;
+	borrower_id: string;
+	paid: boolean;
+}
+
+/**
+ * Where the sandbox's callers appear to come from, as Lendasat's geo check sees their IP
+ * (geo_location.rs, contracts.rs:255-265): outside the US, in the US, or without an IP at all.
+ */
+export type ClientLocation = 'elsewhere' | 'US' | 'unknown';

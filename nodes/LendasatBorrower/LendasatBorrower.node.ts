@@ -2,10 +2,15 @@ import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from '
 
 import { accountDescription } from './resources/account';
 import { apiKeyDescription } from './resources/apiKey';
+import { bringinDescription } from './resources/bringin';
+import { cardDescription } from './resources/card';
 import { contractDescription } from './resources/contract';
+import { disputeDescription } from './resources/dispute';
 import { loanApplicationDescription } from './resources/loanApplication';
 import { notificationDescription } from './resources/notification';
 import { offerDescription } from './resources/offer';
+import { priceDescription } from './resources/price';
+import { profileDescription } from './resources/profile';
 import { userDescription } from './resources/user';
 import { searchContracts } from './methods/contractPicker';
 import { lendasatApiTest } from './methods/credentialTest';
@@ -49,9 +54,24 @@ export class LendasatBorrower implements INodeType {
 						},
 						{ name: 'API Key', value: 'apiKey', description: "The borrower's own API keys" },
 						{
+							name: 'Bringin',
+							value: 'bringin',
+							description: 'The Bringin account a Bringin loan pays out to',
+						},
+						{
+							name: 'Card',
+							value: 'card',
+							description: 'PayWithMoon cards a PayWithMoon loan loads',
+						},
+						{
 							name: 'Contract',
 							value: 'contract',
 							description: 'Loan contracts and contract requests',
+						},
+						{
+							name: 'Dispute',
+							value: 'dispute',
+							description: "A contract's disputes, settled by Lendasat's support with the lender",
 						},
 						{
 							name: 'Loan Application',
@@ -64,16 +84,27 @@ export class LendasatBorrower implements INodeType {
 							description: 'The in-app notification feed and which alerts the account gets',
 						},
 						{ name: 'Offer', value: 'offer', description: 'Loan offers from lenders' },
+						{ name: 'Price', value: 'price', description: 'The price of bitcoin over time' },
+						{
+							name: 'Profile',
+							value: 'profile',
+							description: 'Public profiles of lenders and borrowers',
+						},
 						{ name: 'User', value: 'user', description: 'The account the key belongs to' },
 					],
 					default: 'contract',
 				},
 				...accountDescription,
 				...apiKeyDescription,
+				...bringinDescription,
+				...cardDescription,
 				...contractDescription,
+				...disputeDescription,
 				...loanApplicationDescription,
 				...notificationDescription,
 				...offerDescription,
+				...priceDescription,
+				...profileDescription,
 				...userDescription,
 			]),
 		),

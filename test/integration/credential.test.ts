@@ -2,7 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
-import { testCredential } from '../../dev/harness/n8n';
+import {
+	runWorkflow,
+	singleNodeWorkflow,
+	testCredential,
+	type TestCredential,
+} from '../../dev/harness/n8n';
 import { interpretProbe } from '../../nodes/LendasatBorrower/methods/credentialTest';
 
 let sandbox: Sandbox;
@@ -151,6 +156,78 @@ describe('the credential test says what is wrong with the address', () => {
 			).message,
 		).toMatch(/must start with http/);
 		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe("the credential's Allowed HTTP Request Domains hold for every request, the test included", () => {
+	const getMe = (credential: TestCredential) =>
+		runWorkflow(singleNodeWorkflow({ resource: 'user', operation: 'getMe' }), { credential });
+	const restricted = (allowedDomains: string): TestCredential => ({
+		...custom(),
+		keyType: 'borrower',
+		apiKey: sandbox.keys.borrower,
+		allowedHttpRequestDomains: 'domains',
+		allowedDomains,
+	});
+
+	it('refuses a base URL whose host is not listed, in the test and in the node alike, sending nothing', async () => {
+		const credential = restricted('apiborrow.lendasat.com, *.127.0.0.1');
+		const tested = await testCredential(credential);
+		const { error } = await getMe(credential);
+
+		expect(tested.status).toBe('Error');
+		expect(tested.message).toMatch(
+			/^The credential's Allowed HTTP Request Domains \(apiborrow\.lendasat\.com, \*\.127\.0\.0\.1\) do not include 127\.0\.0\.1/,
+		);
+		expect(String((error as { description?: string }).description)).toContain(tested.message);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('refuses Specific Domains with none named', async () => {
+		const tested = await testCredential(restricted('  '));
+		expect(tested.message).toMatch(/Specific Domains, but names none/);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('lets a listed host through', async () => {
+		const credential = restricted('example.com, 127.0.0.1');
+		expect((await testCredential(credential)).status).toBe('OK');
+		expect((await getMe(credential)).error).toBeUndefined();
+	});
+
+	it('leaves All and None alone: None blocks only the HTTP Request node', async () => {
+		for (const mode of ['all', 'none'] as const) {
+			const credential = { ...restricted('example.com'), allowedHttpRequestDomains: mode };
+			expect((await testCredential(credential)).status).toBe('OK');
+			expect((await getMe(credential)).error).toBeUndefined();
+		}
+	});
+});
+
+describe('a key with white space around it gets the same verdict from the test and the node', () => {
+	it.each([
+		['a trailing line break', (key: string) => `${key}\n`],
+		['a trailing Windows line break', (key: string) => `${key}\r\n`],
+		['leading and trailing spaces', (key: string) => `  ${key}  `],
+		['a tab', (key: string) => `\t${key}`],
+	])('%s: both work', async (_case, wrap) => {
+		const credential: TestCredential = {
+			...custom(),
+			keyType: 'borrower',
+			apiKey: wrap(sandbox.keys.borrower),
+		};
+		expect((await testCredential(credential)).status).toBe('OK');
+		const { error } = await runWorkflow(
+			singleNodeWorkflow({ resource: 'user', operation: 'getMe' }),
+			{
+				credential,
+			},
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([
+			sandbox.keys.borrower,
+			sandbox.keys.borrower,
+		]);
 	});
 });
 

@@ -320,6 +320,7 @@ describe('200 answers the node cannot use', () => {
 		'html',
 		'array',
 		'error-body',
+		'message-body',
 		'echo-key',
 	];
 	const matrix = cases.flatMap(([label, where, parameters]) =>
@@ -347,6 +348,154 @@ describe('200 answers the node cannot use', () => {
 			if (body200 === 'echo-key') expect(describedBy(error)).toContain('it contains the API key');
 		},
 	);
+});
+
+describe("Lendasat's {message} body with a 200 is an error on every write and every read made first", () => {
+	const installmentOf = (contractId: string) =>
+		sandbox.state.contracts
+			.get(contractId)
+			?.contract.installments.find((installment) => installment.status === 'pending')?.id;
+	const cases = [
+		[
+			'Contract → Report Repayment, its write',
+			'PUT',
+			() => `/api/contracts/${CONTRACTS.principalGiven}/installment-paid`,
+			() => ({
+				resource: 'contract',
+				operation: 'reportRepayment',
+				contractId: byId(CONTRACTS.principalGiven),
+				installmentId: installmentOf(CONTRACTS.principalGiven),
+				paymentId: '0xabc',
+			}),
+		],
+		[
+			'Contract → Report Repayment, the contract it reads first',
+			'GET',
+			() => `/api/contracts/${CONTRACTS.principalGiven}`,
+			() => ({
+				resource: 'contract',
+				operation: 'reportRepayment',
+				contractId: byId(CONTRACTS.principalGiven),
+				installmentId: installmentOf(CONTRACTS.principalGiven),
+				paymentId: '0xabc',
+			}),
+		],
+		[
+			'Contract → Cancel',
+			'DELETE',
+			() => `/api/contracts/${CONTRACTS.requested}`,
+			() => operations.contractCancel(),
+		],
+		[
+			'Contract → Extend',
+			'POST',
+			() => `/api/contracts/${CONTRACTS.principalGiven}/extend`,
+			() => ({
+				resource: 'contract',
+				operation: 'extend',
+				contractId: byId(CONTRACTS.principalGiven),
+				days: 30,
+			}),
+		],
+		[
+			'Loan Application → Delete, its write',
+			'PUT',
+			() => `/api/loan-applications/delete/${SEED_IDS.loanApplications.available}`,
+			() => ({
+				resource: 'loanApplication',
+				operation: 'delete',
+				loanApplicationId: SEED_IDS.loanApplications.available,
+			}),
+		],
+		[
+			'Loan Application → Delete, the application it reads first',
+			'GET',
+			() => `/api/loan-applications/${SEED_IDS.loanApplications.available}`,
+			() => ({
+				resource: 'loanApplication',
+				operation: 'delete',
+				loanApplicationId: SEED_IDS.loanApplications.available,
+			}),
+		],
+		[
+			'Notification → Update Settings, the settings it reads first',
+			'GET',
+			() => '/api/notification-settings',
+			() => ({
+				resource: 'notification',
+				operation: 'updateSettings',
+				updateFields: { onLoginEmail: false },
+			}),
+		],
+		[
+			'Notification → Mark as Read',
+			'PUT',
+			() => '/api/notifications',
+			() => operations.markAllAsRead(),
+		],
+		[
+			'API Key → Delete',
+			'DELETE',
+			() => `/api/keys/${borrowerKeyId()}`,
+			() => operations.apiKeyDelete(),
+		],
+	] as const;
+
+	it.each(cases)('%s', async (_label, method, path, parameters) => {
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: 'bad-200', body200: 'message-body', method, path: path(), times: 99 }],
+		});
+		const before = sandbox.requests.length;
+
+		const { error, output } = await run({ ...parameters(), options: quickRetries });
+
+		expect(output(NODE)).toEqual([]);
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(describedBy(error)).toContain(
+			'it is an error message, although the status says success',
+		);
+		if (method === 'GET') {
+			// The write the read was for never went out.
+			const after = sandbox.requests.slice(before);
+			expect(after.filter((request) => request.method !== 'GET')).toEqual([]);
+		}
+	});
+
+	it('Contract → Extend needs the new contract: an answer without its id is an error, not an item', async () => {
+		const { error, output } = await run({
+			resource: 'contract',
+			operation: 'extend',
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 30,
+			options: quickRetries,
+		});
+		expect(error).toBeUndefined();
+		expect(output(NODE)).toHaveLength(1);
+
+		sandbox.reset();
+		sandbox.configure({
+			faults: [
+				{
+					// A whole 200 answer with a fixed body: a contract without its id.
+					kind: 'trickle',
+					delayMs: 1,
+					method: 'POST',
+					path: `/api/contracts/${CONTRACTS.principalGiven}/extend`,
+					body: '{"status":"PrincipalGiven","duration_days":60}',
+				},
+			],
+		});
+		const without = await run({
+			resource: 'contract',
+			operation: 'extend',
+			contractId: byId(CONTRACTS.principalGiven),
+			days: 30,
+			options: quickRetries,
+		});
+		expect(without.output(NODE)).toEqual([]);
+		expect(describedBy(without.error)).toContain('it holds no id of the new contract');
+	});
 });
 
 describe('Notification → Mark as Read of all: failures are mapped like any other', () => {

@@ -72,6 +72,10 @@ async function loanApplication(
 }
 
 /** What Loan Application → Create needs, with every optional field too. */
+/** Arkade's documented keys as a test-network Ark address (encoded in test/unit/bitcoin.test.ts). */
+const ARK_ADDRESS =
+	'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x';
+
 const CREATE_PARAMETERS = {
 	ltv: 0.6,
 	interestRate: 0.1,
@@ -150,6 +154,20 @@ describe('Loan Application → Create', () => {
 		expectNoKey(run, items);
 	});
 
+	it.each(['live', 'spec'] as const)(
+		'takes an Ark address too (an application names no collateral asset), reading no offer (%s dialect)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const { error } = await loanApplication('create', {
+				...CREATE_PARAMETERS,
+				collateralAddress: ARK_ADDRESS,
+			});
+			expect(error).toBeUndefined();
+			expect(received()).toEqual(['POST /api/loan-applications']);
+			expect(sandbox.requests[0].body).toMatchObject({ borrower_btc_address: ARK_ADDRESS });
+		},
+	);
+
 	it('leaves the optional fields out when they are not given or empty, and returns the whole record with Simplify off', async () => {
 		const { items, error } = await loanApplication('create', {
 			...CREATE_PARAMETERS,
@@ -185,13 +203,13 @@ describe('Loan Application → Create', () => {
 			'a minimum amount above the maximum',
 			{ loanAmountMin: 3000 },
 			'Min Loan Amount',
-			/Min Loan Amount \(3000\) is more than Max Loan Amount \(2500\.5\)/,
+			/^Min Loan Amount: 3000 is more than Max Loan Amount \(2500\.5\)/,
 		],
 		[
 			'a minimum duration above the maximum',
 			{ durationDaysMin: 120 },
 			'Min Duration (Days)',
-			/Min Duration \(Days\) \(120\) is more than Max Duration \(Days\) \(90\)/,
+			/^Min Duration \(Days\): 120 is more than Max Duration \(Days\) \(90\)/,
 		],
 		[
 			'a duration in part days',
@@ -520,7 +538,7 @@ describe('Loan Application → Update', () => {
 
 		expect(error?.message).toBe('Invalid Min Loan Amount [item 0]');
 		expect(describedBy(error)).toContain(
-			"Min Loan Amount (6000) is more than Max Loan Amount (the application's current value) (5000)",
+			"Min Loan Amount: 6000 is more than Max Loan Amount (the application's current value) (5000)",
 		);
 		expect(received()).toEqual([`GET /api/loan-applications/${APPLICATIONS.available}`]);
 		expect(stored(APPLICATIONS.available)?.status).toBe('Available');

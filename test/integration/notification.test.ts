@@ -492,7 +492,12 @@ describe.each(['spec', 'live'] as const)(
 
 describe('Notification settings from a server that answers 200 with something else', () => {
 	it.each([
-		['getSettings', {}, '{"message":"Something went wrong"}', /it lacks on_login_email/],
+		[
+			'getSettings',
+			{},
+			'{"message":"Something went wrong"}',
+			/error message, although the status says success/,
+		],
 		[
 			'getSettings',
 			{},

@@ -296,6 +296,48 @@ describe('duplicate-safe contract creation', () => {
 	});
 });
 
+describe("one timeout: n8n's Request Options → Timeout, when set, is each attempt's", () => {
+	const getContract = (parameters: Record<string, unknown>) =>
+		runWorkflow(
+			singleNodeWorkflow({
+				resource: 'contract',
+				operation: 'get',
+				contractId: SEED_IDS.contracts.approved,
+				...parameters,
+			}),
+			{ credential: borrower() },
+		);
+
+	it("a slow answer outlasts n8n's timeout: the attempt times out, the answer body included", async () => {
+		sandbox.configure({ faults: [{ kind: 'trickle', delayMs: 200, path: '/api/contracts' }] });
+		const { error } = await getContract({
+			requestOptions: { timeout: 300 },
+			options: { maxRetries: 0, attemptTimeout: 60_000 },
+		});
+		expect(error?.message).toBe('Could not get an answer from Lendasat: timed out');
+	});
+
+	it("without n8n's timeout the node's own Timeout per Attempt applies", async () => {
+		sandbox.configure({ faults: [{ kind: 'slow', delayMs: 1_000, path: '/api/contracts' }] });
+		const own = await getContract({ options: { maxRetries: 0, attemptTimeout: 300 } });
+		expect(own.error?.message).toBe('Could not get an answer from Lendasat: timed out');
+
+		sandbox.reset();
+		sandbox.configure({ faults: [{ kind: 'slow', delayMs: 300, path: '/api/contracts' }] });
+		const longer = await getContract({
+			requestOptions: { timeout: 5_000 },
+			options: { maxRetries: 0, attemptTimeout: 100 },
+		});
+		expect(longer.error).toBeUndefined();
+	});
+
+	it('refuses a timeout that is not a whole number of milliseconds, before sending', async () => {
+		const { error } = await getContract({ requestOptions: { timeout: -5 } });
+		expect(error?.message).toBe('Invalid Timeout [item 0]');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
 describe('secrets', () => {
 	it('keeps the key out of every output, error and description, whatever failed', async () => {
 		sandbox.configure({
@@ -321,5 +363,51 @@ describe('secrets', () => {
 			expect(visible).not.toContain(sandbox.keys.borrower);
 			expect(visible).not.toContain(sandbox.keys.borrower.slice(-20));
 		}
+	});
+
+	const reportInvoicePaid = (fields: Record<string, unknown>, options = {}) =>
+		singleNodeWorkflow({
+			resource: 'contract',
+			operation: 'reportBtcInvoicePaid',
+			contractId: { __rl: true, mode: 'id', value: SEED_IDS.contracts.principalGiven },
+			invoiceId: '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+			txid: 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90',
+			...fields,
+			options,
+		});
+
+	it.each([
+		['the credential key, of any format', 'Partner-Secret-4711', {}],
+		['a partner master key', 'las-fRBjjmgyCx6uZoJ7SxB0', {}],
+	])('never quotes %s pasted into another field', async (_case, key, extra) => {
+		const { error, run } = await runWorkflow(reportInvoicePaid({ txid: key, ...extra }), {
+			credential: borrower({ apiKey: key }),
+		});
+		expect(error?.message).toBe('Invalid Transaction ID [item 0]');
+		// The workflow's own parameters hold what the user typed; the error built from it must not.
+		const { description } = error as { description?: string };
+		expect(`${error?.message} ${description}`).not.toContain(key);
+		expect(description).toMatch(
+			/^Transaction ID: (\[redacted\]|"\[redacted\]"|a text holding a Lendasat API key \(not shown\)) is not hexadecimal/,
+		);
+		expect(JSON.stringify(run.data.resultData.error)).not.toMatch(
+			new RegExp(`"(message|description)":"[^"]*${key}`),
+		);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('never quotes the Act as Borrower key pasted into another field', async () => {
+		const actAs = 'Borrower-Of-Ours-9f8e7d6c';
+		const { error, run } = await runWorkflow(
+			reportInvoicePaid({ invoiceId: actAs }, { borrowerApiKey: actAs }),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Invalid Invoice ID [item 0]');
+		const { description } = error as { description?: string };
+		expect(`${error?.message} ${description}`).not.toContain(actAs);
+		expect(JSON.stringify(run.data.resultData.error)).not.toMatch(
+			new RegExp(`"(message|description)":"[^"]*${actAs}`),
+		);
+		expect(sandbox.requests).toHaveLength(0);
 	});
 });

@@ -2,6 +2,7 @@ import {
 	excerptOf,
 	mapApiError,
 	readErrorBody,
+	containsSecret,
 	redactSecrets,
 } from '../../nodes/LendasatBorrower/transport/errors';
 
@@ -133,8 +134,53 @@ describe('excerptOf', () => {
 });
 
 describe('redactSecrets', () => {
+	const KEY = 'lndst_sk_be30abf9b27c_Vv+Xb/qh=Mk';
+
 	it('ignores secrets too short to be keys', () => {
 		expect(redactSecrets('a b c', ['a'])).toBe('a b c');
+	});
+
+	it.each([
+		['as it is', KEY],
+		['percent-encoded in upper case', encodeURIComponent(KEY)],
+		[
+			'percent-encoded in lower case',
+			encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+		],
+		[
+			'every character percent-encoded',
+			[...KEY].map((c) => `%${c.charCodeAt(0).toString(16)}`).join(''),
+		],
+		[
+			'JSON-escaped character by character',
+			[...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+		],
+		[
+			'JSON-escaped in upper-case hex',
+			[...KEY]
+				.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+				.join(''),
+		],
+		['with escaped slashes', KEY.replace(/\//g, '\\/')],
+		['in base64', Buffer.from(KEY).toString('base64')],
+		['in URL-safe base64 without padding', Buffer.from(KEY).toString('base64url')],
+	])('removes a key written %s', (_form, written) => {
+		const text = `Request failed for ${written}, try again`;
+		const redacted = redactSecrets(text, [KEY]);
+		expect(redacted).toBe('Request failed for [redacted], try again');
+		expect(containsSecret(text, [KEY])).toBe(true);
+	});
+
+	it.each([
+		['a partner master key', 'las-fRBjjmgyCx6uZoJ7SxB0'],
+		['a legacy key', 'ldst-acc-3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e'],
+		['a borrower key', 'lndst_sk_27ccbd52be36_1dp7GfZ6hVWc1MKIlijwa2DXGdMVpnxayJgSWYBouCh'],
+	])('removes anything shaped like %s, even when not told the value', (_kind, key) => {
+		expect(redactSecrets(`bad key ${key}!`, [])).toBe('bad key [redacted]!');
+	});
+
+	it('leaves words that only look a little like a key alone', () => {
+		expect(redactSecrets('atlas-route and las-', [])).toBe('atlas-route and las-');
 	});
 });
 
@@ -173,6 +219,20 @@ describe('unknown IDs in the live dialect', () => {
 });
 
 describe("mapApiError: the server's words once", () => {
+	it('drops a part whose words all recur in a longer one', () => {
+		const mapped = mapApiError({
+			operation: 'Contract → Broadcast Claim',
+			statusCode: 404,
+			body: {
+				error: 'Contract not found',
+				code: 'CONTRACT_NOT_FOUND',
+				details: 'Contract 7a3f2c1e not found',
+			},
+		});
+		expect(mapped.description).toContain('Server said: "Contract 7a3f2c1e not found".');
+		expect(mapped.description).not.toContain('Contract not found —');
+	});
+
 	it('drops a part that another part begins with', () => {
 		const mapped = mapApiError({
 			operation: 'Contract → Create',

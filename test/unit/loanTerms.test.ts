@@ -79,12 +79,12 @@ describe('checkLoanToValue and checkInterestRate', () => {
 
 describe('checkRange', () => {
 	it('accepts a minimum up to the maximum', () => {
-		expect(checkRange(5, 5, 'Min', 'Max')).toBeNull();
-		expect(checkRange(1, 5, 'Min', 'Max')).toBeNull();
+		expect(checkRange(5, 5, 'Max')).toBeNull();
+		expect(checkRange(1, 5, 'Max')).toBeNull();
 	});
-	it('names both ends when the minimum is above the maximum', () => {
-		expect(checkRange(6, 5, 'Min Loan Amount', 'Max Loan Amount')).toBe(
-			'Min Loan Amount (6) is more than Max Loan Amount (5); the minimum must not exceed the maximum.',
+	it('names the maximum when the minimum is above it; the minimum is named by the error around it', () => {
+		expect(checkRange(6, 5, 'Max Loan Amount')).toBe(
+			'6 is more than Max Loan Amount (5); the minimum must not exceed the maximum.',
 		);
 	});
 });

@@ -5,7 +5,9 @@
 import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
 import { evmAddressFor, uuidFor } from '../ids';
 import { stableStringify } from '../idempotency';
+import { decodeArkAddress } from '../bitcoin';
 import {
+	ARKADE,
 	CANCELLABLE_STATUSES,
 	FIAT_ASSETS,
 	createContractEntry,
@@ -26,7 +28,7 @@ import {
 	type Route,
 } from '../router';
 import {
-	bitcoinAddressProblem,
+	collateralAddressProblem,
 	derivationPathProblem,
 	deserializeLive,
 	publicKeyProblem,
@@ -52,6 +54,7 @@ import {
 	roundMoney,
 	type JsonObject,
 } from '../validate';
+import { checkCardTopUpByLoan } from '../moon';
 import { offerNotFound } from './offers';
 
 interface ContractRequest {
@@ -204,7 +207,7 @@ const FIAT_DETAILS_FIELDS: FieldSpec[] = [
 	{ name: 'comments', type: { kind: 'string' }, optional: true },
 ];
 
-const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
+export const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
 	{
 		name: 'details',
 		type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS },
@@ -220,7 +223,7 @@ const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
 	{ name: 'duration_days', type: { kind: 'i32' } },
 	{
 		name: 'borrower_btc_address',
-		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: collateralAddressProblem },
 	},
 	{
 		name: 'borrower_pk',
@@ -265,9 +268,10 @@ function liveError(status: number, message: string, code = 'INVALID_BODY'): ApiE
 
 /**
  * The loan-type checks of post_contract_request, in its order. Returns the borrower loan address the
- * contract gets. Sandbox users have no Moon card and no Bringin API key, so a top-up is 404
- * "Card not found" and Bringin is 400 "Cannot use Bringin without a Bringin API key"; a new Moon card
- * gets a made-up Polygon invoice address (the real one comes from Moon's API).
+ * contract gets. A loan that tops up a Moon card passes moon.ts `checkCardTopUpByLoan` (card, limit,
+ * the caller's country); sandbox users have no Bringin API key here, so Bringin is 400 "Cannot use
+ * Bringin without a Bringin API key"; a Moon invoice gets a made-up Polygon address (the real one comes
+ * from Moon's API).
  */
 function checkLoanType(
 	ctx: RequestContext,
@@ -308,7 +312,8 @@ function checkLoanType(
 					`MoonCardInstant loan type requires MoonCardInstant loan payout, but got ${offer.loan_payout}`,
 				);
 			}
-			if (request.moon_card_id !== undefined) throw liveError(404, 'Card not found');
+			if (request.moon_card_id !== undefined)
+				checkCardTopUpByLoan(ctx.state, request.moon_card_id, request.loan_amount);
 			return evmAddressFor(ctx.state.seed, `${contractId}:moon-invoice`);
 		case 'Fiat':
 			if (!FIAT_ASSETS.has(offer.loan_asset))
@@ -318,6 +323,29 @@ function checkLoanType(
 			return undefined;
 		default:
 			throw liveError(400, 'Cannot use Bringin without a Bringin API key');
+	}
+}
+
+/**
+ * Lendasat's apps send an Ark address for an ArkadeBtc offer and an on-chain one otherwise (iframe
+ * useWallet.ts useCollateralAddress); whether and where the newer backend refuses the other kind is not
+ * public: the sandbox refuses it right after loading the offer, with texts of its own [INF].
+ */
+function checkCollateralAddressKind(offer: LoanOffer, address: string): void {
+	const ark = decodeArkAddress(address) !== null;
+	if (offer.collateral_asset === ARKADE && !ark) {
+		throw liveError(
+			400,
+			'Arkade collateral requires an Ark address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
+	}
+	if (offer.collateral_asset !== ARKADE && ark) {
+		throw liveError(
+			400,
+			'Bitcoin collateral requires an on-chain Bitcoin address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
 	}
 }
 
@@ -340,6 +368,7 @@ function createLiveContract(ctx: RequestContext): Reply {
 			`Loan offer ${shorten(request.id)} not found`,
 			SOMETHING_WENT_WRONG,
 		);
+	checkCollateralAddressKind(offer, request.borrower_btc_address);
 	const days = request.duration_days;
 	if (days < offer.duration_days_min || days > offer.duration_days_max) {
 		throw liveError(400, durationRangeMessage(days, offer), 'INVALID_DURATION');
@@ -607,22 +636,54 @@ function extend(ctx: RequestContext): Reply {
 interface InstallmentPaid {
 	installmentId: string;
 	paymentId: string;
+	/** What the borrower says was paid; undefined when left out (spec) or null (live). */
+	amount?: number;
 }
+
+/**
+ * model.rs InstallmentPaidRequest. 0.8.2 has `installment_id` and `payment_id` only; `amount` is newer
+ * and the backend with it was not available. Both Lendasat clients send it since December 2025
+ * (lendasat/iframe 5983d0d9 "provide repayment amount on repayment" sends a number; lendamobile
+ * rust/src/api/models.rs InstallmentPaidRequest sends `amount: None` as null, "server requires field
+ * to be present, can be null"), so the live dialect requires the field and allows null, as an
+ * `Option<Decimal>` read with rust_decimal's `float_option` would [INF]. What the backend does with the
+ * amount is unknown; the sandbox only reads it.
+ */
+const INSTALLMENT_PAID_FIELDS: FieldSpec[] = [
+	{ name: 'installment_id', type: { kind: 'uuid' } },
+	{ name: 'payment_id', type: { kind: 'string' } },
+	{ name: 'amount', type: { kind: 'decimal' }, nullable: true },
+];
 
 function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 	if (ctx.config.dialect === 'live') {
-		const fields: FieldSpec[] = [
-			{ name: 'installment_id', type: { kind: 'uuid' } },
-			{ name: 'payment_id', type: { kind: 'string' } },
-		];
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'InstallmentPaidRequest', fields);
-		return { installmentId: body.installment_id as string, paymentId: body.payment_id as string };
+		const body = deserializeLive(
+			ctx.rawBody,
+			ctx.body,
+			'InstallmentPaidRequest',
+			INSTALLMENT_PAID_FIELDS,
+		);
+		return {
+			installmentId: body.installment_id as string,
+			paymentId: body.payment_id as string,
+			amount: body.amount as number | undefined,
+		};
 	}
+	// The specification has no installment-paid endpoint; the sandbox takes the live names, the
+	// amount optional.
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
+	const amount = body.amount;
+	if (amount !== undefined && amount !== null && !isPositiveNumber(amount)) {
+		throw badRequest(
+			'INVALID_FIELD',
+			`Field amount must be a positive number, got ${shorten(amount)}`,
+		);
+	}
 	return {
 		installmentId: optionalString(body, 'installment_id') ?? '',
 		paymentId: optionalString(body, 'payment_id') ?? '',
+		amount: typeof amount === 'number' ? amount : undefined,
 	};
 }
 

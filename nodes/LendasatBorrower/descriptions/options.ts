@@ -171,7 +171,8 @@ export const optionsCollection: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 30000,
-			description: 'The longest one attempt may take, including receiving the whole answer',
+			description:
+				'The longest one attempt may take, including receiving the whole answer. Unset, 30 seconds; 2 minutes for the Ark operations, whose answer waits on the Ark server.',
 		},
 	],
 };

@@ -1,6 +1,6 @@
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
-import { excerptOf, redactSecrets } from './errors';
+import { containsSecret, excerptOf, redactSecrets } from './errors';
 import { describeValue, isRecord } from '../validation/checks';
 
 /**
@@ -42,10 +42,11 @@ const EXPECTED: Record<Expectation, string> = {
 /**
  * The parsed body of a successful answer when it is what the operation expects. Anything else is an
  * error that shows the status, the content type and a redacted excerpt; never an output item. An
- * answer that contains the API key is refused whole, so the key can never reach an output item.
+ * answer that contains the API key, in any form a text may carry it (JSON escapes, percent-encoding,
+ * base64), is refused whole, so the key can never reach an output item.
  */
 export function readAnswer(answer: Answer, expect: Expectation, reader: Reader): unknown {
-	if (reader.secrets.some((secret) => answer.text.includes(secret))) {
+	if (containsSecret(answer.text, reader.secrets)) {
 		throw unusable(answer, reader, 'it contains the API key, so the node does not pass it on');
 	}
 	const trimmed = answer.text.trim();
@@ -58,13 +59,6 @@ export function readAnswer(answer: Answer, expect: Expectation, reader: Reader):
 		body = JSON.parse(trimmed);
 	} catch {
 		throw unusable(answer, reader, `it is not JSON where ${EXPECTED[expect]} belongs`);
-	}
-	// A key written with JSON escapes (\u006c…) is the key all the same once parsed.
-	if (
-		answer.text.includes('\\u') &&
-		reader.secrets.some((secret) => JSON.stringify(body).includes(secret))
-	) {
-		throw unusable(answer, reader, 'it contains the API key, so the node does not pass it on');
 	}
 	const problem = shapeProblem(body, expect) ?? reader.check?.(body);
 	if (problem) throw unusable(answer, reader, problem);
@@ -105,15 +99,22 @@ export function liveErrorBodyWithout(body: unknown, field: string): string | und
 		: undefined;
 }
 
-/** The specification's error body, `{error, code, details}`, without anything a record would have. */
+/**
+ * An error body sent with a success status: the specification's `{error, code, details}` without
+ * anything a record would have, or the live backend's `{"message": …}` with nothing beside it but
+ * other error fields. No answer an operation uses is only a message.
+ */
 function isErrorBody(body: unknown): boolean {
+	if (!isRecord(body)) return false;
+	if (typeof body.error === 'string' && typeof body.code === 'string' && body.id === undefined) {
+		return true;
+	}
 	return (
-		isRecord(body) &&
-		typeof body.error === 'string' &&
-		typeof body.code === 'string' &&
-		body.id === undefined
+		typeof body.message === 'string' && Object.keys(body).every((key) => ERROR_BODY_KEYS.has(key))
 	);
 }
+
+const ERROR_BODY_KEYS = new Set(['message', 'error', 'code', 'details', 'status', 'statusCode']);
 
 function describeShape(body: unknown): string {
 	if (body === null) return 'null';

@@ -23,16 +23,14 @@ import {
 	type Transport,
 } from './exchange';
 import { viaN8n } from './senders';
-import { readTransportSettings } from './settings';
+import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
-import type { ErrorGuidance } from './errors';
+import { redactSecrets, type ErrorGuidance } from './errors';
 
 export { failureOf, settle } from './exchange';
 
 /** What every operation declares about itself; the transport and the error mapper read it. */
 export interface OperationMeta {
-	resource: string;
-	operation: string;
 	/** As a user reads it, e.g. "Contract → Create". */
 	label: string;
 	/**
@@ -57,6 +55,11 @@ export interface OperationMeta {
 	notFound?: { parameter: string; label: string };
 	/** What this operation's own failures mean (e.g. a status that does not allow it). */
 	errors?: ErrorGuidance[];
+	/**
+	 * How long one attempt may take when Timeout per Attempt is not set, for routes that wait on
+	 * another server before they answer (Arkade's); the usual default otherwise.
+	 */
+	attemptTimeoutMs?: number;
 }
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
@@ -184,8 +187,10 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	): Promise<INodeExecutionData[]> {
 		const pairedItem = { item: this.getItemIndex() };
+		let secrets: string[] = [];
 		try {
 			const transport = await transportFor(this, meta, requestData.options);
+			secrets = transport.connection.secrets;
 			let request: OperationRequest = {
 				method: requestData.options.method ?? 'GET',
 				url: String(requestData.options.url ?? ''),
@@ -207,10 +212,19 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 					: new NodeOperationError(this.getNode(), error as Error, {
 							itemIndex: this.getItemIndex(),
 						});
+			// A key pasted into another field must not come back in that field's validation error.
+			redactError(nodeError, secrets);
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
 		}
 	};
+}
+
+function redactError(error: NodeApiError | NodeOperationError, secrets: string[]): void {
+	error.message = redactSecrets(error.message, secrets);
+	if (typeof error.description === 'string') {
+		error.description = redactSecrets(error.description, secrets);
+	}
 }
 
 /** The transport of one item: its credential checked, the operation's key type, the Options, n8n's client. */
@@ -232,7 +246,12 @@ async function transportFor(
 	});
 	return {
 		connection,
-		settings: readTransportSettings(context, options),
+		settings: readTransportSettings(
+			context,
+			options,
+			n8nRequestTimeout(context),
+			meta.attemptTimeoutMs,
+		),
 		send: viaN8n(context, {
 			proxy: requestOptions.proxy,
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,

@@ -18,6 +18,22 @@ export interface Connection {
 	secrets: string[];
 	/** Whether `apiKey` is a borrower's key given in Act as Borrower (API Key) rather than the credential's. */
 	actingAsBorrower?: boolean;
+	/**
+	 * The credential's Allowed HTTP Request Domains when it names specific domains (n8n's own
+	 * notation, e.g. "apiborrow.lendasat.com, *.example.com"): the base URL is checked against it, and
+	 * n8n's HTTP client is given it for every request.
+	 */
+	allowedDomains?: string;
+}
+
+/** The credential's fields the connection reads (n8n adds the domain restriction to every credential with authentication). */
+export interface CredentialFields {
+	environment?: unknown;
+	baseUrl?: unknown;
+	keyType?: unknown;
+	apiKey?: unknown;
+	allowedHttpRequestDomains?: unknown;
+	allowedDomains?: unknown;
 }
 
 /** What is wrong with a key as entered, or undefined: a key is one word of printable ASCII characters. */
@@ -34,12 +50,7 @@ function keyProblem(apiKey: string): string | undefined {
 }
 
 /** The connection of a credential, or what is wrong with it. */
-export function connectionOf(credentials: {
-	environment?: unknown;
-	baseUrl?: unknown;
-	keyType?: unknown;
-	apiKey?: unknown;
-}): Connection | { problem: string } {
+export function connectionOf(credentials: CredentialFields): Connection | { problem: string } {
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	if (!apiKey)
 		return { problem: 'The credential has no API key: enter the key Lendasat gave you.' };
@@ -59,9 +70,17 @@ export function connectionOf(credentials: {
 			problem: 'The base URL must start with http:// or https://, e.g. http://127.0.0.1:7337.',
 		};
 	}
+	const allowedDomains = allowedDomainsOf(credentials);
+	if ('problem' in allowedDomains) return allowedDomains;
+	if (allowedDomains.list !== undefined && !isHostAllowed(url.hostname, allowedDomains.list)) {
+		return {
+			problem: `The credential's Allowed HTTP Request Domains (${allowedDomains.list}) do not include ${url.hostname}, the host of its base URL: add it there, or choose All.`,
+		};
+	}
 	// Only the password is secret; a user name like "user" would otherwise be redacted from everything.
 	const password = safelyDecoded(url.password);
 	return {
+		allowedDomains: allowedDomains.list,
 		baseUrl,
 		shownBaseUrl: withoutUserInfo(url, baseUrl),
 		apiKey,
@@ -69,6 +88,37 @@ export function connectionOf(credentials: {
 		environment: String(credentials.environment ?? 'production'),
 		secrets: secretForms([apiKey, ...(password.length >= 4 ? [password, url.password] : [])]),
 	};
+}
+
+/**
+ * The list of Allowed HTTP Request Domains when the credential names specific domains. As in n8n, the
+ * list restricts a node's own requests; All and None (which only blocks the HTTP Request node) do not.
+ */
+function allowedDomainsOf(credentials: CredentialFields): { list?: string } | { problem: string } {
+	if (credentials.allowedHttpRequestDomains !== 'domains') return {};
+	const list =
+		typeof credentials.allowedDomains === 'string' ? credentials.allowedDomains.trim() : '';
+	if (list === '') {
+		return {
+			problem:
+				"The credential's Allowed HTTP Request Domains is set to Specific Domains, but names none: add the API's host (e.g. apiborrow.lendasat.com), or choose All.",
+		};
+	}
+	return { list };
+}
+
+/** n8n's rule: a listed host matches itself; "*.example.com" matches its subdomains only, never example.com. */
+export function isHostAllowed(host: string, list: string): boolean {
+	const hostname = host.toLowerCase().replace(/\.$/, '');
+	return list
+		.split(',')
+		.map((domain) => domain.trim().toLowerCase().replace(/\.$/, ''))
+		.filter(Boolean)
+		.some((domain) =>
+			domain.startsWith('*.')
+				? domain.length > 2 && hostname.endsWith(domain.slice(1))
+				: hostname === domain,
+		);
 }
 
 function safelyDecoded(text: string): string {
@@ -136,10 +186,7 @@ export interface Asker {
  * The credential's connection, checked before anything is sent: an unusable credential or the wrong
  * key type is an error naming the asker. The one guard of the node, the trigger and the pickers.
  */
-export function requireConnection(
-	credentials: { environment?: unknown; baseUrl?: unknown; keyType?: unknown; apiKey?: unknown },
-	asker: Asker,
-): Connection {
+export function requireConnection(credentials: CredentialFields, asker: Asker): Connection {
 	const withNote = (text: string) => [text, asker.note].filter(Boolean).join(' ');
 	const connection = connectionOf(credentials);
 	if ('problem' in connection) {

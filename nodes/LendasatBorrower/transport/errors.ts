@@ -55,6 +55,9 @@ const EXCERPT_LENGTH = 200;
 /** Lendasat's own key format, scrubbed even when we were not told the value. */
 const API_KEY_PATTERN = /lndst_sk_[A-Za-z0-9_]+/g;
 
+/** A payment card's number and security code as JSON fields (Card → Get Many's `pan`, `cvv`). */
+const CARD_SECRET_FIELD_PATTERN = /("(?:pan|cvv)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
 const CODE_GUIDANCE: Record<string, { message: string; hint: string }> = {
 	INVALID_AMOUNT: {
 		message: 'The loan amount is outside what the offer allows',
@@ -213,17 +216,22 @@ function describeServerAnswer(body: ErrorBody, statusCode: number): string {
 	return `The server sent no explanation with status ${statusCode}.`;
 }
 
-/** Each thing the server said once: a part another part begins with ("Invalid loan amount") says nothing more. */
+/**
+ * Each thing the server said once: a part whose words all recur in a longer part says nothing more
+ * ("Contract not found" beside "Contract 7a3f… not found"), nor does a repeated one.
+ */
 function dedupe(parts: string[]): string[] {
-	const plain = (part: string) => part.trim().replace(/[.:]$/, '').toLowerCase();
-	return parts.filter(
-		(part, index) =>
-			parts.findIndex((other) => plain(other) === plain(part)) === index &&
-			!parts.some(
-				(other) =>
-					other !== part && plain(other).startsWith(plain(part)) && plain(other) !== plain(part),
-			),
-	);
+	const words = (part: string) => part.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+	return parts.filter((part, index) => {
+		const own = words(part);
+		return !parts.some((other, otherIndex) => {
+			if (otherIndex === index) return false;
+			const theirs = new Set(words(other));
+			const covered = own.every((word) => theirs.has(word));
+			// Of two parts that say the same, the first one stays.
+			return covered && (theirs.size > new Set(own).size || otherIndex < index);
+		});
+	});
 }
 
 /** Reads whatever came back into the known error fields, or a short excerpt when it is not JSON. */
@@ -276,11 +284,77 @@ export function excerptOf(text: string): string {
 	return plain.length > EXCERPT_LENGTH ? `${plain.slice(0, EXCERPT_LENGTH)}…` : plain;
 }
 
-/** Removes every known secret, and anything shaped like a Lendasat key, from a text. */
+/**
+ * Removes every known secret, anything shaped like a Lendasat key, and the values of JSON fields that
+ * hold a payment card's number or security code, from a text: a secret as it is, percent-encoded or
+ * JSON-escaped character by character (hexadecimal in either case), or in base64.
+ */
 export function redactSecrets(text: string, secrets: string[]): string {
 	let result = text;
 	for (const secret of secrets) {
-		if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]');
+		if (secret && secret.length >= 4) result = result.replace(secretPattern(secret), '[redacted]');
 	}
-	return result.replace(API_KEY_PATTERN, '[redacted]');
+	return KEY_SHAPES.reduce(
+		(redacted, shape) => redacted.replace(shape, '[redacted]'),
+		result,
+	).replace(CARD_SECRET_FIELD_PATTERN, '$1"[redacted]"');
+}
+
+/** Whether a text holds one of these secrets in any of the forms `redactSecrets` removes. */
+export function containsSecret(text: string, secrets: string[]): boolean {
+	return secrets.some((secret) => secret.length >= 4 && secretPattern(secret).test(text));
+}
+
+/** Lendasat's key formats, scrubbed even when we were not told the value. */
+const KEY_SHAPES = [
+	API_KEY_PATTERN,
+	// Partner master keys (the docs' example is las-BTC21) and the legacy borrower keys.
+	/\blas-[A-Za-z0-9_-]{4,}/g,
+	/\bldst-acc-[0-9a-fA-F-]{8,}/g,
+];
+
+function secretPattern(secret: string): RegExp {
+	const characters = [...secret].map(characterForms).join('');
+	const base64 = base64Forms(secret).map(escapeRegExp);
+	return new RegExp([characters, ...base64].join('|'), 'g');
+}
+
+/** One character as a text may carry it: itself, %XX or \u00XX with hex digits in either case, \/ for /. */
+function characterForms(character: string): string {
+	const code = character.codePointAt(0) ?? 0;
+	const forms = [escapeRegExp(character)];
+	if (code < 0x80) {
+		const hex = code.toString(16).padStart(2, '0');
+		forms.push(`%${eitherCase(hex)}`, `\\\\u00${eitherCase(hex)}`);
+	}
+	if (character === '/') forms.push('\\\\/');
+	return `(?:${forms.join('|')})`;
+}
+
+function eitherCase(hex: string): string {
+	return [...hex]
+		.map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+		.join('');
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The secret's UTF-8 bytes in base64, standard and URL-safe, with and without padding. */
+function base64Forms(secret: string): string[] {
+	const bytes = new TextEncoder().encode(secret);
+	let standard = '';
+	for (let i = 0; i < bytes.length; i += 3) {
+		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
+		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
+		standard += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
+		standard += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
+		standard += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
+	}
+	const unpadded = standard.replace(/=+$/, '');
+	const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
+	return [...new Set([standard, unpadded, urlSafe])].filter((form) => form.length >= 8);
 }

@@ -47,6 +47,8 @@ export interface Attempt {
 	timeoutMs: number;
 	/** Aborts the attempt, body included, when the attempt's time is up. */
 	signal: AbortSignal;
+	/** The credential's Allowed HTTP Request Domains, for n8n's client to enforce as well. */
+	allowedDomains?: string;
 }
 
 /** Sends one attempt and returns the answer whatever its status; throws only when no answer came. */
@@ -307,6 +309,7 @@ function attemptOf(
 		headers,
 		body: request.body === undefined ? undefined : JSON.stringify(request.body),
 		timeoutMs: settings.attemptTimeoutMs,
+		...(connection.allowedDomains ? { allowedDomains: connection.allowedDomains } : {}),
 	};
 }
 

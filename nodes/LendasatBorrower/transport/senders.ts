@@ -39,6 +39,7 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
 			disableFollowRedirect: true,
 			timeout: attempt.timeoutMs,
 			abortSignal: cancelled ? AbortSignal.any([attempt.signal, cancelled]) : attempt.signal,
+			...(attempt.allowedDomains ? { allowedDomains: attempt.allowedDomains } : {}),
 		})) as IN8nHttpFullResponse;
 		return {
 			statusCode: response.statusCode,

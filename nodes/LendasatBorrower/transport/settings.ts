@@ -27,10 +27,17 @@ const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }
 
 const RETRY_KINDS = ['network', 'rateLimit', 'serverUnavailable'];
 
-/** The transport settings of the Options collection, each checked: a bad value names its option and the item. */
+/**
+ * The transport settings of the Options collection, each checked: a bad value names its option and
+ * the item. n8n's own Request Options → Timeout, when set, is the timeout of each attempt and wins
+ * over Timeout per Attempt (see n8nRequestTimeout). `defaultAttemptMs` replaces the usual default of
+ * Timeout per Attempt for an operation whose server waits on another.
+ */
 export function readTransportSettings(
 	context: IExecuteSingleFunctions | undefined,
 	options: IDataObject,
+	n8nTimeoutMs?: number,
+	defaultAttemptMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
 ): TransportSettings {
 	const refuse = (label: string, problem: string) => {
 		if (!context) return;
@@ -60,8 +67,33 @@ export function readTransportSettings(
 		options[name] === undefined ? fallback : toNumber(options[name]);
 	return {
 		retry: readRetrySettings(options),
-		attemptTimeoutMs: number('attemptTimeout', DEFAULT_ATTEMPT_TIMEOUT_MS),
+		attemptTimeoutMs: n8nTimeoutMs ?? number('attemptTimeout', defaultAttemptMs),
 		budgetMs: number('timeBudget', DEFAULT_TIME_BUDGET_MS),
 		maxConcurrent: number('maxConcurrent', DEFAULT_MAX_CONCURRENT),
 	};
+}
+
+/**
+ * n8n's Request Options → Timeout (every declarative node shows it), when the user set one: the
+ * timeout of each attempt, the whole answer included. Unset, it is undefined (n8n itself would then
+ * use 300 s) and the node's own Timeout per Attempt applies.
+ */
+export function n8nRequestTimeout(context: IExecuteSingleFunctions): number | undefined {
+	let requestOptions: unknown;
+	try {
+		requestOptions = context.getNodeParameter('requestOptions', {});
+	} catch {
+		return undefined;
+	}
+	const timeout = (requestOptions as IDataObject | undefined)?.timeout;
+	if (timeout === undefined || timeout === null || timeout === '') return undefined;
+	const value = toNumber(timeout);
+	if (!Number.isInteger(value) || value < 1 || value > NUMBER_OPTIONS.attemptTimeout.max) {
+		const itemIndex = context.getItemIndex();
+		throw new NodeOperationError(context.getNode(), `Invalid Timeout [item ${itemIndex}]`, {
+			itemIndex,
+			description: `Request Options → Timeout: expected a whole number of milliseconds from 1 to ${NUMBER_OPTIONS.attemptTimeout.max}, got ${describeValue(timeout)}.`,
+		});
+	}
+	return value;
 }

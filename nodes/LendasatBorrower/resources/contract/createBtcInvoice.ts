@@ -7,7 +7,8 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { parseBitcoinAddress } from '../../validation/bitcoin';
 import { checkUuid, describeValue, isRecord } from '../../validation/checks';
 import { readBoolean } from '../../validation/parameters';
@@ -23,8 +24,6 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 		"Get an invoice to pay the contract's next pending installment in bitcoin (USD loans whose lender accepts Bitcoin). It says where to send how many sats, and expires after 15 minutes; while one is unexpired, the same invoice comes back. Pay it from your own wallet, then report the transaction with Report Bitcoin Invoice Paid, which needs the invoice ID (the first field of the output).",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'createBtcInvoice',
 			label: 'Contract → Create Bitcoin Repayment Invoice',
 			toolDescription:
 				"Create a Bitcoin repayment invoice for the next installment: returns the lender's address, the amount in sats and USD and when it expires (15 minutes); sends no money",
@@ -76,22 +75,23 @@ async function withoutBody(
 }
 
 /**
- * Asking again is safe: while an invoice is pending and unexpired, Lendasat returns that same one. So
- * the request may be sent again after a failure that could have happened after Lendasat answered.
+ * Sent once: after a failure that may have reached Lendasat it is not sent again. Running the item
+ * again is safe all the same, since Lendasat returns the pending invoice while it is unexpired; the
+ * error says so.
  */
 async function requestInvoice(
 	this: IExecutePaginationFunctions,
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	return [
-		{
-			json: (await api.send(request, 'object', {
-				repeatable: true,
-				check: invoiceAnswer,
-			})) as IDataObject,
-		},
-	];
+	const sent = await settle(api.send(request, 'object', { check: invoiceAnswer }));
+	if ('value' in sent) return [{ json: sent.value as IDataObject }];
+	throw mayHaveBeenProcessed(sent.error)
+		? withNote(
+				sent.error,
+				'Running this item again is safe: while an invoice is pending and unexpired (15 minutes), Lendasat returns that same invoice instead of making another.',
+			)
+		: sent.error;
 }
 
 /** An invoice is of use only with its ID, a Bitcoin address to pay and a whole, positive number of sats. */

@@ -7,7 +7,7 @@ import type {
 
 import { requireValid } from '../../validation/parameters';
 import { apiRoute } from '../../transport/apiRoute';
-import { checkWholeDays, toNumber } from '../../validation/checks';
+import { checkWholeDays, describeValue, isRecord, toNumber } from '../../validation/checks';
 import { sendToContract, simplifyContracts } from './shared';
 
 /*
@@ -22,14 +22,13 @@ export const contractExtendOperation: INodePropertyOptions = {
 		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'extend',
 			label: 'Contract → Extend',
 			toolDescription:
 				'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
+			answer: newContractAnswer,
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [
 				{
@@ -67,6 +66,15 @@ export const contractExtendFields: INodeProperties[] = [
 		displayOptions: { show: { resource: ['contract'], operation: ['extend'] } },
 	},
 ];
+
+/** The answer is the new contract: without its id a workflow could not go on with it. */
+function newContractAnswer(body: unknown): string | undefined {
+	const id = isRecord(body) ? body.id : undefined;
+	if (typeof id === 'string' && id.trim() !== '') return undefined;
+	return id === undefined
+		? 'it holds no id of the new contract'
+		: `its id ${describeValue(id)} is not a contract ID`;
+}
 
 async function addExtensionBody(
 	this: IExecuteSingleFunctions,

@@ -8,10 +8,13 @@ import {
 } from 'n8n-workflow';
 
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { writeWithReadBack } from '../../transport/readBack';
+import { readRetrySettings } from '../../transport/retry';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
+	DELETED,
+	applicationAnswer,
 	LOAN_APPLICATIONS_PATH,
-	RESOURCE,
 	TAKEN,
 	loanApplicationIdOf,
 	loanApplicationPath,
@@ -28,12 +31,10 @@ export const loanApplicationDeleteOperation: INodePropertyOptions = {
 		'Withdraw one of your loan applications: it becomes Deleted and lenders can no longer take it. The output is the ID with deleted: true.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'delete',
 			label: LABEL,
 			toolDescription:
 				'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',
-			repeat: 'once',
+			repeat: 'afterLookup',
 			keyType: 'borrower',
 			expects: 'empty',
 			notFound: { parameter: 'loanApplicationId', label: 'loan application' },
@@ -78,7 +79,16 @@ async function deleteWhenItExists(
 			},
 		);
 	}
-	// Deleting is the same whether it happens once or twice: safe to send again after a lost answer.
-	await api.send(request, 'empty', { repeatable: true });
+	// After a failure that may have reached Lendasat, the application's status tells whether it was deleted.
+	await writeWithReadBack(
+		async () => await api.send(request, 'empty'),
+		async () => {
+			const after = (await api.send({ method: 'GET', url: loanApplicationPath(id) }, 'object', {
+				check: applicationAnswer,
+			})) as IDataObject;
+			return statusOf(after) === DELETED ? after : undefined;
+		},
+		readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+	);
 	return [{ json: { loan_deal_id: id, deleted: true } }];
 }

@@ -17,6 +17,7 @@ import {
 	checkInterestRate,
 	checkLoanToValue,
 	checkPositiveAmount,
+	toCents,
 	checkRange,
 	checkWholeDays,
 	isRecord,
@@ -88,6 +89,8 @@ interface Term {
 	parameter: string;
 	label: string;
 	check: Check;
+	/** A sum of money: sent rounded to cents. */
+	money?: true;
 	property: INodeProperties;
 }
 
@@ -127,6 +130,7 @@ export const TERMS: Term[] = [
 		parameter: 'loanAmountMin',
 		label: 'Min Loan Amount',
 		check: checkPositiveAmount,
+		money: true,
 		property: {
 			displayName: 'Min Loan Amount',
 			name: 'loanAmountMin',
@@ -142,6 +146,7 @@ export const TERMS: Term[] = [
 		parameter: 'loanAmountMax',
 		label: 'Max Loan Amount',
 		check: checkPositiveAmount,
+		money: true,
 		property: {
 			displayName: 'Max Loan Amount',
 			name: 'loanAmountMax',
@@ -193,7 +198,7 @@ export function readTerm(
 ): number {
 	const problem = term.check(value);
 	if (problem) throw invalidParameter(context, label, problem);
-	return toNumber(value);
+	return term.money ? toCents(toNumber(value)) : toNumber(value);
 }
 
 /**
@@ -212,7 +217,7 @@ export function checkTermRanges(
 		['duration_days_min', 'duration_days_max'],
 	];
 	for (const [min, max] of ranges) {
-		const problem = checkRange(terms[min], terms[max], label(min), label(max));
+		const problem = checkRange(terms[min], terms[max], label(max));
 		if (problem) throw invalidParameter(context, label(min), problem);
 	}
 	return terms;

@@ -17,6 +17,8 @@ import {
 	type ApiClient,
 	type OperationRequest,
 } from '../../transport/apiRoute';
+import { writeWithReadBack } from '../../transport/readBack';
+import { readRetrySettings } from '../../transport/retry';
 import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
@@ -37,12 +39,10 @@ export const notificationUpdateSettingsOperation: INodePropertyOptions = {
 		'Turn e-mail and Telegram alerts on or off. Only the switches added under Update Fields change; the node reads the current settings and writes them back with those changes. The output is the stored settings, all eight switches.',
 	routing: apiRoute(
 		{
-			resource: 'notification',
-			operation: 'updateSettings',
 			label: LABEL,
 			toolDescription:
 				'Update notification settings: turns the chosen e-mail and Telegram alerts on or off, keeps the others, returns all eight switches',
-			repeat: 'once',
+			repeat: 'afterLookup',
 			keyType: 'borrower',
 			expects: 'object',
 		},
@@ -120,11 +120,19 @@ async function mergeAndWrite(
 	const written = await inTurn(this, api.keyIdentity, async () => {
 		const current = await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object');
 		const body = mergedSettings(this, current as IDataObject, request.body as IDataObject);
-		// The whole state is written each time: sending it again after a dropped connection changes nothing more.
-		return await api.send({ ...request, body }, 'object', {
-			repeatable: true,
-			check: settingsAnswer,
-		});
+		// After a failure that may have reached Lendasat, the stored settings tell whether it was written.
+		return await writeWithReadBack(
+			async () => await api.send({ ...request, body }, 'object', { check: settingsAnswer }),
+			async () => {
+				const stored = (await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object', {
+					check: settingsAnswer,
+				})) as IDataObject;
+				return Object.keys(body).every((field) => stored[field] === body[field])
+					? stored
+					: undefined;
+			},
+			readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+		);
 	});
 	return toItems(written);
 }
