@@ -348,7 +348,9 @@ const contractsWithKeys = (keys: string[]) => {
 			const throughput = (requests.length - rateLimited) / window;
 			const ratio = throughput / RATE_LIMIT;
 			const share429 = rateLimited / requests.length;
-			const lists = requests.filter((request) => request.method === 'GET').length;
+			const lists = requests.filter(
+				(request) => request.method === 'GET' && request.path === '/api/contracts',
+			).length;
 			const ranBy = workerOf();
 			const perWorker = cluster.workers.map(
 				(_, index) =>
