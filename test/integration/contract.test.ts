@@ -19,6 +19,7 @@ import {
 	singleNodeWorkflow,
 	type TestCredential,
 } from '../../dev/harness/n8n';
+import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';
@@ -251,6 +252,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 				OFFER_READ, // which kind of Collateral Address the offer takes
 				'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
 				'POST /api/contracts',
+				'GET /api/contracts', // did another execution create one with the same key meanwhile?
 			]);
 			expect(posted()[0].headers['idempotency-key']).toBe('order-1042');
 		},
@@ -869,6 +871,8 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			'POST /api/contracts',
 			'GET /api/contracts',
 			'POST /api/contracts',
+			// The first request may still have been stored late: one more look for a second contract.
+			'GET /api/contracts',
 		]);
 		const [first, second] = posted();
 		expect(second.body).toEqual(first.body);
@@ -909,11 +913,13 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			expect(created()).toHaveLength(1);
 			expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
 			expect(posted()[0].headers['idempotency-key']).toBe(header);
-			// The re-run only looked (the offer's collateral kind, then the contract).
+			// The first run looked before and after creating; the re-run only looked (the offer's
+			// collateral kind, then the contract).
 			expect(received()).toEqual([
 				OFFER_READ,
 				'GET /api/contracts',
 				'POST /api/contracts',
+				'GET /api/contracts',
 				OFFER_READ,
 				'GET /api/contracts',
 			]);
@@ -969,6 +975,257 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(lookups).toBeLessThan(items.length / 2);
 	});
 });
+
+describe('Contract → Create across executions: one contract per key', () => {
+	const liveCreate = (parameters: Record<string, unknown> = {}) =>
+		contractCreate({ additionalFields: LIVE_FIELDS, ...parameters });
+
+	/** The contracts carrying the client_contract_id derived from `key`, as the sandbox stores them. */
+	const withKey = (key: string) =>
+		[...sandbox.state.contracts.values()]
+			.map((entry) => entry.contract)
+			.filter((contract) => contract.client_contract_id === clientContractIdFor(key));
+	const open = (contracts: Contract[]) =>
+		contracts.filter((contract) => contract.status !== 'Cancelled');
+	const count = (request: string) => received().filter((sent) => sent === request).length;
+
+	/**
+	 * Executions that start together: each one's first look at the list is answered only after
+	 * all of them looked (a slow list), so that each finds nothing and sends, as two workers
+	 * handling a webhook delivered twice would.
+	 */
+	const slowFirstLooks = (times: number) => ({
+		kind: 'slow' as const,
+		method: 'GET',
+		path: '/api/contracts',
+		after: true,
+		delayMs: 400,
+		times,
+	});
+
+	it.each([2, 20])(
+		'%i executions at once with the same Idempotency Key on the live backend leave one live contract, and all output it',
+		async (executions) => {
+			sandbox.configure({ dialect: 'live', faults: [slowFirstLooks(executions)] });
+			const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
+			const workflow = liveCreate({
+				loanId: byId(offer.id),
+				options: { idempotencyKey: 'order-1042' },
+			});
+			const runs = await Promise.all(
+				Array.from({ length: executions }, (_, index) =>
+					runWorkflow(workflow, { credential: borrower(), executionId: String(500 + index) }),
+				),
+			);
+			expect(runs.map(({ error }) => error)).toEqual(runs.map(() => undefined));
+			// Each execution created one: the live backend has no idempotency.
+			const contracts = withKey('order-1042');
+			expect(contracts).toHaveLength(executions);
+			expect(sandbox.stats().duplicateContracts).toBe(executions - 1);
+			// The earliest stays; every other one was cancelled, once.
+			const [kept] = open(contracts);
+			expect(open(contracts)).toEqual([kept]);
+			const earliest = [...contracts].sort((a, b) =>
+				a.created_at === b.created_at
+					? a.id.localeCompare(b.id)
+					: a.created_at.localeCompare(b.created_at),
+			)[0];
+			expect(kept.id).toBe(earliest.id);
+			const cancelled = contracts
+				.filter((contract) => contract.id !== kept.id)
+				.sort((a, b) =>
+					a.created_at === b.created_at
+						? a.id.localeCompare(b.id)
+						: a.created_at.localeCompare(b.created_at),
+				)
+				.map((contract) => contract.id);
+			const outputs = runs.map(({ output }) => output(NODE)[0].json);
+			for (const json of outputs) {
+				expect(json).toMatchObject({ id: kept.id, status: 'Requested', loan_amount: 1500 });
+				// Each names the duplicates it knows to be cancelled: its own at least.
+				expect(cancelled).toEqual(expect.arrayContaining(json.cancelled_duplicates as string[]));
+			}
+			expect(outputs.map((json) => json.cancelled_duplicates).flat()).toEqual(
+				expect.arrayContaining(cancelled),
+			);
+			// Each extra is cancelled by the execution that created it and by the one that keeps its
+			// own: about two cancels per extra, not one per execution and extra.
+			const cancels = received().filter((request) => request.startsWith('DELETE'));
+			expect(cancels.length).toBeGreaterThanOrEqual(cancelled.length);
+			expect(cancels.length).toBeLessThanOrEqual(2 * cancelled.length);
+		},
+	);
+
+	it('an extra contract that is already funded cannot be cancelled: the item fails naming every contract with the key', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			// The answer to the create comes late, and meanwhile another execution's contract with the
+			// same key was created and funded.
+			faults: [{ kind: 'slow', method: 'POST', path: '/api/contracts', after: true, delayMs: 300 }],
+		});
+		const workflow = liveCreate({ options: { idempotencyKey: 'order-7' } });
+		const running = runWorkflow(workflow, { credential: borrower() });
+		const ours = await waitUntil(() => withKey('order-7')[0]);
+		const funded = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientContractIdFor('order-7'),
+			status: 'PrincipalGiven',
+			created_at: new Date(Date.parse(ours.created_at) + 1000).toISOString(),
+		});
+		const { error } = await running;
+		expect(error?.message).toBe(
+			'More than one contract was created for this key, and one cannot be cancelled [item 0]',
+		);
+		const description = describedBy(error);
+		expect(description).toContain(
+			`Contracts with client_contract_id ${clientContractIdFor('order-7')}: ${ours.id} (Requested, created ${ours.created_at}, the one the node keeps); ${funded.id} (PrincipalGiven, created ${funded.created_at}).`,
+		);
+		expect(description).toContain(`${funded.id}: it is PrincipalGiven`);
+		expect(description).toContain('Contract → Cancel');
+		// Nothing was cancelled: the funded one cannot be, and the earliest is the one kept.
+		expect(count(`DELETE /api/contracts/${funded.id}`)).toBe(0);
+		expect(open(withKey('order-7'))).toHaveLength(2);
+
+		// Running it again finds both and fails the same way, without creating a third.
+		const again = await runWorkflow(workflow, { credential: borrower() });
+		expect(again.error?.message).toBe(error?.message);
+		expect(withKey('order-7')).toHaveLength(2);
+	});
+
+	it('a cancel refused because another execution cancelled first counts as done', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const clientId = clientContractIdFor('order-9');
+		const at = (seconds: number) => new Date(Date.now() - 60_000 + seconds * 1000).toISOString();
+		const first = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+			created_at: at(0),
+		});
+		const second = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+			created_at: at(1),
+		});
+		// The list still shows the second one Requested when this execution reads it; it is cancelled
+		// just before this execution's cancel arrives.
+		sandbox.configure({
+			faults: [{ kind: 'slow', method: 'GET', path: '/api/contracts', after: true, delayMs: 200 }],
+		});
+		const running = runWorkflow(liveCreate({ options: { idempotencyKey: 'order-9' } }), {
+			credential: borrower(),
+		});
+		await waitUntil(() => received().includes('GET /api/contracts'));
+		sandbox.admin.setContractStatus(second.id, 'Cancelled');
+		const { output, error } = await running;
+		expect(error).toBeUndefined();
+		expect(output(NODE)[0].json).toMatchObject({ id: first.id, cancelled_duplicates: [second.id] });
+		expect(received()).toEqual([
+			OFFER_READ, // the offer's collateral kind, for the Collateral Address
+			'GET /api/contracts',
+			`DELETE /api/contracts/${second.id}`, // 400: "Cannot cancel a contract request with status Cancelled"
+			`GET /api/contracts/${second.id}`,
+		]);
+		expect(count('POST /api/contracts')).toBe(0);
+	});
+
+	it('without a collision, costs one more walk of the list for the whole run: here one request for 50 items', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
+		const items = Array.from({ length: 50 }, (_, order) => ({ order }));
+		const { output, error } = await runWorkflow(
+			liveCreate({
+				loanId: byId(offer.id),
+				options: { idempotencyKey: '={{ "order-" + $json.order }}' },
+			}),
+			{ credential: borrower(), items },
+		);
+		expect(error).toBeUndefined();
+		expect(output(NODE)).toHaveLength(50);
+		expect(output(NODE).every((item) => item.json.cancelled_duplicates === undefined)).toBe(true);
+		expect(count('POST /api/contracts')).toBe(50);
+		// One look before sending and one after, each shared by all 50 items.
+		expect(count('GET /api/contracts')).toBe(2);
+		const lastLook = sandbox.requests.length - 1;
+		expect(received()[lastLook]).toBe('GET /api/contracts');
+		expect(count('GET /api/contracts')).toBeLessThan(items.length / 10);
+	});
+
+	it('on a server that lists no contracts, checks nothing more after creating', async () => {
+		const specServer = await startSpecServerWithoutList();
+		try {
+			const { output, error } = await runWorkflow(
+				contractCreate({ options: { idempotencyKey: 'order-1' } }),
+				{ credential: borrower({ baseUrl: specServer.url }), items: [{}, {}] },
+			);
+			expect(error).toBeUndefined();
+			expect(output(NODE).map((item) => item.json.id)).toEqual(['spec-1', 'spec-1']);
+			// The first look learnt that there is no list (404): nobody asks again. The second item
+			// with the same key is sent with the same Idempotency-Key, which such a server honours.
+			expect(specServer.received).toEqual([
+				'GET /api/contracts',
+				'POST /api/contracts',
+				'POST /api/contracts',
+			]);
+		} finally {
+			await specServer.close();
+		}
+	});
+
+	it("on the specification's server honouring Idempotency-Key, executions at once get one contract and nothing is cancelled", async () => {
+		sandbox.configure({ idempotency: true, faults: [slowFirstLooks(2)] });
+		const workflow = contractCreate({ options: { idempotencyKey: 'order-77' } });
+		const [a, b] = await Promise.all([
+			runWorkflow(workflow, { credential: borrower(), executionId: '601' }),
+			runWorkflow(workflow, { credential: borrower(), executionId: '602' }),
+		]);
+		expect(a.output(NODE)[0].json.id).toBe(b.output(NODE)[0].json.id);
+		expect(a.output(NODE)[0].json.cancelled_duplicates).toBeUndefined();
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		expect(count('POST /api/contracts')).toBe(2);
+		expect(received().some((request) => request.startsWith('DELETE'))).toBe(false);
+	});
+});
+
+/** Polls `check` every 10 ms until it gives a value (at most 5 s). */
+async function waitUntil<T>(check: () => T | undefined | false): Promise<T> {
+	for (let waited = 0; waited < 5000; waited += 10) {
+		const value = check();
+		if (value) return value;
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	throw new Error('timed out');
+}
+
+/**
+ * A server as the specification shows it: POST /api/contracts honours Idempotency-Key (the same key
+ * gets the same contract) and there is no contract list (404).
+ */
+async function startSpecServerWithoutList() {
+	const received: string[] = [];
+	const server = http.createServer((request, response) => {
+		received.push(`${request.method} ${request.url?.split('?')[0]}`);
+		request.resume();
+		request.on('end', () => {
+			const post = request.method === 'POST';
+			response.writeHead(post ? 200 : 404, { 'content-type': 'application/json' });
+			response.end(
+				JSON.stringify(
+					post
+						? {
+								id: 'spec-1',
+								status: 'pending',
+								loan_amount: 1500,
+								created_at: new Date().toISOString(),
+							}
+						: { error: 'Not found', code: 'NOT_FOUND', details: '' },
+				),
+			);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		received,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
 
 describe('Contract → Create on a specification server that honours Idempotency-Key', () => {
 	it('a re-run with the same Idempotency Key returns the first contract', async () => {
