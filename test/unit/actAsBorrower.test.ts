@@ -110,8 +110,6 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 		const route = (keyType: 'master' | 'borrower') =>
 			apiRoute(
 				{
-					resource: 'x',
-					operation: 'y',
 					label: 'X → Y',
 					toolDescription: 'Does y to an x',
 					keyType,

@@ -31,8 +31,6 @@ export { failureOf, settle } from './exchange';
 
 /** What every operation declares about itself; the transport and the error mapper read it. */
 export interface OperationMeta {
-	resource: string;
-	operation: string;
 	/** As a user reads it, e.g. "Contract → Create". */
 	label: string;
 	/**

@@ -23,8 +23,6 @@ export const accountCreateOperation: INodePropertyOptions = {
 	description: 'Create a borrower account for one of your users; needs a partner master key',
 	routing: apiRoute(
 		{
-			resource: 'account',
-			operation: 'create',
 			label: 'Account → Create',
 			toolDescription:
 				"Create a borrower account: a partner creates a user's account and gets its borrower API key back",

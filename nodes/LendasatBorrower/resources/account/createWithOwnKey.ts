@@ -39,8 +39,6 @@ export const accountCreateWithOwnKeyOperation: INodePropertyOptions = {
 		'Create a borrower account with a referral code instead of a partner master key, and with an API key made here: yours, or one the node generates. The output shows the key once.',
 	routing: apiRoute(
 		{
-			resource: 'account',
-			operation: OPERATION,
 			label: 'Account → Create With Own Key',
 			toolDescription:
 				'Create a borrower account with a referral code: registers a new user and returns its borrower API key (shown once)',

@@ -17,8 +17,6 @@ export const contractBroadcastArkClaimOperation: INodePropertyOptions = {
 		'Send the Ark PSBT and checkpoint PSBTs from Get Ark Claim PSBTs, signed outside n8n with the key behind borrower_pk, to Lendasat, which completes them with the Ark server. This moves the Arkade collateral to your Ark address and cannot be undone. The node checks that each is a PSBT and that the checkpoints are the ones the Ark PSBT spends before sending; it never asks for a private key. Output: the contract ID, the txid of the Ark transaction and status ClosingByClaim.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'broadcastArkClaim',
 			label: 'Contract → Broadcast Ark Claim',
 			toolDescription:
 				'Broadcast the signed Ark claim: moves the Arkade collateral to your Ark address (irreversible); returns the txid, the contract becomes ClosingByClaim',

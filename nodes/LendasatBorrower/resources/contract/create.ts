@@ -203,8 +203,6 @@ export const contractCreateOperation: INodePropertyOptions = {
 	description: 'Ask for a loan from an offer; needs a borrower key',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'create',
 			label: 'Contract → Create',
 			toolDescription:
 				'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',

@@ -22,8 +22,6 @@ export const contractFinishArkSettlementOperation: INodePropertyOptions = {
 		'Send the intent PSBT and forfeit PSBTs from Get Ark Settlement, signed outside n8n with the key behind user_pk, to Lendasat, which joins the next Ark batch with them. This moves the Arkade collateral to you and cannot be undone; the answer can take up to a few minutes. Each PSBT is checked before sending and sent in base64; the node never asks for a private key. Output: the contract ID, the commitment_txid of the batch and settled: true.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'finishArkSettlement',
 			label: 'Contract → Finish Ark Settlement',
 			toolDescription:
 				'Finish the Ark settlement with the signed PSBTs: moves the Arkade collateral back to you in an Ark batch (irreversible); returns the commitment txid',

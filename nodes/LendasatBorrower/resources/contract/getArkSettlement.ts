@@ -17,8 +17,6 @@ export const contractGetArkSettlementOperation: INodePropertyOptions = {
 		'For Arkade collateral whose VTXOs became recoverable (requires_ark_settlement true) after the loan was repaid and confirmed (status RepaymentConfirmed): get the intent PSBT (intent_proof) and the forfeit PSBTs, in base64, that settle the collateral back to you in the next Ark batch. Sign them outside n8n, in your own Ark wallet or signer, with the private key behind user_pk (at derivation_path), and send them with Finish Ark Settlement soon after. The node never asks for a private key. Output: the contract ID, intent_message, intent_proof, forfeit_psbts, delegate_cosigner_pk, user_pk, derivation_path.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'getArkSettlement',
 			label: 'Contract → Get Ark Settlement',
 			toolDescription:
 				'Get the Ark settlement PSBTs for repaid Arkade collateral whose VTXOs became recoverable; moves no money: returns the intent PSBT, the forfeit PSBTs and the borrower key that must sign them outside n8n',

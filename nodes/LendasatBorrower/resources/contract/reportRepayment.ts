@@ -35,8 +35,6 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 		'Tell the lender that an installment was paid, with the payment transaction ID and the amount paid. The output repeats the contract, installment and payment IDs and the amount with reported: true.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'reportRepayment',
 			label: 'Contract → Report Repayment',
 			toolDescription:
 				"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID and the amount (by default the installment's principal plus interest); returns what was reported",

@@ -44,8 +44,6 @@ export const contractSendFiatDetailsOperation: INodePropertyOptions = {
 		"Give the lender of a fiat loan (USD, EUR, CHF, MXN) the bank account to pay out to. The node encrypts the details as Lendasat's app does, for the contract's borrower and lender keys only; Lendasat cannot read them. The output is the contract ID with fiat_details_sent: true.",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: OPERATION,
 			label: LABEL,
 			toolDescription:
 				'Send the bank details a fiat loan is paid out to: encrypted so that only the borrower and the lender can read them; once per contract',

@@ -43,8 +43,6 @@ export const contractUpdateBorrowerAddressOperation: INodePropertyOptions = {
 		"Change where the collateral goes back to (the contract's borrower_btc_address). Needs a signature of the new address by the contract's borrower key, made outside n8n; the node never asks for a private key. The output is the contract ID and the new address with updated: true.",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: OPERATION,
 			label: 'Contract → Update Borrower Address',
 			toolDescription:
 				"Update a contract's collateral refund address: the Bitcoin address the collateral goes back to, proven by a signature of the borrower's key made outside n8n",

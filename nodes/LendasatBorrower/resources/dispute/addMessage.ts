@@ -6,14 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute, type OperationRequest } from '../../transport/apiRoute';
-import {
-	RESOURCE,
-	confirmationAnswer,
-	disputeIdOf,
-	disputePath,
-	messageField,
-	messageOf,
-} from './shared';
+import { confirmationAnswer, disputeIdOf, disputePath, messageField, messageOf } from './shared';
 
 export const disputeAddMessageOperation: INodePropertyOptions = {
 	name: 'Add Message',
@@ -23,8 +16,6 @@ export const disputeAddMessageOperation: INodePropertyOptions = {
 		"Write to a dispute: the lender and Lendasat's support read it. The output is the dispute ID with message_added: true.",
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'addMessage',
 			label: 'Dispute → Add Message',
 			toolDescription:
 				"Add a message to a dispute: posts text that the lender and Lendasat's support read (it cannot be taken back); returns the dispute ID with message_added: true",

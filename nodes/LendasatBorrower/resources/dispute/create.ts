@@ -22,8 +22,6 @@ export const disputeCreateOperation: INodePropertyOptions = {
 		"Open a dispute about one of your contracts, for Lendasat's support to settle with the lender: when the lender does not pay out, or the collateral does not come back. The output is the dispute.",
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'create',
 			label: 'Dispute → Create',
 			toolDescription:
 				"Create a dispute: asks Lendasat's support to step in on a contract (e.g. the lender did not pay out); the contract's status becomes DisputeBorrowerStarted until the dispute is resolved; returns the dispute with its ID",

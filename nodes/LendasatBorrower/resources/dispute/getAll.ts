@@ -13,8 +13,6 @@ export const disputeGetAllOperation: INodePropertyOptions = {
 		"List a contract's disputes, newest first, each with its status, reason and messages",
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'getAll',
 			label: 'Dispute → Get Many',
 			toolDescription:
 				"Get many disputes of a contract: each with its ID, status, reason and messages from the borrower, the lender and Lendasat's support; changes nothing",

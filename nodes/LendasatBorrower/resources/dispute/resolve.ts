@@ -8,7 +8,6 @@ import { apiRoute, type OperationRequest } from '../../transport/apiRoute';
 import {
 	NOT_RESOLVABLE_BY_YOU,
 	RESOLVE_FAILED,
-	RESOURCE,
 	confirmationAnswer,
 	disputeIdOf,
 	disputePath,
@@ -22,8 +21,6 @@ export const disputeResolveOperation: INodePropertyOptions = {
 		'Close a dispute you opened, once the matter is settled: the contract goes back to the status it had before. The output is the dispute ID with resolved: true.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'resolve',
 			label: 'Dispute → Resolve',
 			toolDescription:
 				'Resolve a dispute you opened: closes it for good and puts the contract back in the status it had before the dispute (irreversible); returns the dispute ID with resolved: true',

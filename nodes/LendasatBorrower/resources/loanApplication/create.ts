@@ -59,8 +59,6 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 		'Post your own loan terms for lenders to take. Returns the application (status Available) with its ID, loan_deal_id.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'create',
 			label: 'Loan Application → Create',
 			toolDescription:
 				'Create a loan application: posts your own loan terms (amounts, durations, LTV, interest) for lenders to take; a lender taking it opens a contract that needs your Bitcoin collateral',

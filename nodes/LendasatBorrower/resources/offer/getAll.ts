@@ -27,8 +27,6 @@ export const offerGetAllOperation: INodePropertyOptions = {
 	description: 'List the loan offers available to the borrower, optionally filtered',
 	routing: apiRoute(
 		{
-			resource: 'offer',
-			operation: 'getAll',
 			label: 'Offer → Get Many',
 			toolDescription:
 				'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',

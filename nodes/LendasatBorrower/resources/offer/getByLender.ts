@@ -19,8 +19,6 @@ export const offerGetByLenderOperation: INodePropertyOptions = {
 		"List the loan offers of one lender (the ID in an offer's or a contract's lender record), with the same filters as Get Many",
 	routing: apiRoute(
 		{
-			resource: 'offer',
-			operation: 'getByLender',
 			label: 'Offer → Get by Lender',
 			toolDescription:
 				"Get a lender's loan offers: every offer one lender makes, optionally filtered by amount, duration, asset or rate",

@@ -27,8 +27,6 @@ export const userUpdateOperation: INodePropertyOptions = {
 		"Change the account's time zone and/or preferred language. The output is what was set, with updated: true.",
 	routing: apiRoute(
 		{
-			resource: 'user',
-			operation: 'update',
 			label: LABEL,
 			toolDescription:
 				"Update the current user: sets the account's time zone (used for its e-mails and reminders) and/or its language",
