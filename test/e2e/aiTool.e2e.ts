@@ -55,8 +55,9 @@ function toolNode(name: string, parameters: Json, position: [number, number]): J
 
 /**
  * Manual trigger → AI Agent, with n8n's OpenAI Chat Model (chat completions, the stand-in's URL) and
- * three Lendasat tools saved as the editor saves them: two with their Description left as it came
- * (the editor leaves a default out of the saved parameters), one with the user's own.
+ * Lendasat tools saved as the editor saves them: two with their Description left as it came (the
+ * editor leaves a default out of the saved parameters), one with the user's own (saved, as 0.1.0
+ * did, with n8n's switch on "Set Manually"), and one saved with the switch on "Set Automatically".
  */
 function agentWorkflow(): Json {
 	const tools = [
@@ -64,8 +65,20 @@ function agentWorkflow(): Json {
 		toolNode('Create a contract', { resource: 'contract', operation: 'create' }, [400, 300]),
 		toolNode(
 			'Get a contract',
-			{ resource: 'contract', operation: 'get', toolDescription: OWN_DESCRIPTION },
+			{
+				resource: 'contract',
+				operation: 'get',
+				// As n8n's switch saved it in 0.1.0; the same text is now the node's own Description.
+				descriptionType: 'manual',
+				toolDescription: OWN_DESCRIPTION,
+			},
 			[600, 300],
+		),
+		// Saved while the package still had n8n's "Set Automatically" switch (0.1.0).
+		toolNode(
+			'Get many contracts',
+			{ resource: 'contract', operation: 'getAll', descriptionType: 'auto' },
+			[800, 300],
 		),
 	];
 	const toAgent = (type: string) => [[{ node: 'AI Agent', type, index: 0 }]];
@@ -147,7 +160,7 @@ describe(`an AI Agent in n8n ${wantedVersion()} uses the node as a tool`, () => 
 		firstRequest = model.requests[0];
 	});
 
-	test('the model is told each tool’s detailed description; a Description the user wrote wins', () => {
+	test('the model is told each tool’s detailed description; a Description the user wrote wins; a node saved with n8n’s switch gets the detailed text too', () => {
 		const offered = Object.fromEntries(
 			toolsOffered(firstRequest).map((tool) => [tool.name, tool.description]),
 		);
@@ -155,6 +168,7 @@ describe(`an AI Agent in n8n ${wantedVersion()} uses the node as a tool`, () => 
 			Get_many_loan_offers: textOf('offer', 'getAll'),
 			Create_a_contract: textOf('contract', 'create'),
 			Get_a_contract: OWN_DESCRIPTION,
+			Get_many_contracts: textOf('contract', 'getAll'),
 		});
 		// Not n8n's automatic one-liner ("Create a contract in Lendasat Borrower").
 		expect(offered.Create_a_contract).toMatch(/borrows money.*lock Bitcoin collateral/);
