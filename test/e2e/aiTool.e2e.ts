@@ -7,14 +7,14 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { selectedN8n, wantedVersion } from '../../dev/n8n/ensure-n8n';
 import { DEMO_CREDENTIALS, demoCredentials } from '../../dev/demo/demo';
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
-import { nodeDescription } from '../helpers/aiTool';
+import { operations } from '../helpers/aiTool';
 import { apiRequests, nodeOutput } from './helpers';
 import { startFakeModel, toolsOffered, type FakeModel } from './fakeModel';
 
@@ -27,16 +27,11 @@ const OWN_DESCRIPTION =
 	'Look up one of my Lendasat contracts by its ID. Never use it for anything else.';
 
 /** The operations of the node as the package declares them, with the text the model should read. */
-const declared = nodeDescription.properties
-	.filter((property) => property.name === 'operation')
-	.flatMap((property) =>
-		(property.options as INodePropertyOptions[]).map((option) => ({
-			resource: String(property.displayOptions?.show?.resource?.[0]),
-			operation: String(option.value),
-			action: String(option.action),
-			text: String(operationMetaOf(option.routing)?.toolDescription),
-		})),
-	);
+const declared = operations.map(({ resource, operation, option }) => ({
+	resource,
+	operation,
+	text: String(operationMetaOf(option.routing)?.toolDescription),
+}));
 const textOf = (resource: string, operation: string): string =>
 	declared.find((entry) => entry.resource === resource && entry.operation === operation)
 		?.text as string;
