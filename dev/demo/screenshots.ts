@@ -4,7 +4,8 @@
 //   npx tsx dev/demo/screenshots.ts [--out .github/screenshots]
 //
 // Starts its own sandbox and n8n (free ports, throwaway folder), signs in, and saves
-//   1-node-actions.png     the node creator listing the Lendasat Borrower actions
+//   1-node-actions.png     the node creator listing the Lendasat Borrower actions; then it adds
+//                          "Create a contract" from there and checks the node's name on the canvas
 //   2-operation-panel.png  the "Request the loan" node open: resource, operation, fields, pickers
 //   3-finished-run.png     the "take a loan" demo after "Execute workflow" finished
 //   4-run-output.png       the contract that run created, in the "Request the loan" node
@@ -21,6 +22,10 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Console errors that concern this package (n8n itself logs unrelated ones, e.g. 401 before sign-in). */
 export const isOurError = (text: string): boolean => /lendasat/i.test(text);
+
+/** The action picked in the actions panel, and the name n8n must give the node it adds. */
+const ADDED_ACTION = 'Create a contract';
+const ACTION_NODE_TYPE = 'n8n-nodes-lendasat.lendasatBorrower';
 
 async function main(): Promise<void> {
 	const started = Date.now();
@@ -50,6 +55,8 @@ async function main(): Promise<void> {
 			(message: Json) => message.type() === 'error' && consoleErrors.push(message.text()),
 		);
 		page.on('pageerror', (error: Error) => consoleErrors.push(error.message));
+		// Leaving the canvas with the added node unsaved: n8n asks (beforeunload); leave.
+		page.on('dialog', (dialog: Json) => dialog.accept());
 
 		await step('Sign in', async () => {
 			await page.goto(`${n8n.url}/signin`);
@@ -65,11 +72,20 @@ async function main(): Promise<void> {
 			await page.getByTestId('node-creator-plus-button').click();
 			await page.keyboard.type('Lendasat');
 			await page.getByText('Lendasat Borrower', { exact: true }).first().click();
-			await page.getByText('Create a contract request').first().waitFor();
+			const createContract = page.getByText(ADDED_ACTION, { exact: true }).first();
+			await createContract.waitFor();
 			await page.waitForTimeout(1000); // the panel slides in
 			await page.screenshot({ path: join(outDir, '1-node-actions.png') });
+			// n8n names a node added from the actions panel after its action: a short one, as n8n's own.
+			await createContract.click();
+			await page.getByTestId('ndv').waitFor();
 			await page.keyboard.press('Escape');
-			await page.keyboard.press('Escape');
+			await page
+				.locator(
+					`[data-test-id="canvas-node"][data-node-type="${ACTION_NODE_TYPE}"][data-node-name="${ADDED_ACTION}"]`,
+				)
+				.waitFor({ timeout: 10_000 });
+			process.stdout.write(`  a node added from the actions panel is named "${ADDED_ACTION}"\n`);
 		});
 
 		await step('Screenshot: the operation panel of "Request the loan"', async () => {
@@ -94,6 +110,12 @@ async function main(): Promise<void> {
 				.locator('[data-test-id="ndv"] [data-test-id*="resource-locator"]')
 				.first()
 				.waitFor();
+			// The per-operation Description (what an AI Agent is told) belongs to the tool only.
+			const descriptions = await page
+				.getByTestId('ndv')
+				.getByText('Description', { exact: true })
+				.count();
+			if (descriptions > 0) throw new Error('the action node shows a Description field');
 			await page.waitForTimeout(500);
 			await page.screenshot({ path: join(outDir, '2-operation-panel.png') });
 			await page.keyboard.press('Escape');

@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { N8N_DIR, ROOT, n8nCli, node24, node24Env } from './ensure-n8n';
+import { N8N_DIR, ROOT, n8nCli, node24, node24Env, selectedN8n } from './ensure-n8n';
 import { sleep } from './steps';
 
 export const PACKAGE_NAME = 'n8n-nodes-lendasat';
@@ -155,7 +155,8 @@ function n8nEnv(
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_REINSTALL_MISSING_PACKAGES: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// n8n 1.x has no such module, and refuses to start when told to disable one it lacks.
+		...(selectedN8n().line === '2.x' ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		...extra,
@@ -444,7 +445,12 @@ async function startServer(
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 	const loginWith = async (path: string, body: unknown): Promise<Json> => {
-		const response = await call('POST', path, body, false);
+		let response = await call('POST', path, body, false);
+		// n8n 1.x answers /healthz/readiness while its migrations still run, before its REST routes exist.
+		for (const started = Date.now(); response.status === 404 && Date.now() - started < 120_000; ) {
+			await sleep(500);
+			response = await call('POST', path, body, false);
+		}
 		if (!response.ok)
 			throw new Error(`POST /rest${path}: HTTP ${response.status} ${await response.text()}`);
 		cookie = authCookie(response);
@@ -466,16 +472,14 @@ async function startServer(
 		setupOwner: (owner = DEMO_OWNER) => loginWith('/owner/setup', owner),
 		login: (owner = DEMO_OWNER) =>
 			loginWith('/login', { emailOrLdapLoginId: owner.email, password: owner.password }),
-		async rest(method, path, body) {
-			const response = await call(method, path, body);
-			const text = await response.text();
-			if (!response.ok)
-				throw new Error(`${method} /rest${path}: HTTP ${response.status} ${text.slice(0, 500)}`);
-			return text ? (JSON.parse(text) as Json).data : undefined;
-		},
+		rest: async (method, path, body) => answerOf(await call(method, path, body), method, path),
 		async activate(workflowId) {
 			const { versionId } = await server.rest('GET', `/workflows/${workflowId}`);
-			return server.rest('POST', `/workflows/${workflowId}/activate`, { versionId });
+			// n8n 2.x publishes with POST …/activate; n8n 1.x has no such route and sets `active` instead.
+			const response = await call('POST', `/workflows/${workflowId}/activate`, { versionId });
+			if (response.status !== 404)
+				return answerOf(response, 'POST', `/workflows/${workflowId}/activate`);
+			return server.rest('PATCH', `/workflows/${workflowId}`, { active: true, versionId });
 		},
 		async executions(workflowId) {
 			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
@@ -547,6 +551,14 @@ async function startWorker(
 				(match) => match[1],
 			),
 	});
+}
+
+/** The `data` of a REST answer, or an error naming the call. */
+async function answerOf(response: Response, method: string, path: string): Promise<Json> {
+	const text = await response.text();
+	if (!response.ok)
+		throw new Error(`${method} /rest${path}: HTTP ${response.status} ${text.slice(0, 500)}`);
+	return text ? (JSON.parse(text) as Json).data : undefined;
 }
 
 function authCookie(response: Response): string {

@@ -1,8 +1,10 @@
 /**
  * Smoke test of the node in the real n8n editor (headless Debian chromium + playwright-core):
- * dev/demo/screenshots.ts signs in, opens the node creator and the "Request the loan" node, checks
- * that our icon, fields and offer picker render, runs the demo, and fails on console errors that
- * mention this package. Skipped when chromium or playwright-core is missing.
+ * dev/demo/screenshots.ts signs in, opens the node creator, adds "Create a contract" from the
+ * actions panel and finds it on the canvas under that short name, opens the "Request the loan" node,
+ * checks that our icon, fields and offer picker render and that it shows no (tool-only) Description,
+ * runs the demo, and fails on console errors that mention this package. Skipped when chromium or
+ * playwright-core is missing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -22,7 +24,7 @@ const hasPlaywright = (() => {
 const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM_PATH_DEFAULT);
 
 (canRun ? test : test.skip)(
-	'the node renders in the n8n editor without console errors from the package',
+	'the node renders in the n8n editor, is named after its short action, and logs no console errors',
 	() => {
 		const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
 		try {
@@ -41,6 +43,10 @@ const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM
 				},
 			);
 			expect(`${result.stdout}\n${result.stderr}`).toContain('Screenshots in');
+			// Added from the actions panel, the node is named after its short action.
+			expect(result.stdout).toContain(
+				'a node added from the actions panel is named "Create a contract"',
+			);
 			expect(result.status).toBe(0);
 			expect(readdirSync(out).sort()).toEqual([
 				'1-node-actions.png',

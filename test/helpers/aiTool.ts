@@ -2,6 +2,7 @@ import {
 	NodeHelpers,
 	type INode,
 	type INodeParameters,
+	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
@@ -10,6 +11,17 @@ import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.
 
 /** The Lendasat Borrower node's description, as n8n loads it. */
 export const nodeDescription = new LendasatBorrower().description;
+
+/** Every operation of the node: resource, value and its option. */
+export const operations = nodeDescription.properties
+	.filter((property) => property.name === 'operation')
+	.flatMap((property) =>
+		(property.options as INodePropertyOptions[]).map((option) => ({
+			resource: String(property.displayOptions?.show?.resource?.[0]),
+			operation: String(option.value),
+			option,
+		})),
+	);
 
 /**
  * The node as n8n 2.x and 1.x offer it to an AI Agent (n8n's convertNodeToAiTool): the same

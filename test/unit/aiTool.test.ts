@@ -4,21 +4,11 @@ import { loadPackage } from '../../dev/harness/n8n';
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
 import {
 	nodeDescription as description,
+	operations,
 	resolvedParameters as resolved,
 	toolDescriptionOfNode as asTool,
 	whatTheModelReads as read,
 } from '../helpers/aiTool';
-
-/** Every operation of the node: resource, value and its option. */
-const operations = description.properties
-	.filter((property) => property.name === 'operation')
-	.flatMap((property) =>
-		(property.options as INodePropertyOptions[]).map((option) => ({
-			resource: String(property.displayOptions?.show?.resource?.[0]),
-			operation: String(option.value),
-			option,
-		})),
-	);
 
 const whatTheModelReads = (resource: string, operation: string) => read({ resource, operation });
 
