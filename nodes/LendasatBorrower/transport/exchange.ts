@@ -211,11 +211,13 @@ export async function exchange(
 		const failure = 'answer' in outcome ? httpFailureOf(outcome.answer) : outcome.failure;
 		failures.push(failure);
 		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
-		const wait = retryDelay(
-			failures.length,
-			settings.retry,
-			failure.kind === 'http' ? failure.retryAfterMs : undefined,
-		);
+		const retryAfterMs = failure.kind === 'http' ? failure.retryAfterMs : undefined;
+		// A 429 pauses the whole key for the server's Retry-After; only without one (or with 0) does
+		// this request's own backoff stand in, so that one unlucky item does not hold up every other.
+		const wait =
+			rateLimited && retryAfterMs
+				? Math.min(settings.retry.maxDelayMs, retryAfterMs)
+				: retryDelay(failures.length, settings.retry, retryAfterMs);
 		if (rateLimited) gate.recordRateLimited(ticket, wait);
 		const retry = shouldRetry(failure, settings.retry, failures.length - 1, repeatable);
 		if (!retry || wait >= budgetEndsAt - Date.now()) {
