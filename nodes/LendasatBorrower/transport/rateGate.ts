@@ -89,16 +89,17 @@ interface TurnWaiter {
  *   starts up to one spacing late at random, so that processes paused together do not resume in
  *   lockstep.
  * - After a 429 the budget holds, then probes: one request per second more. A probe that meets a 429
- *   goes back; one that does not found room, and the next probe follows soon (a process sharing the
- *   key finished, or the limit was raised). A process alone meets each 429 with a probe of its own,
- *   and probes ever more rarely (the hold doubles). A 429 met while holding means another process
+ *   is taken back; one that does not found room, and bigger steps follow soon (a process sharing
+ *   the key finished, or the limit was raised). A process alone meets each 429 with a probe of its
+ *   own, and probes more rarely (the hold doubles). A 429 met while holding means another process
  *   took more: the budget drops by one, and holds stay short while that goes on. A process with the
- *   larger budget sends more of the requests a full window refuses, so budgets even out.
+ *   larger budget sends more of the requests a full window refuses, so it gives up more often.
  * - A 429 soon after resuming (the budget was far too high, e.g. learned while others had not
  *   started yet) sets the budget to what got through since resuming.
  * - A 429 when nothing got through lately teaches nothing (the server refuses everything for now):
- *   it only pauses, and the gate goes on where it was when the storm is over; unpaced, with one
- *   request in flight until one succeeds.
+ *   it only pauses, and the pacing goes on where it was when the storm is over. Without a budget,
+ *   one request per second asks; when one gets through, a short refusal (other processes fill the
+ *   key's windows) leads to a slow start from one request per second, a long storm to a fresh start.
  */
 export class RateGate {
 	private readonly env: GateEnvironment;
