@@ -9,6 +9,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
+	// n8n in queue mode has a suite and a command of its own: jest.e2e-queue.config.js.
+	testPathIgnorePatterns: ['/node_modules/', '/queue\\.e2e\\.ts$'],
 	// Each n8n CLI call takes 2–3 s; the trigger waits for n8n's once-a-minute poll.
 	testTimeout: 180_000,
 	maxWorkers: 1,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { publicKeyOf, standInSignMessage } from '../dev/sandbox/messageSigner';
 import {
 	SEED_IDS,
 	startRedirectTarget,
@@ -8,7 +9,11 @@ import {
 	type Sandbox,
 } from '../dev/sandbox/server';
 import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoin';
-import { checkCompressedPublicKey, checkNpub } from '../nodes/LendasatBorrower/validation/checks';
+import {
+	checkArkAddress,
+	checkCompressedPublicKey,
+	checkNpub,
+} from '../nodes/LendasatBorrower/validation/checks';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -865,6 +870,193 @@ describe('notification settings (both dialects)', () => {
 	});
 });
 
+describe('disputes (routes/borrower/dispute.rs)', () => {
+	const { approved, otherBorrowers } = SEED_IDS.contracts;
+	const UNKNOWN = '99999999-0000-4000-8000-000000000000';
+	const open = (contractId: string, options: CallOptions = {}) =>
+		call('POST', '/api/disputes', {
+			...options,
+			body: { contract_id: contractId, reason: 'Payment issue', comment: 'Not paid out' },
+		});
+	const list = (contractId: string, options: CallOptions = {}) =>
+		call('GET', `/api/disputes?contract_id=${contractId}`, options);
+
+	it('live: open, write, list and resolve; the contract goes into dispute and back', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const contract = sandbox.state.contracts.get(approved)!.contract;
+		const opened = await open(approved);
+		expect(opened.status).toBe(200);
+		expect(opened.json).toEqual({
+			id: expect.stringMatching(UUID),
+			contract_id: approved,
+			initiator_type: 'Borrower',
+			initiator_id: SEED_IDS.users.borrower,
+			status: 'DisputeStartedBorrower',
+			reason: 'Payment issue. Not paid out',
+			created_at: expect.stringMatching(ISO_UTC),
+			updated_at: expect.stringMatching(ISO_UTC),
+			resolved_at: null,
+			resolution_notes: null,
+		});
+		expect(contract.status).toBe('DisputeBorrowerStarted');
+		const id = opened.json.id as string;
+
+		const written = await call('PUT', `/api/disputes/${id}`, { body: { message: 'Any news?' } });
+		expect([written.status, written.text]).toEqual([200, '']);
+		const listed = await list(approved);
+		expect(listed.json).toEqual([
+			{
+				...opened.json,
+				messages: [
+					{
+						id: expect.stringMatching(UUID),
+						dispute_id: id,
+						sender_type: 'Borrower',
+						sender_id: SEED_IDS.users.borrower,
+						message: 'Any news?',
+						created_at: expect.stringMatching(ISO_UTC),
+					},
+				],
+			},
+		]);
+
+		const resolved = await call('PUT', `/api/disputes/${id}/resolve`);
+		expect([resolved.status, resolved.text]).toEqual([200, '']);
+		expect(contract.status).toBe('Approved');
+		// update_dispute writes the status only.
+		expect((await list(approved)).json[0]).toMatchObject({
+			status: 'Closed',
+			resolved_at: null,
+			updated_at: opened.json.updated_at,
+		});
+		const again = await call('PUT', `/api/disputes/${id}/resolve`);
+		expect([again.status, again.json]).toEqual([
+			400,
+			{ message: 'Dispute was not started by you' },
+		]);
+		// A closed dispute still takes messages; a new dispute can be opened.
+		expect((await call('PUT', `/api/disputes/${id}`, { body: { message: 'Thanks' } })).status).toBe(
+			200,
+		);
+		expect((await open(approved)).status).toBe(200);
+		expect(
+			(await list(approved)).json.map((dispute: { status: string }) => dispute.status),
+		).toEqual(['DisputeStartedBorrower', 'Closed']);
+	});
+
+	it("live: the backend's habits: no ownership check on reads and messages, 500 for what it cannot load", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const noQuery = await call('GET', '/api/disputes');
+		expect([noQuery.status, noQuery.headers.get('content-type'), noQuery.text]).toEqual([
+			400,
+			'text/plain; charset=utf-8',
+			'Failed to deserialize query string: missing field `contract_id`',
+		]);
+		expect((await list(UNKNOWN)).json).toEqual([]);
+		expect(await open(otherBorrowers)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+
+		const theirs = await open(otherBorrowers, { key: sandbox.keys.otherBorrower });
+		const theirId = theirs.json.id as string;
+		expect((await list(otherBorrowers)).json.map((dispute: { id: string }) => dispute.id)).toEqual([
+			theirId,
+		]);
+		expect(
+			(await call('PUT', `/api/disputes/${theirId}`, { body: { message: 'hi' } })).status,
+		).toBe(200);
+		expect(await call('PUT', `/api/disputes/${theirId}/resolve`)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+		expect(
+			await call('PUT', `/api/disputes/${UNKNOWN}`, { body: { message: 'hi' } }),
+		).toMatchObject({ status: 500, json: { message: 'Something went wrong' } });
+		const badPath = await call('PUT', '/api/disputes/first/resolve');
+		expect([badPath.status, badPath.headers.get('content-type')]).toEqual([
+			400,
+			'text/plain; charset=utf-8',
+		]);
+		expect(badPath.text).toMatch(/^Invalid URL: UUID parsing failed: /);
+
+		const raw = `{"contract_id":"${approved}","reason":"x"}`;
+		const noComment = await call('POST', '/api/disputes', {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([noComment.status, noComment.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`comment\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect((await open(approved)).status).toBe(200);
+		expect(await open(approved)).toMatchObject({
+			status: 400,
+			json: { message: 'Dispute already in progress' },
+		});
+	});
+
+	it("live: resolve refuses the lender's dispute (400) and fails while the contract is out of dispute (500)", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const lenders = sandbox.admin.startLenderDispute(approved);
+		expect(lenders).toMatchObject({ initiator_type: 'Lender', status: 'DisputeStartedLender' });
+		expect(sandbox.state.contracts.get(approved)!.contract.status).toBe('DisputeLenderStarted');
+		expect((await call('PUT', `/api/disputes/${lenders.id}/resolve`)).json).toEqual({
+			message: 'Dispute was not started by you',
+		});
+
+		const { requested } = SEED_IDS.contracts;
+		const mine = (await open(requested)).json.id as string;
+		sandbox.admin.setContractStatus(requested, 'Cancelled');
+		expect(await call('PUT', `/api/disputes/${mine}/resolve`)).toMatchObject({
+			status: 500,
+			json: { message: 'Something went wrong' },
+		});
+		expect((await list(requested)).json[0].status).toBe('DisputeStartedBorrower');
+	});
+
+	it('spec: the same routes, strictly: only your own contracts and disputes', async () => {
+		expectSpecError(await list(otherBorrowers), 404, 'CONTRACT_NOT_FOUND');
+		expectSpecError(await call('GET', '/api/disputes'), 400, 'INVALID_QUERY');
+		expectSpecError(
+			await call('POST', '/api/disputes', { body: { contract_id: approved } }),
+			400,
+			'MISSING_FIELD',
+		);
+		const theirs = await open(otherBorrowers, { key: sandbox.keys.otherBorrower });
+		expectSpecError(
+			await call('PUT', `/api/disputes/${theirs.json.id}`, { body: { message: 'hi' } }),
+			404,
+			'DISPUTE_NOT_FOUND',
+		);
+		const mine = await open(approved);
+		expectSpecError(await open(approved), 400, 'DISPUTE_IN_PROGRESS');
+		expect((await call('PUT', `/api/disputes/${mine.json.id}/resolve`)).status).toBe(200);
+		expectSpecError(
+			await call('PUT', `/api/disputes/${mine.json.id}/resolve`),
+			400,
+			'DISPUTE_NOT_STARTED_BY_BORROWER',
+		);
+	});
+
+	it('admin over HTTP: the lender opens a dispute', async () => {
+		const response = await fetch(`${sandbox.url}/__admin/contracts/${approved}/lender-dispute`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ reason: 'Collateral below the agreed value' }),
+		});
+		expect(response.status).toBe(200);
+		expect(await response.json()).toMatchObject({
+			contract_id: approved,
+			initiator_type: 'Lender',
+			reason: 'Collateral below the agreed value',
+			messages: [],
+		});
+	});
+});
+
 describe('fault echo-key-error', () => {
 	it.each(['spec', 'live'] as const)(
 		'%s: answers an error whose text carries the key raw and URL-encoded',
@@ -1304,7 +1496,11 @@ describe('live dialect: other endpoints', () => {
 		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
 		const before = contract.installments.map((installment) => installment.status);
 		const answer = await call('PUT', `/api/contracts/${principalGiven}/installment-paid`, {
-			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
+			body: {
+				installment_id: '99999999-0000-4000-8000-000000000000',
+				payment_id: '0xabc',
+				amount: null,
+			},
 		});
 		expect([answer.status, answer.text]).toEqual([200, '']);
 		expect(contract.installments.map((installment) => installment.status)).toEqual(before);
@@ -1324,6 +1520,46 @@ describe('live dialect: other endpoints', () => {
 			body: { installment_id: '99999999-0000-4000-8000-000000000000', payment_id: '0xabc' },
 		});
 		expectSpecError(spec, 400, 'INSTALLMENT_NOT_FOUND');
+	});
+
+	it("installment-paid needs `amount` present, a number or null, as Lendasat's clients send it [INF]", async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const [installment] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		const path = `/api/contracts/${principalGiven}/installment-paid`;
+		const raw = `{"installment_id":"${installment.id}","payment_id":"0xabc"}`;
+		const missing = await call('PUT', path, {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([missing.status, missing.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`amount\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect(installment.status).toBe('pending');
+		const text = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: '250' },
+		});
+		expect(text.status).toBe(422);
+		expect(text.json.message).toContain(
+			'amount: invalid type: string "250", expected a Decimal type representing a fixed-point number',
+		);
+		const given = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '0xabc', amount: 250.5 },
+		});
+		expect([given.status, given.text]).toEqual([200, '']);
+		expect(installment.status).toBe('paid');
+		// The specification's dialect takes the body with or without it.
+		sandbox.configure({ dialect: 'spec' });
+		const [next] = sandbox.state.contracts
+			.get(principalGiven)!
+			.contract.installments.filter((candidate) => candidate.status === 'pending');
+		expect(
+			(await call('PUT', path, { body: { installment_id: next.id, payment_id: '0xdef' } })).status,
+		).toBe(200);
 	});
 
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
@@ -2110,6 +2346,30 @@ describe('paging lies (config `paging`)', () => {
 		).toBe(true);
 	});
 
+	it('small-pages serves half the limit asked with the true total; inflated-total counts more than it serves', async () => {
+		sandbox.configure({ paging: 'small-pages' });
+		const first = (await call('GET', '/api/contracts?limit=10')).json;
+		expect(first).toMatchObject({ page: 1, limit: 5, total: 25, total_pages: 5 });
+		expect(first.data).toHaveLength(5);
+		const walked = [...ids(first)];
+		for (const page of [2, 3, 4, 5])
+			walked.push(...ids((await call('GET', `/api/contracts?limit=10&page=${page}`)).json));
+		expect(new Set(walked).size).toBe(25);
+		for (const dialect of ['spec', 'live'] as const) {
+			sandbox.configure({ dialect });
+			const notes = (await call('GET', '/api/notifications?limit=10')).json;
+			expect(notes).toMatchObject({ limit: 5, total: 24, total_pages: 5 });
+			expect(notes.data).toHaveLength(5);
+		}
+
+		sandbox.configure({ paging: 'inflated-total', dialect: 'spec' });
+		const last = (await call('GET', '/api/contracts?limit=10&page=3')).json;
+		expect(last).toMatchObject({ page: 3, total: 35, total_pages: 4 });
+		expect(last.data).toHaveLength(5);
+		expect((await call('GET', '/api/contracts?limit=10&page=4')).json.data).toEqual([]);
+		expect((await call('GET', '/api/notifications?limit=10')).json).toMatchObject({ total: 34 });
+	});
+
 	it('is validated, switchable over /__admin/config and reset to honest paging', async () => {
 		expect(() => sandbox.configure({ paging: 'sometimes' as never })).toThrow(
 			'paging must be null or one of',
@@ -2185,11 +2445,15 @@ describe('everything the sandbox hands out is well formed', () => {
 
 	async function everythingListed(dialect: 'spec' | 'live'): Promise<Array<[string, string]>> {
 		sandbox.configure({ dialect });
-		// An approved contract has an escrow address to fund.
+		// An approved contract has an escrow address to fund; an Arkade one's is an Ark address.
 		const approved = sandbox.admin.createContract(sandbox.keys.borrower, {
 			loan_id: OFFER,
 			loan_amount: 500,
 			duration_days: 30,
+			status: 'Approved',
+		});
+		sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.arkade,
 			status: 'Approved',
 		});
 		const answers = await Promise.all([
@@ -2218,9 +2482,159 @@ describe('everything the sandbox hands out is well formed', () => {
 					expect.objectContaining({ error: expect.anything() }),
 				]);
 			}
+			const arkAddresses = values.filter(([, value]) => /^t?ark1/.test(value));
+			expect(arkAddresses.map(([field]) => field).sort()).toEqual([
+				'borrower_btc_address',
+				'contract_address',
+			]);
+			for (const [field, address] of arkAddresses)
+				expect([field, checkArkAddress(address, 'test')]).toEqual([field, null]);
 			for (const [field, key] of keys)
 				expect([field, checkCompressedPublicKey(key)]).toEqual([field, null]);
 			for (const [field, npub] of npubs) expect([field, checkNpub(npub)]).toEqual([field, null]);
 		},
 	);
+});
+
+describe('live dialect: the endpoints of issue 15 item 4', () => {
+	beforeEach(() => sandbox.configure({ dialect: 'live' }));
+	const CONTRACT = SEED_IDS.contracts.principalGiven;
+	const WALLET_KEY = '7e1f0c3b5a29d8e6f4c2b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9';
+	const signed = (address: string) => {
+		const signature = standInSignMessage(WALLET_KEY, address);
+		return {
+			address,
+			recoverable_signature_hex: signature.recoverable_signature_hex,
+			recoverable_signature_id: signature.recoverable_signature_id,
+		};
+	};
+	const putAddress = (body: unknown, id: string = CONTRACT) =>
+		call('PUT', `/api/contracts/${id}/borrower-address`, { body });
+
+	it('borrower-address: stores a signed address and answers null', async () => {
+		sandbox.state.contracts.get(CONTRACT)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+		const answer = await putAddress(signed(LIVE_BTC_ADDRESS));
+		expect(answer.status).toBe(200);
+		expect(answer.text).toBe('null');
+		expect(sandbox.state.contracts.get(CONTRACT)!.contract.borrower_btc_address).toBe(
+			LIVE_BTC_ADDRESS,
+		);
+	});
+
+	it.each([
+		['hex that does not decode', { recoverable_signature_hex: 'zz' }, 'Bad signature provided'],
+		['63 bytes', { recoverable_signature_hex: 'ab'.repeat(63) }, 'Bad signature provided'],
+		['a recovery ID of 4', { recoverable_signature_id: 4 }, 'Bad signature provided'],
+		[
+			'the signature of another key',
+			{
+				recoverable_signature_hex: standInSignMessage('22'.repeat(32), LIVE_BTC_ADDRESS)
+					.recoverable_signature_hex,
+			},
+			'Invalid signature provided',
+		],
+	])('borrower-address: %s is a 400', async (_case, change, message) => {
+		sandbox.state.contracts.get(CONTRACT)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+		const answer = await putAddress({ ...signed(LIVE_BTC_ADDRESS), ...change });
+		expect(answer.status).toBe(400);
+		expect(answer.json).toEqual({ message });
+	});
+
+	it('borrower-address: a body that does not deserialise is 422, an unknown contract 500', async () => {
+		const bad = await putAddress({ ...signed(LIVE_BTC_ADDRESS), address: 'ark1notbitcoin' });
+		expect(bad.status).toBe(422);
+		expect(bad.json.message).toMatch(
+			/^Failed to deserialize the JSON body into the target type: address: /,
+		);
+		const missing = await putAddress({ address: LIVE_BTC_ADDRESS });
+		expect(missing.status).toBe(422);
+		expect(missing.json.message).toMatch(/missing field `recoverable_signature_hex`/);
+		const foreign = await putAddress(signed(LIVE_BTC_ADDRESS), SEED_IDS.contracts.otherBorrowers);
+		expect(foreign.status).toBe(500);
+		expect(foreign.json).toEqual({ message: 'Something went wrong' });
+	});
+
+	it('users: the time zone and the language answer an empty 200; a bad body is plain text', async () => {
+		const zone = await call('PUT', '/api/users', { body: { timezone: 'Asia/Tokyo' } });
+		expect([zone.status, zone.text]).toEqual([200, '']);
+		const unknown = await call('PUT', '/api/users', { body: { timezone: 'Mars/Olympus' } });
+		expect([unknown.status, unknown.json]).toEqual([400, { message: 'Invalid timezone provided' }]);
+		const locale = await call('PUT', '/api/users/locale', { body: { locale: 'xx-anything' } });
+		expect([locale.status, locale.text]).toEqual([200, '']);
+		const plain = await call('PUT', '/api/users', { body: {} });
+		expect(plain.status).toBe(422);
+		expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
+		expect(plain.text).toMatch(/missing field `timezone`/);
+	});
+
+	it('byok: needs no key, checks the referral code, then the key format, then the e-mail', async () => {
+		const body = {
+			name: 'Grace',
+			email: 'grace@example.com',
+			timezone: 'UTC',
+			api_key: `lndst_sk_abcdefabcdef_${'k'.repeat(43)}`,
+			referral_code: SEED_IDS.referralCodes.active,
+		};
+		const post = (change: Record<string, unknown>) =>
+			call('POST', '/api/create-api-account/byok', { key: null, body: { ...body, ...change } });
+		expect((await post({ referral_code: SEED_IDS.referralCodes.expired })).json).toEqual({
+			message: 'Invalid referral code',
+		});
+		expect((await post({ api_key: 'lndst_sk_short_x' })).json).toEqual({
+			message: 'Invalid API key format. Expected format: lndst_sk_{key_id}_{secret}',
+		});
+		expect((await post({ email: 'Borrower@sandbox.example' })).json).toEqual({
+			message: 'Email already in use',
+		});
+		const created = await post({});
+		expect(created.status).toBe(200);
+		expect(created.json).toMatchObject({
+			email: 'grace@example.com',
+			timezone: 'UTC',
+			api_key: body.api_key,
+		});
+		const reused = await post({ email: 'grace2@example.com' });
+		expect([reused.status, reused.json]).toEqual([500, { message: 'Something went wrong' }]);
+	});
+
+	it('fiat-details: stores one set per contract (a second is 500), answers an empty 200', async () => {
+		const wrapper = {
+			details: {
+				iban_transfer_details: { iban: 'ct', bic: null },
+				bank_name: 'ct',
+				bank_address: 'ct',
+				bank_country: 'ct',
+				purpose_of_remittance: 'ct',
+				full_name: 'ct',
+				address: 'ct',
+				city: 'ct',
+				post_code: 'ct',
+				country: 'ct',
+			},
+			encrypted_encryption_key_borrower: 'borrower',
+			encrypted_encryption_key_lender: 'lender',
+		};
+		const path = `/api/contracts/${CONTRACT}/fiat-details`;
+		const missing = await call('PUT', path, { body: { details: wrapper.details } });
+		expect(missing.status).toBe(422);
+		expect(missing.json.message).toMatch(/missing field `encrypted_encryption_key_borrower`/);
+		const first = await call('PUT', path, { body: wrapper });
+		expect([first.status, first.text]).toEqual([200, '']);
+		expect(sandbox.state.contracts.get(CONTRACT)!.contract.fiat_loan_details_borrower).toEqual({
+			details: wrapper.details,
+			encrypted_encryption_key: 'borrower',
+		});
+		const second = await call('PUT', path, { body: wrapper });
+		expect([second.status, second.json]).toEqual([500, { message: 'Something went wrong' }]);
+	});
+
+	it('by-lender: needs no key; an unknown lender is 400 "Lender not found"', async () => {
+		const listed = await call('GET', `/api/offers/by-lender/${SEED_IDS.lenders.alpenBank}`, {
+			key: null,
+		});
+		expect(listed.status).toBe(200);
+		expect(listed.json).toHaveLength(1);
+		const unknown = await call('GET', '/api/offers/by-lender/nobody', { key: null });
+		expect([unknown.status, unknown.json]).toEqual([400, { message: 'Lender not found' }]);
+	});
 });

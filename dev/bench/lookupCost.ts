@@ -13,6 +13,7 @@
 import { runWorkflow, singleNodeWorkflow } from '../harness/n8n';
 import { startSandbox } from '../sandbox/server';
 import type { RecordedRequest } from '../sandbox/types';
+import { LIVE_FIELDS } from './lib/requests';
 
 export interface LookupCostOptions {
 	/** Contract → Create items in all (default 1,000). */
@@ -47,12 +48,13 @@ export interface LookupCost {
 	seconds: number;
 }
 
-const LIVE_FIELDS = {
-	collateralAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-	repaymentAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-	borrowerPublicKey: '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
-	derivationPath: "m/84'/0'/0'/0/0",
-	loanType: 'StableCoin',
+/** Contract → Create's Additional Fields that Lendasat's backend requires. */
+export const LIVE_CREATE_FIELDS = {
+	collateralAddress: LIVE_FIELDS.borrowerBtcAddress,
+	repaymentAddress: LIVE_FIELDS.borrowerLoanAddress,
+	borrowerPublicKey: LIVE_FIELDS.borrowerPk,
+	derivationPath: LIVE_FIELDS.derivationPath,
+	loanType: LIVE_FIELDS.loanType,
 };
 
 export async function measureLookupCost(options: LookupCostOptions = {}): Promise<LookupCost> {
@@ -69,7 +71,7 @@ export async function measureLookupCost(options: LookupCostOptions = {}): Promis
 			loanId: { __rl: true, mode: 'id', value: offer.id },
 			loanAmount: 500,
 			durationDays: 30,
-			...(dialect === 'live' && { additionalFields: LIVE_FIELDS }),
+			...(dialect === 'live' && { additionalFields: LIVE_CREATE_FIELDS }),
 			options: automaticKey ? {} : { idempotencyKey: '={{ $json.order }}' },
 		});
 		const perExecution = Math.ceil(items / executions);

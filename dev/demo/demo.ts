@@ -20,6 +20,7 @@ export const DEMO_WORKFLOWS = {
 	openReport: 'lsDemoOpenReport',
 	alertInbox: 'lsDemoAlertInbox',
 	repayReclaim: 'lsDemoRepayReclaim',
+	arkadeClaim: 'lsDemoArkadeClaim',
 } as const;
 
 /** The addresses written in the workflow files, replaced by the real ones on import. */

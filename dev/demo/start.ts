@@ -92,6 +92,9 @@ function banner(n8n: N8nServer, sandbox: Sandbox): string {
       "Execute workflow": a loan is taken, repaid in bitcoin and its collateral
       claimed; "Contract closed" shows it Closed. The STAND-IN nodes play your
       wallet, your external signer, the lender and the blockchain.
+   7. "Lendasat demo: repay an Arkade loan and claim the collateral off-chain":
+      the same with Arkade collateral: an Ark address, the Ark claim PSBTs, a
+      STAND-IN Ark wallet that signs them, then Broadcast Ark Claim.
    Add a Lendasat node yourself: "+" → search "Lendasat". Credentials: Overview →
    Credentials ("Lendasat partner (master key)", "Lendasat borrower key").
 

@@ -6,6 +6,7 @@
 //   const run = await home.execute(workflowId);   // n8n execute --id … --rawOutput
 //   const server = await home.start();            // n8n start; server.url, server.stop()
 //   await server.setupOwner();                    // POST /rest/owner/setup, keeps the login cookie
+//   const worker = await home.startWorker();      // n8n worker (queue mode, see queue.ts)
 //   await home.remove();
 //
 // Everything runs offline: the environment below switches off every call n8n makes to its servers.
@@ -81,6 +82,18 @@ export function freePort(): Promise<number> {
 	});
 }
 
+/** `npm pack` of the package into `destination`; returns the tarball's path. */
+export function packPackage(destination: string, packageDir: string = ROOT): string {
+	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination], {
+		cwd: packageDir,
+		encoding: 'utf8',
+	})
+		.trim()
+		.split('\n')
+		.pop() as string;
+	return join(destination, tarball);
+}
+
 /**
  * Installs the package the way n8n's own installer does (community-packages.service
  * `downloadPackage`): the packed tarball (what npm would publish: only the `files` of package.json),
@@ -88,24 +101,23 @@ export function freePort(): Promise<number> {
  * taken out of its package.json, so that `require('n8n-workflow')` finds n8n's own copy. The user
  * folder must lie outside this repository: walking up from the package, Node would otherwise find
  * the repository's dev copy of n8n-workflow, and n8n would not recognise the package's errors.
+ * `tarball`: one already packed (several user folders installing the same build); else it packs.
  */
-export function installPackage(userFolder: string, packageDir: string = ROOT): string {
+export function installPackage(
+	userFolder: string,
+	packageDir: string = ROOT,
+	tarball?: string,
+): string {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	rmSync(target, { recursive: true, force: true });
 	mkdirSync(target, { recursive: true });
-	const packDir = mkdtempSync(join(tmpdir(), 'lendasat-pack-'));
+	const packDir = tarball ? undefined : mkdtempSync(join(tmpdir(), 'lendasat-pack-'));
 	try {
-		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
-			cwd: packageDir,
-			encoding: 'utf8',
-		})
-			.trim()
-			.split('\n')
-			.pop() as string;
-		execFileSync('tar', ['-xzf', join(packDir, tarball), '-C', target, '--strip-components=1']);
+		const packed = tarball ?? packPackage(packDir as string, packageDir);
+		execFileSync('tar', ['-xzf', packed, '-C', target, '--strip-components=1']);
 	} finally {
-		rmSync(packDir, { recursive: true, force: true });
+		if (packDir) rmSync(packDir, { recursive: true, force: true });
 	}
 	const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
 	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
@@ -212,18 +224,28 @@ export interface N8nHome {
 	/** Activates a workflow at the next server start (for a running server use server.activate). */
 	publish(workflowId: string): Promise<void>;
 	start(options?: StartOptions): Promise<N8nServer>;
+	/** `n8n worker` (queue mode): needs EXECUTIONS_MODE=queue, Postgres and Redis in the environment. */
+	startWorker(options?: WorkerOptions): Promise<N8nWorker>;
 	remove(): void;
 }
 
+export interface HomeOptions {
+	dir?: string;
+	packageDir?: string;
+	/** A tarball of the package already packed (packPackage), installed instead of packing again. */
+	tarball?: string;
+	/** The same for every process that shares one database (queue mode); default a random one. */
+	encryptionKey?: string;
+	extraEnv?: Record<string, string>;
+}
+
 /** A throwaway n8n user folder (or `dir`) with this package installed. */
-export function createN8nHome(
-	options: { dir?: string; packageDir?: string; extraEnv?: Record<string, string> } = {},
-): N8nHome {
+export function createN8nHome(options: HomeOptions = {}): N8nHome {
 	const { packageDir = ROOT, extraEnv = {} } = options;
 	const userFolder = options.dir ?? mkdtempSync(join(tmpdir(), 'lendasat-n8n-'));
 	mkdirSync(userFolder, { recursive: true });
-	installPackage(userFolder, packageDir);
-	const encryptionKey = `lendasat-demo-${randomBytes(12).toString('hex')}`;
+	installPackage(userFolder, packageDir, options.tarball);
+	const encryptionKey = options.encryptionKey ?? `lendasat-demo-${randomBytes(12).toString('hex')}`;
 	const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
 		n8nEnv(userFolder, encryptionKey, { ...extraEnv, ...extra });
 	let fileCounter = 0;
@@ -269,6 +291,7 @@ export function createN8nHome(
 			await cliOrThrow(['publish:workflow', `--id=${workflowId}`]);
 		},
 		start: (startOptions) => startServer(env, userFolder, startOptions),
+		startWorker: (workerOptions) => startWorker(env, userFolder, workerOptions),
 		remove: () => rmSync(userFolder, { recursive: true, force: true }),
 	};
 }
@@ -303,35 +326,29 @@ export interface N8nServer {
 	execution(id: string): Promise<Json>;
 }
 
+/** An n8n process of its own (`n8n start`, `n8n worker`) writing to a log file. */
+interface N8nProcess {
+	pid: number;
+	readonly running: boolean;
+	/** The last 20 kB of its output. */
+	output(): string;
+	/** SIGTERM to its process group (it and its task runner), SIGKILL after 15 s. */
+	stop(): Promise<void>;
+}
+
 /**
- * Starts `n8n start` and waits for /healthz/readiness. The server gets its own process group, so
- * stop() also ends its task runner; it is killed if this process exits without stopping it.
+ * Spawns `n8n <args>` in a process group of its own, so stop() also ends its task runner; it is
+ * killed if this process exits without stopping it. The output goes straight to the log file, so
+ * n8n never depends on this process reading a pipe.
  */
-async function startServer(
-	env: (extra?: Record<string, string>) => NodeJS.ProcessEnv,
-	userFolder: string,
-	options: StartOptions = {},
-): Promise<N8nServer> {
-	const { readyTimeoutMs = 120_000 } = options;
-	const logFile = options.logFile ?? join(userFolder, 'n8n.log');
-	const port = options.port ?? (await freePort());
-	const url = `http://127.0.0.1:${port}`;
-	// n8n writes straight to the log file, so it never depends on this process reading a pipe.
+function spawnN8n(env: NodeJS.ProcessEnv, args: string[], logFile: string): N8nProcess {
 	const logFd = openSync(logFile, 'a');
-	const child = spawn(node24().bin, [n8nCli(), 'start'], {
-		env: env({
-			N8N_PORT: String(port),
-			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-			N8N_EDITOR_BASE_URL: `${url}/`,
-		}),
+	const child = spawn(node24().bin, [n8nCli(), ...args], {
+		env,
 		stdio: ['ignore', logFd, logFd],
 		detached: true,
 	});
 	closeSync(logFd);
-	const output = (): string => {
-		const text = readFileSync(logFile, 'utf8');
-		return text.slice(-20_000);
-	};
 	let running = true;
 	const exited = new Promise<void>((resolve) =>
 		child.on('exit', () => {
@@ -347,9 +364,69 @@ async function startServer(
 			// already gone
 		}
 	};
-	// If this process ends without stop() finishing, take n8n and its task runner along.
 	const killOnExit = (): void => killGroup('SIGKILL');
 	process.on('exit', killOnExit);
+	return {
+		pid: child.pid as number,
+		get running() {
+			return running;
+		},
+		output: () => readFileSync(logFile, 'utf8').slice(-20_000),
+		async stop() {
+			if (!running) return;
+			killGroup('SIGTERM');
+			const timer = setTimeout(() => killGroup('SIGKILL'), 15_000);
+			await exited;
+			clearTimeout(timer);
+		},
+	};
+}
+
+/** Polls `url` until it answers 2xx; stops the process and throws when it exits or time runs out. */
+async function waitUntilReady(
+	n8n: N8nProcess,
+	url: string,
+	what: string,
+	timeoutMs: number,
+): Promise<void> {
+	const started = Date.now();
+	for (;;) {
+		if (!n8n.running)
+			throw new Error(`${what} exited during start-up:\n${n8n.output().slice(-3000)}`);
+		if (Date.now() - started > timeoutMs) {
+			await n8n.stop();
+			throw new Error(
+				`${what} was not ready after ${timeoutMs / 1000} s:\n${n8n.output().slice(-3000)}`,
+			);
+		}
+		try {
+			if ((await fetch(url)).ok) return;
+		} catch {
+			// not listening yet
+		}
+		await sleep(250);
+	}
+}
+
+/** Starts `n8n start` and waits for /healthz/readiness. */
+async function startServer(
+	env: (extra?: Record<string, string>) => NodeJS.ProcessEnv,
+	userFolder: string,
+	options: StartOptions = {},
+): Promise<N8nServer> {
+	const { readyTimeoutMs = 120_000 } = options;
+	const logFile = options.logFile ?? join(userFolder, 'n8n.log');
+	const port = options.port ?? (await freePort());
+	const url = `http://127.0.0.1:${port}`;
+	const n8n = spawnN8n(
+		env({
+			N8N_PORT: String(port),
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+			N8N_EDITOR_BASE_URL: `${url}/`,
+		}),
+		['start'],
+		logFile,
+	);
 
 	let cookie = '';
 	const call = async (
@@ -377,21 +454,15 @@ async function startServer(
 	const server: N8nServer = {
 		url,
 		port,
-		pid: child.pid as number,
+		pid: n8n.pid,
 		get running() {
-			return running;
+			return n8n.running;
 		},
 		get cookie() {
 			return cookie;
 		},
-		output,
-		async stop() {
-			if (!running) return;
-			killGroup('SIGTERM');
-			const timer = setTimeout(() => killGroup('SIGKILL'), 15_000);
-			await exited;
-			clearTimeout(timer);
-		},
+		output: () => n8n.output(),
+		stop: () => n8n.stop(),
 		setupOwner: (owner = DEMO_OWNER) => loginWith('/owner/setup', owner),
 		login: (owner = DEMO_OWNER) =>
 			loginWith('/login', { emailOrLdapLoginId: owner.email, password: owner.password }),
@@ -420,22 +491,62 @@ async function startServer(
 		},
 	};
 
-	const started = Date.now();
-	for (;;) {
-		if (!running) throw new Error(`n8n exited during start-up:\n${output().slice(-3000)}`);
-		if (Date.now() - started > readyTimeoutMs) {
-			await server.stop();
-			throw new Error(
-				`n8n was not ready after ${readyTimeoutMs / 1000} s:\n${output().slice(-3000)}`,
-			);
-		}
-		try {
-			if ((await fetch(`${url}/healthz/readiness`)).ok) return server;
-		} catch {
-			// not listening yet
-		}
-		await sleep(250);
-	}
+	await waitUntilReady(n8n, `${url}/healthz/readiness`, 'n8n', readyTimeoutMs);
+	return server;
+}
+
+export interface WorkerOptions {
+	/** Executions the worker runs at once (`--concurrency`, n8n's default 10). */
+	concurrency?: number;
+	/** Where the worker's output goes; default worker.log in the user folder. */
+	logFile?: string;
+	readyTimeoutMs?: number;
+}
+
+export interface N8nWorker extends N8nProcess {
+	logFile: string;
+	/** The port of its health server (/healthz, /healthz/readiness). */
+	healthPort: number;
+	/** The executions it has started, from its log ("Worker started execution 12 (job 7)"). */
+	executionsStarted(): string[];
+}
+
+/**
+ * Starts `n8n worker` with its health server on 127.0.0.1 (a port of its own, and a task-runner
+ * broker port of its own) and waits for /healthz/readiness.
+ */
+async function startWorker(
+	env: (extra?: Record<string, string>) => NodeJS.ProcessEnv,
+	userFolder: string,
+	options: WorkerOptions = {},
+): Promise<N8nWorker> {
+	const { concurrency = 10, readyTimeoutMs = 120_000 } = options;
+	const logFile = options.logFile ?? join(userFolder, 'worker.log');
+	const healthPort = await freePort();
+	const worker = spawnN8n(
+		env({
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		}),
+		['worker', `--concurrency=${concurrency}`],
+		logFile,
+	);
+	await waitUntilReady(
+		worker,
+		`http://127.0.0.1:${healthPort}/healthz/readiness`,
+		'n8n worker',
+		readyTimeoutMs,
+	);
+	return Object.assign(worker, {
+		logFile,
+		healthPort,
+		executionsStarted: () =>
+			[...readFileSync(logFile, 'utf8').matchAll(/Worker started execution (\d+)/g)].map(
+				(match) => match[1],
+			),
+	});
 }
 
 function authCookie(response: Response): string {

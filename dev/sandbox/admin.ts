@@ -6,6 +6,8 @@ import { testnetAddressFor } from './bitcoin';
 import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
+import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
+import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
 import { moonAdmin, type MoonAdmin } from './moon';
@@ -77,7 +79,7 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin, MoonAdmin {
+export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin, DisputeAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -297,7 +299,9 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...arkAdmin(state),
 		...moonAdmin(state),
+		...disputeAdmin(state),
 		setContractStatus: (id, status) => setContractStatus(state(), id, status),
 		setLiquidationStatus: (id, liquidationStatus) =>
 			changeLiquidationStatus(
@@ -497,5 +501,7 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			return jsonReply({ has_key: true });
 		}),
 		...lifecycleAdminRoutes(admin),
+		...arkAdminRoutes(admin),
+		...disputeAdminRoutes(admin),
 	];
 }

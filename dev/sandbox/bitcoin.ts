@@ -4,7 +4,7 @@
  * syntactically real PSBT (BIP-174) spending a contract's collateral, with its output descriptor.
  * Nothing here signs anything: the hub's "signature" in the PSBT is a well-formed stand-in.
  */
-import { createHash } from 'node:crypto';
+import { ECDH, createHash } from 'node:crypto';
 
 function sha256(data: Buffer): Buffer {
 	return createHash('sha256').update(data).digest();
@@ -266,11 +266,57 @@ export function bech32Encode(hrp: string, bytes: Buffer, encoding: 'bech32' | 'b
 	return bech32String(hrp, toWords(bytes), encoding);
 }
 
+const BECH32M_CONSTANT = 0x2bc830a3;
+
 function bech32String(hrp: string, words: number[], encoding: 'bech32' | 'bech32m'): string {
-	const constant = encoding === 'bech32' ? 1 : 0x2bc830a3;
+	const constant = encoding === 'bech32' ? 1 : BECH32M_CONSTANT;
 	const polymod = bech32Polymod([...expandHrp(hrp), ...words, 0, 0, 0, 0, 0, 0]) ^ constant;
 	const checksum = Array.from({ length: 6 }, (_, index) => (polymod >>> (5 * (5 - index))) & 31);
 	return `${hrp}1${[...words, ...checksum].map((value) => BECH32_CHARSET[value]).join('')}`;
+}
+
+/**
+ * An Ark address (Arkade's ts-sdk ArkAddress.encode): bech32m of the version byte 0, the Ark server's
+ * x-only key and the VTXO's taproot output key; `ark` on mainnet, `tark` on the test networks.
+ */
+export function arkAddress(hrp: 'ark' | 'tark', serverKey: Buffer, vtxoKey: Buffer): string {
+	return bech32Encode(hrp, Buffer.concat([Buffer.from([0]), serverKey, vtxoKey]), 'bech32m');
+}
+
+/** The keys of an Ark address (ts-sdk ArkAddress.decode: bech32m, up to 1023 characters, 65 bytes), or null. */
+export function decodeArkAddress(
+	address: string,
+): { hrp: string; serverKey: Buffer; vtxoKey: Buffer } | null {
+	if (address !== address.toLowerCase() && address !== address.toUpperCase()) return null;
+	const lower = address.toLowerCase();
+	const separator = lower.lastIndexOf('1');
+	const hrp = lower.slice(0, separator);
+	if ((hrp !== 'ark' && hrp !== 'tark') || lower.length > 1023) return null;
+	const words = [...lower.slice(separator + 1)].map((char) => BECH32_CHARSET.indexOf(char));
+	if (words.length < 7 || words.includes(-1)) return null;
+	if (bech32Checksum(hrp, words) !== BECH32M_CONSTANT) return null;
+	const data = fromWords(words.slice(0, -6));
+	if (!data || data.length !== 65 || data[0] !== 0) return null;
+	return { hrp, serverKey: data.subarray(1, 33), vtxoKey: data.subarray(33) };
+}
+
+/** Whether 32 bytes are the x coordinate of a point on secp256k1 (an x-only key, BIP-340). */
+export function isXOnlyKey(key: Buffer): boolean {
+	if (key.length !== 32) return false;
+	try {
+		ECDH.convertKey(Buffer.concat([Buffer.from([2]), key]), 'secp256k1');
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** An x-only key derived from a label: the first hash of `label:n` that lies on the curve (no known private key). */
+export function xOnlyKeyFor(label: string): Buffer {
+	for (let n = 0; ; n += 1) {
+		const candidate = sha256(Buffer.from(`${label}:${n}`));
+		if (isXOnlyKey(candidate)) return candidate;
+	}
 }
 
 /** A signet/testnet P2WPKH address derived from a label (valid checksum, no known key). */
@@ -481,4 +527,166 @@ export function estimateVsize(inputs: number, outputScripts: Buffer[]): number {
 	const outputs = outputScripts.reduce((sum, script) => sum + 8 + 1 + script.length, 0);
 	// 10.5 vB of version, counts, lock time and SegWit marker; ~104.5 vB per 2-of-3 P2WSH input.
 	return Math.ceil(10.5 + inputs * 104.5 + outputs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PSBTs (BIP-174, version 0): reading and writing the key-value maps
+
+export interface PsbtPair {
+	key: Buffer;
+	value: Buffer;
+}
+
+export interface Psbt {
+	unsignedTx: Transaction;
+	global: PsbtPair[];
+	inputs: PsbtPair[][];
+	outputs: PsbtPair[][];
+}
+
+export const PSBT_MAGIC = Buffer.from('70736274ff', 'hex');
+
+/** PSBT input fields the sandbox uses (BIP-174, BIP-371). */
+export const PSBT_IN = {
+	WITNESS_UTXO: 0x01,
+	PARTIAL_SIG: 0x02,
+	WITNESS_SCRIPT: 0x05,
+	TAP_SCRIPT_SIG: 0x14,
+	TAP_LEAF_SCRIPT: 0x15,
+} as const;
+
+function readMap(reader: Reader): PsbtPair[] {
+	const pairs: PsbtPair[] = [];
+	for (;;) {
+		const key = reader.bytesWithLength();
+		if (key.length === 0) return pairs;
+		if (pairs.some((pair) => pair.key.equals(key))) throw new Error('duplicate key');
+		pairs.push({ key, value: reader.bytesWithLength() });
+	}
+}
+
+/** rust-bitcoin's `Psbt::deserialize`, roughly: the magic, the maps, one per input and output, nothing after. Null when it fails. */
+export function readPsbt(bytes: Buffer): Psbt | null {
+	if (bytes.length < 5 || !bytes.subarray(0, 5).equals(PSBT_MAGIC)) return null;
+	const reader = new Reader(bytes);
+	try {
+		reader.take(5);
+		const global = readMap(reader);
+		const raw = global.find((pair) => pair.key.length === 1 && pair.key[0] === 0x00)?.value;
+		const unsignedTx = raw ? parseTransactionHex(raw.toString('hex')) : null;
+		if (!unsignedTx || unsignedTx.inputs.some((input) => input.scriptSig.length > 0)) return null;
+		const inputs = unsignedTx.inputs.map(() => readMap(reader));
+		const outputs = unsignedTx.outputs.map(() => readMap(reader));
+		return reader.done ? { unsignedTx, global, inputs, outputs } : null;
+	} catch {
+		return null;
+	}
+}
+
+/** A PSBT given as text: hex, or standard base64; null for anything else. */
+export function psbtFromText(text: string): { psbt: Psbt; encoding: 'hex' | 'base64' } | null {
+	const hex = /^[0-9a-fA-F]+$/.test(text);
+	if (!hex && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text))
+		return null;
+	const psbt = readPsbt(Buffer.from(text, hex ? 'hex' : 'base64'));
+	return psbt ? { psbt, encoding: hex ? 'hex' : 'base64' } : null;
+}
+
+export function writePsbt(psbt: Omit<Psbt, 'global'> & { global?: PsbtPair[] }): Buffer {
+	const map = (pairs: PsbtPair[]) =>
+		Buffer.concat([...pairs.map((pair) => psbtPair(pair.key, pair.value)), Buffer.from([0x00])]);
+	const global = psbt.global ?? [
+		{ key: Buffer.from([0x00]), value: serializeWithoutWitness(psbt.unsignedTx) },
+	];
+	return Buffer.concat([
+		PSBT_MAGIC,
+		map(global),
+		...psbt.inputs.map(map),
+		...psbt.outputs.map(map),
+	]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Taproot (BIP-341/342), as Arkade's VTXOs use it
+
+export function taggedHash(tag: string, data: Buffer): Buffer {
+	const tagHash = sha256(Buffer.from(tag));
+	return sha256(Buffer.concat([tagHash, tagHash, data]));
+}
+
+const TAPSCRIPT_LEAF_VERSION = 0xc0;
+
+/** The leaf hash of a tapscript (leaf version 0xc0). */
+export function tapLeafHash(script: Buffer): Buffer {
+	return taggedHash(
+		'TapLeaf',
+		Buffer.concat([Buffer.from([TAPSCRIPT_LEAF_VERSION]), withLength(script)]),
+	);
+}
+
+/** `<k1> CHECKSIGVERIFY <k2> CHECKSIGVERIFY … <kn> CHECKSIG`: every key must sign (x-only keys). */
+export function multisigTapscript(keys: Buffer[]): Buffer {
+	return Buffer.concat(
+		keys.map((key, index) =>
+			Buffer.concat([
+				Buffer.from([0x20]),
+				key,
+				Buffer.from([index === keys.length - 1 ? 0xac : 0xad]),
+			]),
+		),
+	);
+}
+
+/** The x-only keys a multisig tapscript names, in order. */
+export function tapscriptKeys(script: Buffer): Buffer[] {
+	const keys: Buffer[] = [];
+	for (let at = 0; at + 33 <= script.length && script[at] === 0x20; at += 34) {
+		keys.push(script.subarray(at + 1, at + 33));
+	}
+	return keys;
+}
+
+export function p2trScript(outputKey: Buffer): Buffer {
+	return Buffer.concat([Buffer.from([0x51, 0x20]), outputKey]);
+}
+
+/** Ark's anchor output: pay-to-anchor (P2A), zero value (fees are bumped through it). */
+export const ANCHOR_OUTPUT: TxOutput = { value: 0n, script: Buffer.from('51024e73', 'hex') };
+
+/** A PSBT input spending a taproot output through one leaf: witness UTXO and the leaf with its control block. */
+export function tapscriptInputFields(
+	outputKey: Buffer,
+	sats: number,
+	script: Buffer,
+	internalKey: Buffer,
+): PsbtPair[] {
+	return [
+		{
+			key: Buffer.from([PSBT_IN.WITNESS_UTXO]),
+			value: Buffer.concat([u64(BigInt(sats)), withLength(p2trScript(outputKey))]),
+		},
+		{
+			key: Buffer.concat([
+				Buffer.from([PSBT_IN.TAP_LEAF_SCRIPT, TAPSCRIPT_LEAF_VERSION]),
+				internalKey,
+			]),
+			value: Buffer.concat([script, Buffer.from([TAPSCRIPT_LEAF_VERSION])]),
+		},
+	];
+}
+
+/** The tapscript of a PSBT input (its first leaf script), or undefined. */
+export function leafScriptOf(input: PsbtPair[]): Buffer | undefined {
+	const leaf = input.find((pair) => pair.key[0] === PSBT_IN.TAP_LEAF_SCRIPT);
+	return leaf?.value.subarray(0, leaf.value.length - 1);
+}
+
+/** The key of a tap script signature: the signer's x-only key and the leaf hash (BIP-371). */
+export function tapScriptSigKey(signer: Buffer, script: Buffer): Buffer {
+	return Buffer.concat([Buffer.from([PSBT_IN.TAP_SCRIPT_SIG]), signer, tapLeafHash(script)]);
+}
+
+/** A 64-byte BIP-340-shaped signature made from a label: the right form, no real signature. */
+export function standInSchnorrSignature(label: string): Buffer {
+	return Buffer.concat([sha256(Buffer.from(`${label}:r`)), sha256(Buffer.from(`${label}:s`))]);
 }

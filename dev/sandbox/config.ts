@@ -3,7 +3,14 @@ import { ApiError } from './errors';
 import { validateFaultRule } from './faults';
 import type { PagingMode, SandboxConfig } from './types';
 
-export const PAGING_MODES: PagingMode[] = ['ignore-page', 'endless', 'lying-total-pages', 'no-ids'];
+export const PAGING_MODES: PagingMode[] = [
+	'ignore-page',
+	'endless',
+	'lying-total-pages',
+	'no-ids',
+	'small-pages',
+	'inflated-total',
+];
 
 export function defaultConfig(): SandboxConfig {
 	return {

@@ -8,6 +8,7 @@ import { errorOutcome, type Outcome } from './outcome';
 import type { Bad200Body, Dialect, FaultKind, FaultRule, RedirectStatus } from './types';
 
 export const FAULT_KINDS: FaultKind[] = [
+	'404',
 	'500',
 	'502-html',
 	'503',
@@ -259,6 +260,15 @@ export function faultOutcome(
 	request: FaultRequest,
 ): Outcome {
 	switch (rule.kind) {
+		case '404':
+			// A server without this route (e.g. one with only the specification's endpoints).
+			return errorOutcome(
+				dialect,
+				new ApiError(404, 'NOT_FOUND', 'No such endpoint (injected fault)', {
+					status: 404,
+					message: 'Not Found',
+				}),
+			);
 		case '502-html':
 			return {
 				status: 502,

@@ -4,7 +4,7 @@
  */
 import { createECDH, createHash } from 'node:crypto';
 
-import { base58Check, bech32Encode, segwitAddress } from './bitcoin';
+import { arkAddress, base58Check, bech32Encode, segwitAddress, xOnlyKeyFor } from './bitcoin';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -61,6 +61,21 @@ export function btcAddressFor(seed: string, label: string): string {
 /** A signet (tb1p…) taproot escrow address with a valid checksum (no known key behind it). */
 export function escrowAddressFor(seed: string, label: string): string {
 	return segwitAddress('tb', 1, hashBytes(`${seed}:escrow:${label}`, 32));
+}
+
+/** The x-only key of the sandbox's Ark server, in every Ark address it hands out. */
+export function arkServerKeyFor(seed: string): Buffer {
+	return xOnlyKeyFor(`${seed}:ark-server`);
+}
+
+/** The x-only taproot key of a VTXO the sandbox makes up (a point on the curve, no known key behind it). */
+export function vtxoKeyFor(seed: string, label: string): Buffer {
+	return xOnlyKeyFor(`${seed}:vtxo:${label}`);
+}
+
+/** A test-network Ark address (tark1…) of the sandbox's Ark server for a made-up VTXO key. */
+export function arkAddressFor(seed: string, label: string): string {
+	return arkAddress('tark', arkServerKeyFor(seed), vtxoKeyFor(seed, label));
 }
 
 export function evmAddressFor(seed: string, label: string): string {

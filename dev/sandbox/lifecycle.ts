@@ -73,7 +73,7 @@ export function failure(
 }
 
 /** An internal failure: the live backend hides it behind 500 "Something went wrong". */
-function internal(code: string, details: string): LifecycleError {
+export function internal(code: string, details: string): LifecycleError {
 	return new LifecycleError(500, code, details, SOMETHING_WENT_WRONG);
 }
 
@@ -195,7 +195,7 @@ export function outstandingOf(contract: Contract): number {
 	);
 }
 
-function collateralSpent(contract: Contract): boolean {
+export function collateralSpent(contract: Contract): boolean {
 	return COLLATERAL_GONE.has(contract.status) || contract.deposited_sats <= 0;
 }
 
@@ -299,11 +299,11 @@ export function broadcastSpend(state: SandboxState, entry: ContractEntry, tx: Tr
 // ---------------------------------------------------------------------------------------------
 // Admin: the lender, the chain and the clock
 
-function adminError(status: number, details: string): ApiError {
+export function adminError(status: number, details: string): ApiError {
 	return new ApiError(status, status === 404 ? 'NOT_FOUND' : 'INVALID_BODY', details);
 }
 
-function anyContract(state: SandboxState, id: string): ContractEntry {
+export function anyContract(state: SandboxState, id: string): ContractEntry {
 	const entry = state.contracts.get(id);
 	if (!entry) throw adminError(404, `Contract ${shorten(id)} not found`);
 	return entry;
@@ -414,10 +414,16 @@ export function lifecycleAdmin(state: () => SandboxState): LifecycleAdmin {
 	};
 }
 
-function bodyOf(body: unknown): Record<string, unknown> {
+/** An admin request's JSON body as an object (anything else as an empty one). */
+export function bodyOf(body: unknown): Record<string, unknown> {
 	return body !== null && typeof body === 'object' && !Array.isArray(body)
 		? (body as Record<string, unknown>)
 		: {};
+}
+
+/** A POST under /__admin with a JSON body and no key. */
+export function adminPost(pattern: string, handle: Route['handle']): Route {
+	return { method: 'POST', pattern: `/__admin${pattern}`, auth: 'none', body: 'json', handle };
 }
 
 /**
@@ -426,15 +432,8 @@ function bodyOf(body: unknown): Record<string, unknown> {
  * claim or recovery PSBT, for demos against the sandbox only; see standInSigner.ts).
  */
 export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
-	const route = (pattern: string, handle: Route['handle']): Route => ({
-		method: 'POST',
-		pattern: `/__admin${pattern}`,
-		auth: 'none',
-		body: 'json',
-		handle,
-	});
 	return [
-		route('/contracts/:id/confirm-installments', (ctx) => {
+		adminPost('/contracts/:id/confirm-installments', (ctx) => {
 			const ids = bodyOf(ctx.body).installment_ids;
 			if (
 				ids !== undefined &&
@@ -444,8 +443,10 @@ export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 			}
 			return jsonReply(admin.confirmInstallments(ctx.params.id, ids as string[] | undefined));
 		}),
-		route('/contracts/:id/confirm-claim', (ctx) => jsonReply(admin.confirmClaim(ctx.params.id))),
-		route('/clock', (ctx) => {
+		adminPost('/contracts/:id/confirm-claim', (ctx) =>
+			jsonReply(admin.confirmClaim(ctx.params.id)),
+		),
+		adminPost('/clock', (ctx) => {
 			const body = bodyOf(ctx.body);
 			const milliseconds =
 				typeof body.advance_ms === 'number'
@@ -453,7 +454,7 @@ export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 					: Number(body.advance_minutes) * 60_000;
 			return jsonReply({ now: admin.advanceClock(milliseconds) });
 		}),
-		route('/stand-in-signer', (ctx) => {
+		adminPost('/stand-in-signer', (ctx) => {
 			const psbt = bodyOf(ctx.body).psbt;
 			if (typeof psbt !== 'string')
 				throw adminError(

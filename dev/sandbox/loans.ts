@@ -2,7 +2,7 @@
  * Contract arithmetic and life cycle: building a contract from an offer, its installment schedule,
  * extensions and repayments. Prices are fixed so that every number is deterministic.
  */
-import { btcAddressFor, evmAddressFor, npubFor, publicKeyFor } from './ids';
+import { arkAddressFor, btcAddressFor, evmAddressFor, npubFor, publicKeyFor } from './ids';
 import {
 	addDays,
 	changeStatus,
@@ -19,6 +19,8 @@ export const BTC_PRICE = 100_000;
 const SATS_PER_BTC = 100_000_000;
 const LIQUIDATION_LTV = 0.9;
 export const FIAT_ASSETS = new Set(['Usd', 'Eur', 'Chf', 'Mxn']);
+/** The collateral asset of Arkade offers and contracts (the other is BitcoinBtc). */
+export const ARKADE = 'ArkadeBtc';
 export const CANCELLABLE_STATUSES = new Set(['Requested', 'pending', 'Approved']);
 const SETTLED_INSTALLMENTS = new Set(['paid', 'confirmed', 'cancelled']);
 
@@ -152,7 +154,9 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		borrower_btc_address:
 			draft.borrowerBtcAddress ??
 			draft.collateralAddress ??
-			btcAddressFor(state.seed, `${id}:refund`),
+			(offer.collateral_asset === ARKADE
+				? arkAddressFor(state.seed, `${id}:refund`)
+				: btcAddressFor(state.seed, `${id}:refund`)),
 		borrower_loan_address:
 			draft.borrowerLoanAddress !== undefined
 				? draft.borrowerLoanAddress
@@ -195,7 +199,7 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 				}
 			: null,
 		fiat_loan_details_lender: null,
-		requires_ark_settlement: offer.collateral_asset === 'ArkadeBtc' ? true : null,
+		requires_ark_settlement: offer.collateral_asset === ARKADE ? false : null,
 	};
 	if (draft.collateralAddress !== undefined) contract.collateral_address = draft.collateralAddress;
 	if (draft.repaymentAddress !== undefined) contract.repayment_address = draft.repaymentAddress;

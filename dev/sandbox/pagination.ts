@@ -112,6 +112,14 @@ export function lyingPage<T>(
 			const page = build(request);
 			return { ...page, data: page.data.map((record) => records.withoutId(record)) };
 		}
+		// A server (or proxy) with a smaller maximum page: legal, the client reads on by page number.
+		case 'small-pages':
+			return build({ ...request, limit: Math.ceil(request.limit / 2) });
+		case 'inflated-total': {
+			const page = build(request);
+			const total = page.total + request.limit;
+			return { ...page, total, total_pages: Math.ceil(total / request.limit) };
+		}
 		default:
 			return build(request);
 	}

@@ -5,7 +5,7 @@
 import { unauthorized, type ApiError } from './errors';
 import type { SandboxState } from './state';
 import type { ContractIdentity } from './stats';
-import type { ApiKeyRecord, SandboxConfig, User } from './types';
+import type { ApiKeyRecord, Dialect, SandboxConfig, User } from './types';
 
 export interface AuthContext {
 	apiKey: string;
@@ -49,6 +49,8 @@ export interface Route {
 	/** Path with `:name` segments, e.g. '/api/contracts/:id/extend'. */
 	pattern: string;
 	auth: 'none' | 'borrower' | 'master';
+	/** The live dialect's auth where it differs (a route the backend registers outside its auth layer). */
+	liveAuth?: 'none' | 'borrower' | 'master';
 	/** 'json': the request must carry a JSON body (Content-Type checked, body parsed). */
 	body: 'json' | 'none';
 	/** Honours Idempotency-Key when the sandbox has idempotency switched on. */
@@ -111,6 +113,11 @@ export class Router {
 		}
 		return allowed.length > 0 ? { kind: 'wrong-method', allowed } : { kind: 'none' };
 	}
+}
+
+/** The key a route asks for in a dialect. */
+export function authOf(route: Route, dialect: Dialect): Route['auth'] {
+	return dialect === 'live' ? (route.liveAuth ?? route.auth) : route.auth;
 }
 
 /** The authenticated caller of a route that requires a key. */

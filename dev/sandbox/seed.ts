@@ -71,6 +71,12 @@ export const SEED_IDS = {
 		closed: 'c0000000-0000-4000-8000-000000000005',
 		otherBorrowers: 'c0000000-0000-4000-8000-000000000006',
 	},
+	/** Referral codes for POST /api/create-api-account/byok (the partner's). */
+	referralCodes: {
+		active: 'LAS-SANDB',
+		/** Expired yesterday: refused like an unknown code. */
+		expired: 'LAS-OLD42',
+	},
 	loanApplications: {
 		/** The borrower's Available application: UsdcPol, 1000–5000, 30–180 days, LTV 0.5, 11 %. */
 		available: 'a0000000-0000-4000-8000-000000000001',
@@ -643,6 +649,23 @@ export function sandboxKeys(seed: string): SandboxKeys {
 	};
 }
 
+function seedReferralCodes(state: SandboxState, base: Date): void {
+	const { active, expired } = SEED_IDS.referralCodes;
+	const owner = SEED_IDS.users.partner;
+	state.referralCodes.set(active, {
+		code: active,
+		owner,
+		active: true,
+		expires_at: daysBefore(base, -365),
+	});
+	state.referralCodes.set(expired, {
+		code: expired,
+		owner,
+		active: true,
+		expires_at: daysBefore(base, 1),
+	});
+}
+
 export function seedState(options: SeedOptions, now: () => Date): SandboxState {
 	const seed = options.seed ?? DEFAULT_SEED;
 	const state = createEmptyState(seed, now);
@@ -684,6 +707,7 @@ export function seedState(options: SeedOptions, now: () => Date): SandboxState {
 		'Sandbox second borrower key',
 		keys.otherBorrower,
 	).created_at = daysBefore(base, 200);
+	seedReferralCodes(state, base);
 	seedOffers(state, seedLenders(state, base));
 	seedContracts(state, base);
 	seedExtraContracts(state, base, users.borrower, options.extraContracts ?? 0);

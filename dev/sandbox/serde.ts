@@ -14,8 +14,8 @@
  * checked against those crates' sources: they are close approximations, marked [INF] below.
  */
 import { ECDH, createHash } from 'node:crypto';
-import { ApiError, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
-import { BECH32_CHARSET, bech32Polymod } from './bitcoin';
+import { ApiError, asPlainText, liveJsonRejection, liveJsonSyntaxRejection } from './errors';
+import { BECH32_CHARSET, bech32Polymod, decodeArkAddress } from './bitcoin';
 
 export type FieldKind =
 	| { kind: 'string'; expecting?: string; check?: (value: string) => string | null }
@@ -25,6 +25,8 @@ export type FieldKind =
 	| { kind: 'uuid' }
 	| { kind: 'enum'; variants: readonly string[] }
 	| { kind: 'struct'; name: string; fields: FieldSpec[] }
+	/** `Vec<String>`. */
+	| { kind: 'strings' }
 	| { kind: 'any' };
 
 export interface FieldSpec {
@@ -32,6 +34,11 @@ export interface FieldSpec {
 	type: FieldKind;
 	/** `Option<T>`: absent or null gives undefined. */
 	optional?: boolean;
+	/**
+	 * `Option<T>` read with a `deserialize_with` helper (e.g. rust_decimal's `float_option`): null
+	 * gives undefined, but the field must be present ("missing field" otherwise).
+	 */
+	nullable?: boolean;
 }
 
 interface Entry {
@@ -106,6 +113,24 @@ function scanObject(raw: string, index: number): { entries: Entry[]; end: number
 	return { entries, end: raw.length };
 }
 
+/** The text spans of the elements of the (valid) JSON array starting at `index`. */
+function scanArray(raw: string, index: number): { start: number; end: number }[] {
+	const elements: { start: number; end: number }[] = [];
+	let at = index + 1;
+	while (at < raw.length) {
+		at = skipWhitespace(raw, at);
+		if (raw[at] === ']') return elements;
+		if (raw[at] === ',') {
+			at += 1;
+			continue;
+		}
+		const end = skipValue(raw, at);
+		elements.push({ start: at, end });
+		at = end;
+	}
+	return elements;
+}
+
 /** serde_json's "at line L column C" for the character just before `offset`. */
 function position(raw: string, offset: number): string {
 	const before = raw.slice(0, offset);
@@ -160,6 +185,8 @@ function expectingOf(type: FieldKind): string {
 			return 'enum';
 		case 'struct':
 			return `struct ${type.name}`;
+		case 'strings':
+			return 'a sequence';
 		default:
 			return 'any value';
 	}
@@ -225,6 +252,15 @@ function readValue(
 		case 'struct':
 			if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidType();
 			return readObject(raw, entry.start, value as Record<string, unknown>, type.fields, path);
+		case 'strings': {
+			if (!Array.isArray(value)) throw invalidType();
+			const bad = value.findIndex((item) => typeof item !== 'string');
+			if (bad < 0) return value;
+			const element = scanArray(raw, entry.start)[bad];
+			throw new Rejection(
+				`${prefixed(`${path}[${bad}]`, `invalid type: ${unexpected(value[bad], raw.slice(element.start, element.end))}, expected a string`)} ${position(raw, element.end)}`,
+			);
+		}
 	}
 }
 
@@ -249,7 +285,7 @@ function readObject(
 		seen.add(field.name);
 		// JSON.parse keeps the last duplicate; serde already failed above, so the value is this entry's.
 		const value = object[field.name];
-		if (field.optional && value === null) continue;
+		if ((field.optional || field.nullable) && value === null) continue;
 		const childPath = path === '' ? field.name : `${path}.${field.name}`;
 		result[field.name] = readValue(raw, entry, value, field.type, childPath);
 	}
@@ -292,6 +328,23 @@ export function deserializeLive(
 	}
 }
 
+/**
+ * The same for a handler that takes plain `axum::Json` rather than the backend's AppJson: its
+ * rejections are axum's plain text, not `{"message": …}`.
+ */
+export function deserializeLivePlain(
+	raw: string,
+	body: unknown,
+	structName: string,
+	fields: FieldSpec[],
+): Record<string, unknown> {
+	try {
+		return deserializeLive(raw, body, structName, fields);
+	} catch (error) {
+		throw error instanceof ApiError ? asPlainText(error) : error;
+	}
+}
+
 // ---------------------------------------------------------------------------------------------
 // Value checks of the Rust types the backend deserialises into.
 
@@ -307,7 +360,7 @@ function canonicalUuid(value: string): string {
 }
 
 /** uuid 1.x `Uuid::parse_str` failures, roughly in its words [INF]. */
-function uuidProblem(value: string): string | null {
+export function uuidProblem(value: string): string | null {
 	let text = value;
 	if (text.startsWith('urn:uuid:')) text = text.slice(9);
 	else if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
@@ -418,6 +471,16 @@ function base58Decode(text: string): Buffer | null {
 
 function sha256d(data: Buffer): Buffer {
 	return createHash('sha256').update(createHash('sha256').update(data).digest()).digest();
+}
+
+/**
+ * The newer backend takes an Ark address (Arkade collateral) as `borrower_btc_address` too, so the field
+ * cannot be bitcoin's Address type any more: a valid Ark address passes here, and the handler checks
+ * that its kind fits the offer [INF: the newer handler is not public].
+ */
+export function collateralAddressProblem(value: string): string | null {
+	if (/^t?ark1/i.test(value)) return decodeArkAddress(value) ? null : 'invalid Ark address';
+	return bitcoinAddressProblem(value);
 }
 
 /**

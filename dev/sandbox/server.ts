@@ -29,6 +29,7 @@ import { errorOutcome, replyOutcome, type Outcome } from './outcome';
 import { RateLimiter, retryAfterHeader } from './ratelimit';
 import {
 	Router,
+	authOf,
 	type AuthContext,
 	type HandlerHooks,
 	type RequestContext,
@@ -468,9 +469,10 @@ class SandboxServer implements AdminHost {
 	): Outcome {
 		const match = this.router.match(method, path);
 		const route = match.kind === 'found' ? match.route : null;
+		const required = route === null ? 'any' : authOf(route, this.config.dialect);
 		let auth: AuthContext | null = null;
-		if (route === null || route.auth !== 'none') {
-			auth = this.authenticate(req, route?.auth ?? 'any');
+		if (required !== 'none') {
+			auth = this.authenticate(req, required);
 			const limited = this.rateLimit(auth.apiKey);
 			if (limited) return limited;
 		}

@@ -1,18 +1,26 @@
 /**
  * A STAND-IN FOR THE BORROWER'S EXTERNAL SIGNER — for the sandbox only. It does what a wallet does
- * with the claim or recovery PSBT (add the borrower's signature, finalize, extract the raw
- * transaction) but without any key: the "signature" is a well-formed fake that only the sandbox
- * accepts. Against Lendasat, sign with the real key behind `borrower_pk` in your own wallet.
+ * with the PSBTs Lendasat hands out, but without any key: the "signatures" are well-formed fakes that
+ * only the sandbox accepts. Against Lendasat, sign with the real key behind `borrower_pk` in your own
+ * wallet or signer.
+ * - on-chain claim or recovery PSBT (hex): add the borrower's signature, finalize, extract the raw
+ *   transaction (`standInSign`);
+ * - Arkade PSBTs (claim-ark's hex, settle-ark's base64): add the borrower's tap script signature to
+ *   every input and give the PSBT back in the same encoding, unfinalized (`standInSignArk`).
  */
 import { createHash } from 'node:crypto';
 
-function readCompactSize(bytes: Buffer, at: number): { value: number; next: number } {
-	const first = bytes[at];
-	if (first < 0xfd) return { value: first, next: at + 1 };
-	if (first === 0xfd) return { value: bytes.readUInt16LE(at + 1), next: at + 3 };
-	if (first === 0xfe) return { value: bytes.readUInt32LE(at + 1), next: at + 5 };
-	return { value: Number(bytes.readBigUInt64LE(at + 1)), next: at + 9 };
-}
+import {
+	leafScriptOf,
+	psbtFromText,
+	readPsbt,
+	standInSchnorrSignature,
+	tapScriptSigKey,
+	tapscriptKeys,
+	txidOf,
+	writePsbt,
+	PSBT_IN,
+} from './bitcoin';
 
 function compactSize(value: number): Buffer {
 	if (value < 0xfd) return Buffer.from([value]);
@@ -20,29 +28,6 @@ function compactSize(value: number): Buffer {
 	buffer[0] = 0xfd;
 	buffer.writeUInt16LE(value, 1);
 	return buffer;
-}
-
-/** The key-value maps of a PSBT: the global one, then one per input and one per output. */
-function readMaps(psbt: Buffer): Map<number, Buffer>[] {
-	if (psbt.subarray(0, 5).toString('hex') !== '70736274ff') throw new Error('not a PSBT');
-	const maps: Map<number, Buffer>[] = [];
-	let at = 5;
-	let current = new Map<number, Buffer>();
-	while (at < psbt.length) {
-		const keyLength = readCompactSize(psbt, at);
-		at = keyLength.next;
-		if (keyLength.value === 0) {
-			maps.push(current);
-			current = new Map();
-			continue;
-		}
-		const keyType = psbt[at];
-		at += keyLength.value;
-		const valueLength = readCompactSize(psbt, at);
-		current.set(keyType, psbt.subarray(valueLength.next, valueLength.next + valueLength.value));
-		at = valueLength.next + valueLength.value;
-	}
-	return maps;
 }
 
 function fakeSignature(label: string): Buffer {
@@ -60,17 +45,23 @@ function fakeSignature(label: string): Buffer {
 	]);
 }
 
+/** The PSBT (hex) read, or the error a signer would give for something else. */
+function psbtOfHex(psbtHex: string) {
+	const psbt = readPsbt(Buffer.from(psbtHex, 'hex'));
+	if (!psbt) throw new Error('not a PSBT');
+	return psbt;
+}
+
 /**
  * "Signs" a 2-of-3 P2WSH collateral PSBT (hex) and returns the finalized transaction in hex: each input
  * gets the witness `<empty> <sig> <sig> <witness script>`.
  */
 export function standInSign(psbtHex: string): string {
-	const maps = readMaps(Buffer.from(psbtHex, 'hex'));
-	const unsigned = maps[0].get(0x00);
-	if (!unsigned) throw new Error('the PSBT has no unsigned transaction');
-	const inputCount = readCompactSize(unsigned, 4).value;
-	const witnesses = Array.from({ length: inputCount }, (_, index) => {
-		const script = maps[1 + index]?.get(0x05) ?? Buffer.alloc(0);
+	const psbt = psbtOfHex(psbtHex);
+	const unsigned = unsignedBytes(psbt);
+	const witnesses = psbt.inputs.map((input, index) => {
+		const script =
+			input.find((pair) => pair.key[0] === PSBT_IN.WITNESS_SCRIPT)?.value ?? Buffer.alloc(0);
 		const items = [
 			Buffer.alloc(0),
 			fakeSignature(`${psbtHex}:${index}:a`),
@@ -91,9 +82,39 @@ export function standInSign(psbtHex: string): string {
 	]).toString('hex');
 }
 
+function unsignedBytes(psbt: ReturnType<typeof psbtOfHex>): Buffer {
+	const unsigned = psbt.global.find((pair) => pair.key.length === 1 && pair.key[0] === 0x00);
+	if (!unsigned) throw new Error('the PSBT has no unsigned transaction');
+	return unsigned.value;
+}
+
 /** The unsigned transaction inside a PSBT (hex), e.g. to show that an unsigned one is refused. */
 export function unsignedTransactionOf(psbtHex: string): string {
-	const unsigned = readMaps(Buffer.from(psbtHex, 'hex'))[0].get(0x00);
-	if (!unsigned) throw new Error('the PSBT has no unsigned transaction');
-	return unsigned.toString('hex');
+	return unsignedBytes(psbtOfHex(psbtHex)).toString('hex');
+}
+
+/** The stand-in signature of the borrower's key on input `index` of transaction `txid`, as the sandbox expects it. */
+export function borrowerStandInSignature(txid: string, index: number, key: Buffer): Buffer {
+	return standInSchnorrSignature(`borrower:${txid}:${index}:${key.toString('hex')}`);
+}
+
+/**
+ * "Signs" an Arkade PSBT (hex or base64, as claim-ark and settle-ark give them): every input with a
+ * tapscript gets the signature of the script's first key (the borrower's, in Lendasat's collateral
+ * script), as a tap script signature (BIP-371). Returned in the encoding it came in.
+ */
+export function standInSignArk(text: string): string {
+	const read = psbtFromText(text.trim());
+	if (!read) throw new Error('not a PSBT in hex or base64');
+	const { psbt, encoding } = read;
+	const txid = txidOf(psbt.unsignedTx);
+	const inputs = psbt.inputs.map((input, index) => {
+		const script = leafScriptOf(input);
+		const signer = script && tapscriptKeys(script)[0];
+		if (!script || !signer) return input;
+		const key = tapScriptSigKey(signer, script);
+		if (input.some((pair) => pair.key.equals(key))) return input;
+		return [...input, { key, value: borrowerStandInSignature(txid, index, signer) }];
+	});
+	return writePsbt({ ...psbt, inputs }).toString(encoding);
 }

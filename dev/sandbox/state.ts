@@ -3,7 +3,7 @@
  * changes with their notifications). Everything here is synchronous, so request handling is race-free.
  */
 import { contractNotFound } from './errors';
-import { IdGenerator, escrowAddressFor } from './ids';
+import { IdGenerator, arkAddressFor, escrowAddressFor } from './ids';
 import type {
 	ApiAccount,
 	ApiKeyRecord,
@@ -12,6 +12,7 @@ import type {
 	ClientLocation,
 	Contract,
 	ContractEntry,
+	DisputeWithMessages,
 	Installment,
 	LenderStats,
 	LoanApplication,
@@ -20,6 +21,7 @@ import type {
 	MoonInvoice,
 	NotificationMessage,
 	NotificationSettings,
+	ReferralCode,
 	User,
 } from './types';
 import { roundMoney } from './validate';
@@ -68,6 +70,10 @@ export interface SandboxState {
 	bringinRequests: Map<string, string>;
 	/** Where the callers' IP address appears to be, for Lendasat's US check on loading a Moon card. */
 	clientLocation: ClientLocation;
+	/** Disputes of every contract by id, in creation order, each with its messages. */
+	disputes: Map<string, DisputeWithMessages>;
+	/** Borrowers' referral codes (referral_codes_borrowers), by code: what create-api-account/byok accepts. */
+	referralCodes: Map<string, ReferralCode>;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {
@@ -97,6 +103,8 @@ export function createEmptyState(seed: string, now: () => Date): SandboxState {
 		bringinAccounts: new Set(),
 		bringinRequests: new Map(),
 		clientLocation: 'elsewhere',
+		disputes: new Map(),
+		referralCodes: new Map(),
 	};
 }
 
@@ -214,7 +222,11 @@ export function applyStatusEffects(state: SandboxState, contract: Contract, stat
 		status !== 'Cancelled' &&
 		status !== 'Rejected';
 	if (needsAddress && contract.contract_address === null) {
-		contract.contract_address = escrowAddressFor(state.seed, contract.id);
+		// Arkade collateral is sent off-chain, to the escrow VTXO's Ark address.
+		contract.contract_address =
+			contract.collateral_asset === 'ArkadeBtc'
+				? arkAddressFor(state.seed, `${contract.id}:escrow`)
+				: escrowAddressFor(state.seed, contract.id);
 	}
 	// initial_collateral_sats already includes the origination fee (contract_requests.rs
 	// calculate_initial_funding_amount); collateral_sats is what is deposited minus the fee.
@@ -235,6 +247,11 @@ export function recordStatus(
 	at: string,
 ): void {
 	applyStatusEffects(state, contract, status);
+	logStatus(contract, status, at);
+}
+
+/** The status itself, updated_at and the timeline entry: nothing else about the contract changes. */
+export function logStatus(contract: Contract, status: string, at: string): void {
 	contract.status = status;
 	contract.updated_at = at;
 	contract.timeline.push({

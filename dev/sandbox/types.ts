@@ -6,6 +6,7 @@
 export type Dialect = 'spec' | 'live';
 
 export type FaultKind =
+	| '404'
 	| '500'
 	| '502-html'
 	| '503'
@@ -40,7 +41,13 @@ export type RedirectStatus = 301 | 302 | 307 | 308;
  * - 'lying-total-pages': the right page, but `total_pages: 1` (`total` stays true).
  * - 'no-ids': the right page, but the records carry no `id` (notifications: no `data.id`).
  */
-export type PagingMode = 'ignore-page' | 'endless' | 'lying-total-pages' | 'no-ids';
+export type PagingMode =
+	| 'ignore-page'
+	| 'endless'
+	| 'lying-total-pages'
+	| 'no-ids'
+	| 'small-pages'
+	| 'inflated-total';
 
 export interface FaultRule {
 	kind: FaultKind;
@@ -269,14 +276,49 @@ export interface Contract {
 	fiat_loan_details_borrower: FiatLoanDetailsResponse | null;
 	fiat_loan_details_lender: FiatLoanDetailsResponse | null;
 	/**
-	 * Only in the newer generated types (HEAD schema.d.ts), without a description: the sandbox says true
-	 * for Arkade collateral and null otherwise (inferred, the handler was not available).
+	 * Only in the newer generated types (HEAD schema.d.ts:1487-1492): whether Arkade collateral VTXOs must
+	 * be settled (settle-ark) rather than spent off-chain (claim-ark); null for on-chain collateral. The
+	 * backend also answers null "for non-claimable statuses"; the sandbox shows the VTXOs' state in every
+	 * status (false until `admin.setArkVtxosRecoverable`) [INF].
 	 */
 	requires_ark_settlement: boolean | null;
 	/** Spec field, echoed only when the request carried it. */
 	collateral_address?: string;
 	/** Spec field, echoed only when the request carried it. */
 	repayment_address?: string;
+}
+
+/**
+ * hub 0.8.2 db/contract_disputes.rs ContractDispute (schema.d.ts `ContractDispute`): a dispute about a
+ * contract. `status` is DisputeStatus (DisputeStartedBorrower, DisputeStartedLender, InProgress, Closed,
+ * Cancelled), `initiator_type` Borrower or Lender. A create stores "<reason>. <comment>" as `reason`.
+ */
+export interface ContractDispute {
+	id: string;
+	contract_id: string;
+	initiator_type: string;
+	initiator_id: string;
+	status: string;
+	reason: string;
+	created_at: string;
+	updated_at: string;
+	resolved_at: string | null;
+	resolution_notes: string | null;
+}
+
+/** db/contract_disputes.rs ContractDisputeMessage; `sender_type` is Borrower, Lender or PlatformAdmin. */
+export interface ContractDisputeMessage {
+	id: string;
+	dispute_id: string;
+	sender_type: string;
+	sender_id: string;
+	message: string;
+	created_at: string;
+}
+
+/** db/contract_disputes.rs DisputeWithMessages: the dispute flattened, with its messages oldest first. */
+export interface DisputeWithMessages extends ContractDispute {
+	messages: ContractDisputeMessage[];
 }
 
 /** `FiatLoanDetailsWrapperResponse` of the live backend: the (encrypted) bank details and one party's key. */
@@ -364,6 +406,15 @@ export interface User {
 	personal_referral_codes: string[];
 	used_referral_code: string | null;
 	first_time_discount_rate: number;
+}
+
+/** A row of referral_codes_borrowers (hub 0.8.2 db/borrowers_referral_code.rs). */
+export interface ReferralCode {
+	code: string;
+	/** The borrower whose code it is. */
+	owner: string;
+	active: boolean;
+	expires_at: string;
 }
 
 export interface ApiKeyRecord {

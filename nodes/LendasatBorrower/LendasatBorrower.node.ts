@@ -5,6 +5,7 @@ import { apiKeyDescription } from './resources/apiKey';
 import { bringinDescription } from './resources/bringin';
 import { cardDescription } from './resources/card';
 import { contractDescription } from './resources/contract';
+import { disputeDescription } from './resources/dispute';
 import { loanApplicationDescription } from './resources/loanApplication';
 import { notificationDescription } from './resources/notification';
 import { offerDescription } from './resources/offer';
@@ -68,6 +69,11 @@ export class LendasatBorrower implements INodeType {
 							description: 'Loan contracts and contract requests',
 						},
 						{
+							name: 'Dispute',
+							value: 'dispute',
+							description: "A contract's disputes, settled by Lendasat's support with the lender",
+						},
+						{
 							name: 'Loan Application',
 							value: 'loanApplication',
 							description: 'Your own loan terms, posted for lenders to take',
@@ -93,6 +99,7 @@ export class LendasatBorrower implements INodeType {
 				...bringinDescription,
 				...cardDescription,
 				...contractDescription,
+				...disputeDescription,
 				...loanApplicationDescription,
 				...notificationDescription,
 				...offerDescription,

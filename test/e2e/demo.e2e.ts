@@ -205,6 +205,7 @@ describe('demo workflows run with `n8n execute`', () => {
 			(request) => `${request.method} ${request.path}`,
 		);
 		expect(steps).toEqual([
+			`GET /api/offers/${SEED_IDS.offers.usdcPolygon}`, // which kind of Collateral Address it takes
 			'POST /api/contracts',
 			`POST /api/contracts/${loan.id}/generate-btc-invoice`,
 			`PUT /api/contracts/${loan.id}/btc-invoice-paid`,
@@ -212,6 +213,51 @@ describe('demo workflows run with `n8n execute`', () => {
 			`POST /api/contracts/${loan.id}/broadcast-claim`,
 			`GET /api/contracts/${loan.id}`,
 		]);
+		expectNoKeyIn(run.stdout + run.stderr);
+	});
+
+	test('arkade repay and claim: an Arkade loan taken with an Ark address, repaid, its collateral claimed off-chain', async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(DEMO_WORKFLOWS.arkadeClaim);
+		expect(run.code).toBe(0);
+		expect(run.data.status).toBe('success');
+		const [loan] = nodeOutput(run.data, 'Take the Arkade loan');
+		expect(sandbox.state.contracts.get(loan.id)?.contract).toMatchObject({
+			collateral_asset: 'ArkadeBtc',
+			borrower_btc_address: expect.stringMatching(/^tark1/),
+		});
+		const [psbts] = nodeOutput(run.data, 'Get Ark claim PSBTs');
+		expect(psbts).toMatchObject({ id: loan.id, ark_psbt: expect.stringMatching(/^70736274ff/) });
+		expect(psbts.checkpoint_psbts).toHaveLength(2);
+		const [signed] = nodeOutput(run.data, 'STAND-IN: your Ark wallet signs');
+		expect(nodeOutput(run.data, 'Broadcast the Ark claim')[0]).toEqual({
+			id: loan.id,
+			txid: expect.stringMatching(/^[0-9a-f]{64}$/),
+			status: 'ClosingByClaim',
+			broadcast: true,
+		});
+		expect(nodeOutput(run.data, 'Contract status')[0]).toMatchObject({
+			id: loan.id,
+			status: 'Closed',
+		});
+
+		// Every step against the API is our node; the checkpoint PSBTs travelled as a list, as signed.
+		const requests = apiRequests(sandbox.requests, from);
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			`GET /api/offers/${SEED_IDS.offers.arkade}`,
+			'POST /api/contracts',
+			`POST /api/contracts/${loan.id}/generate-btc-invoice`,
+			`PUT /api/contracts/${loan.id}/btc-invoice-paid`,
+			`GET /api/contracts/${loan.id}/claim-ark`,
+			`POST /api/contracts/${loan.id}/broadcast-claim-ark`,
+			`GET /api/contracts/${loan.id}`,
+		]);
+		expect(requests[5].body).toEqual({
+			ark_psbt: signed.ark_psbt,
+			checkpoint_psbts: signed.checkpoint_psbts,
+		});
+		for (const request of requests)
+			expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expectNoKeyIn(run.stdout + run.stderr);
 	});
 
@@ -238,9 +284,10 @@ describe('demo workflows run with `n8n execute`', () => {
 		const [listOffers] = apiRequests(sandbox.requests, from, '/api/offers');
 		expect(listOffers.method).toBe('GET');
 		expect(listOffers.headers['x-api-key']).toBe(sandbox.keys.borrower);
-		// With the order's own key the node first looks whether an earlier run created the contract.
+		// With the order's own key the node first looks whether an earlier run created the contract,
+		// and afterwards whether another execution created one with the same key meanwhile.
 		const contractRequests = apiRequests(sandbox.requests, from, '/api/contracts');
-		expect(contractRequests.map((request) => request.method)).toEqual(['GET', 'POST']);
+		expect(contractRequests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET']);
 		const create = contractRequests[1];
 		expect(create.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(create.headers['idempotency-key']).toBe('order-1042');

@@ -1,4 +1,7 @@
-import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { randomBytes } from 'node:crypto';
+
+import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
+import { checkOwnApiKey, generateApiKey } from '../../nodes/LendasatBorrower/validation/apiKeys';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import partnerOnboarding from '../workflows/partner-onboarding.json';
@@ -163,5 +166,249 @@ describe('Account → Create: API errors are mapped', () => {
 		expect((error as { description?: string }).description).toContain(
 			'Server said: "Invalid API key".',
 		);
+	});
+});
+
+describe('Account → Create With Own Key: an account from a referral code, with a key made here', () => {
+	const REFERRAL = SEED_IDS.referralCodes;
+	const KEY_FORMAT = /^lndst_sk_[0-9a-f]{12}_[A-Za-z0-9]{43}$/;
+	const OWN_KEY = 'lndst_sk_0a1b2c3d4e5f_' + 'Q'.repeat(20) + 'r'.repeat(20) + '0123';
+
+	function createWithOwnKey(
+		parameters: Record<string, unknown>,
+		credential = borrowerCredential(),
+	) {
+		return runWorkflow(
+			singleNodeWorkflow({
+				resource: 'account',
+				operation: 'createWithOwnKey',
+				name: 'Grace Hopper',
+				email: 'grace@example.com',
+				referralCode: REFERRAL.active,
+				...parameters,
+			}),
+			{ credential },
+		);
+	}
+
+	const borrowerCredential = (): TestCredential => ({
+		environment: 'custom',
+		baseUrl: sandbox.url,
+		keyType: 'borrower',
+		apiKey: sandbox.keys.borrower,
+	});
+
+	it('generates a key in Lendasat’s format, sends it once and shows it once, in api_key', async () => {
+		const { output, error, run } = await createWithOwnKey({
+			additionalFields: { timezone: 'America/New_York' },
+		});
+		expect(error).toBeUndefined();
+		const [account] = output('Lendasat Borrower');
+		const key = String(account.json.api_key);
+		expect(key).toMatch(KEY_FORMAT);
+		expect(account.json).toEqual({
+			id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			name: 'Grace Hopper',
+			email: 'grace@example.com',
+			timezone: 'America/New_York',
+			api_key: key,
+		});
+
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe('POST /api/create-api-account/byok');
+		expect(request.body).toEqual({
+			name: 'Grace Hopper',
+			email: 'grace@example.com',
+			timezone: 'America/New_York',
+			api_key: key,
+			referral_code: REFERRAL.active,
+		});
+		// Once in the whole run's data: the output item; nowhere else (no parameter, no log).
+		const runData = JSON.stringify(run.data.resultData.runData);
+		expect(runData.split(key)).toHaveLength(2);
+		expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+	});
+
+	it('makes a new key for every item, and the new key works at once', async () => {
+		const result = await runWorkflow(
+			singleNodeWorkflow({
+				resource: 'account',
+				operation: 'createWithOwnKey',
+				name: '={{ $json.name }}',
+				email: '={{ $json.email }}',
+				referralCode: REFERRAL.active,
+			}),
+			{
+				credential: borrowerCredential(),
+				items: [
+					{ name: 'Ada', email: 'ada@example.org' },
+					{ name: 'Alan', email: 'alan@example.org' },
+				],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		const keys = result.output('Lendasat Borrower').map((item) => String(item.json.api_key));
+		expect(keys).toHaveLength(2);
+		expect(new Set(keys).size).toBe(2);
+		const me = await fetch(`${sandbox.url}/api/users/me`, { headers: { 'x-api-key': keys[1] } });
+		expect(((await me.json()) as { user: { name: string } }).user.name).toBe('Alan');
+	});
+
+	it('sends a key given in Account API Key as it is, with a master key or against the live backend', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { output, error, run } = await createWithOwnKey(
+			{ accountApiKey: ` ${OWN_KEY} ` },
+			{ ...borrowerCredential(), keyType: 'master', apiKey: sandbox.keys.master },
+		);
+		expect(error).toBeUndefined();
+		expect(output('Lendasat Borrower')[0].json).toMatchObject({ api_key: OWN_KEY, timezone: null });
+		expect(sandbox.requests[0].body).toEqual({
+			name: 'Grace Hopper',
+			email: 'grace@example.com',
+			api_key: OWN_KEY,
+			referral_code: REFERRAL.active,
+		});
+		expect(everythingVisible(run)).not.toContain(sandbox.keys.master);
+	});
+
+	it.each([
+		[
+			'an empty referral code',
+			{ referralCode: '={{ " " }}' },
+			'Referral Code',
+			/Must not be empty/,
+		],
+		['a referral code with spaces', { referralCode: 'LAS SANDB' }, 'Referral Code', /spaces/],
+		['no e-mail', { email: '={{ "" }}' }, 'Email', /Must not be empty/],
+		['a malformed e-mail', { email: 'grace.example.com' }, 'Email', /has no @/],
+		[
+			'a zone that is not Area/City',
+			{ additionalFields: { timezone: 'UTC' } },
+			'Timezone',
+			/Area\/City/,
+		],
+		[
+			'a key without the prefix',
+			{ accountApiKey: 'sk_0a1b2c3d4e5f_' + 'x'.repeat(40) },
+			'Account API Key',
+			/does not start with lndst_sk_/,
+		],
+		[
+			'a key with an upper-case key ID',
+			{ accountApiKey: 'lndst_sk_0A1B2C3D4E5F_' + 'x'.repeat(40) },
+			'Account API Key',
+			/12 lower-case hexadecimal/,
+		],
+		[
+			'a key with a short secret',
+			{ accountApiKey: 'lndst_sk_0a1b2c3d4e5f_tooShort123' },
+			'Account API Key',
+			/has 11 characters, not 32 to 128/,
+		],
+		[
+			'a key with a second _',
+			{ accountApiKey: 'lndst_sk_0a1b2c3d4e5f_' + 'x'.repeat(20) + '_' + 'y'.repeat(20) },
+			'Account API Key',
+			/exactly one _/,
+		],
+	])(
+		'refuses %s before sending anything, never repeating the key',
+		async (_case, parameters, field, problem) => {
+			const { error, run } = await createWithOwnKey(parameters);
+			expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+			expect((error as { description?: string }).description).toMatch(problem);
+			expect(sandbox.requests).toHaveLength(0);
+			// The message and its description only: n8n's error carries the node, parameters included.
+			const given = (parameters as { accountApiKey?: string }).accountApiKey;
+			const shown = `${error?.message} ${(error as { description?: string }).description}`;
+			if (given) expect(shown).not.toContain(given.slice(22, 40));
+			expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it("refuses the credential's own key as the new account's key", async () => {
+		const { error } = await createWithOwnKey({ accountApiKey: sandbox.keys.borrower });
+		expect(error?.message).toBe('Invalid Account API Key [item 0]');
+		const shown = `${error?.message} ${(error as { description?: string }).description}`;
+		expect(shown).toMatch(/own credential/);
+		expect(shown).not.toContain(sandbox.keys.borrower);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		[
+			'spec',
+			REFERRAL.expired,
+			'Lendasat does not accept this referral code (HTTP 400, INVALID_REFERRAL_CODE)',
+		],
+		['live', 'las-sandb', 'Lendasat does not accept this referral code (HTTP 400)'],
+	])(
+		'maps an unknown or expired referral code (%s dialect)',
+		async (dialect, referralCode, message) => {
+			sandbox.configure({ dialect: dialect as 'spec' | 'live' });
+			const { error } = await createWithOwnKey({ referralCode });
+			expect(error?.message).toBe(message);
+			expect((error as { description?: string }).description).toMatch(
+				/letter case included.*Nothing was created/,
+			);
+			expect(sandbox.state.accounts).toHaveLength(0);
+		},
+	);
+
+	it('maps an e-mail address that has an account already, and sends it only once', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await createWithOwnKey({ email: 'Borrower@Sandbox.example' });
+		expect(error?.message).toBe('This e-mail address already has a Lendasat account (HTTP 400)');
+		expect((error as { description?: string }).description).toContain(
+			'Server said: "Email already in use".',
+		);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it('explains the live 500 for a key already in use, without showing the key', async () => {
+		sandbox.configure({ dialect: 'live' });
+		await createWithOwnKey({ accountApiKey: OWN_KEY });
+		sandbox.requests.length = 0;
+		const { error, run } = await createWithOwnKey({
+			accountApiKey: OWN_KEY,
+			email: 'grace.two@example.com',
+		});
+		expect(error?.message).toBe('Lendasat could not create the account (HTTP 500)');
+		expect((error as { description?: string }).description).toMatch(
+			/already in use by another account.*Server said: "Something went wrong"/,
+		);
+		expect(sandbox.requests).toHaveLength(1);
+		// The key given is a node parameter (n8n's error carries the node); message and description never show it.
+		expect(`${error?.message} ${(error as { description?: string }).description}`).not.toContain(
+			OWN_KEY,
+		);
+		expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		sandbox.configure({
+			faults: [{ kind: 'bad-200', body200: 'error-body', path: '/api/create-api-account/byok' }],
+		});
+		const { error, output } = await createWithOwnKey({});
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(output('Lendasat Borrower')).toEqual([]);
+	});
+});
+
+describe('the generated key', () => {
+	it('has a 12-hex key ID and a 43-character secret drawn without bias from the given bytes', () => {
+		let next = 0;
+		const counting = (count: number) => Uint8Array.from({ length: count }, () => next++ % 256);
+		const key = generateApiKey(counting);
+		expect(key).toBe('lndst_sk_000102030405_' + 'GHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw');
+		// Bytes 248–255 would favour the first letters: they are skipped.
+		const high = (count: number) =>
+			Uint8Array.from({ length: count }, (_, index) => (index % 2 ? 250 : 1));
+		expect(generateApiKey(high)).toMatch(/^lndst_sk_01fa01fa01fa_B{43}$/);
+	});
+
+	it('passes the node’s own check', () => {
+		expect(checkOwnApiKey(generateApiKey(randomBytes))).toBeNull();
 	});
 });

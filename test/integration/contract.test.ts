@@ -1,10 +1,25 @@
-import { startSandbox, SEED_IDS, type Contract, type Sandbox } from '../../dev/sandbox/server';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { publicKeyOf, standInSignMessage } from '../../dev/sandbox/messageSigner';
+import {
+	decryptFiatDetails,
+	type FiatDetailsWrapper,
+} from '../../nodes/LendasatBorrower/encryption/fiatDetails';
+import {
+	startSandbox,
+	SEED_IDS,
+	type Contract,
+	type FaultRule,
+	type Sandbox,
+} from '../../dev/sandbox/server';
 import {
 	runWorkflow,
 	searchList,
 	singleNodeWorkflow,
 	type TestCredential,
 } from '../../dev/harness/n8n';
+import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';
@@ -26,6 +41,9 @@ const STABLECOIN_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 /** The public key of private key 1 (the generator point): a valid compressed key. */
 const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 const DERIVATION_PATH = "m/84'/0'/0'/0/0";
+const NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
+const NSEC = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
+const MOON_CARD = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
 /** The body for offer 1, 1,500 for 30 days, with both addresses: each under both dialects' names. */
 const BOTH_ADDRESSES_BODY = {
 	loan_id: OFFER,
@@ -112,20 +130,64 @@ function stored(id: string): Contract {
 	return JSON.parse(JSON.stringify(entry.contract)) as Contract;
 }
 
+/** Simplify of node version 1: its fourteen fields, plus the collateral and KYC keys every version has. */
 function simplified(record: Contract): Record<string, unknown> {
 	const all = record as unknown as Record<string, unknown>;
-	return Object.fromEntries(
-		SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [
-			field,
-			all[field],
-		]),
-	);
+	return {
+		...Object.fromEntries(
+			SIMPLIFIED_FIELDS.filter((field) => all[field] !== undefined).map((field) => [
+				field,
+				all[field],
+			]),
+		),
+		...collateralAndKyc(record),
+	};
+}
+
+function collateralAndKyc(record: Contract): Record<string, unknown> {
+	return {
+		collateral_asset: record.collateral_asset,
+		requires_ark_settlement: record.requires_ark_settlement,
+		kyc_link: record.kyc_info?.kyc_link ?? null,
+		kyc_done: record.kyc_info?.is_kyc_done ?? null,
+	};
 }
 
 const received = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
+/** The one read Contract → Create makes before sending a Collateral Address: which kind its offer takes. */
+const OFFER_READ = `GET /api/offers/${OFFER}`;
+/** The contract requests Contract → Create sent, without its read of the offer. */
+const posted = () =>
+	sandbox.requests.filter(
+		(request) => `${request.method} ${request.path}` === 'POST /api/contracts',
+	);
 
 function describedBy(error: unknown): string {
 	return String((error as { description?: unknown } | undefined)?.description ?? '');
+}
+
+/**
+ * A server of the specification's kind on 127.0.0.1: it answers every GET with `record` and any
+ * other request with an empty 200, and records what it received.
+ */
+async function bareServer(record: Record<string, unknown>) {
+	const requests: { method: string; url: string; body: string }[] = [];
+	const server = http.createServer((request, response) => {
+		let body = '';
+		request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+		request.on('end', () => {
+			requests.push({ method: request.method ?? '', url: request.url ?? '', body });
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? JSON.stringify(record) : '');
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		requests,
+		url: `http://127.0.0.1:${port}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
 }
 
 describe('Contract → Create: a borrower asks for a loan', () => {
@@ -149,8 +211,9 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		});
 		expect(contract.pairedItem).toEqual({ item: 0 });
 
-		const [request] = sandbox.requests;
-		expect(`${request.method} ${request.path}`).toBe('POST /api/contracts');
+		expect(received()).toEqual([OFFER_READ, 'POST /api/contracts']);
+		expect(sandbox.requests[0].query).toEqual({ collateral_asset_type: 'Any', loan_type: 'All' });
+		const [request] = posted();
 		expect(request.headers['x-api-key']).toBe(sandbox.keys.borrower);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
 		expect(request.body).toEqual(BOTH_ADDRESSES_BODY);
@@ -163,14 +226,14 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			status: 'pending',
 			loan_amount: 1500,
 		});
-		expect(sandbox.requests[0].body).toMatchObject({
+		expect(posted()[0].body).toMatchObject({
 			loan_id: OFFER,
 			loan_amount: 1500,
 			duration_days: 30,
 			collateral_address: COLLATERAL_ADDRESS,
 			repayment_address: STABLECOIN_ADDRESS,
 		});
-		expect(sandbox.requests[0].headers['idempotency-key']).toMatch(/^n8n-/);
+		expect(posted()[0].headers['idempotency-key']).toMatch(/^n8n-/);
 	});
 
 	it.each(['spec', 'live'] as const)(
@@ -186,10 +249,12 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			});
 			expect(sandbox.stats().contractsCreated).toBe(1);
 			expect(sandbox.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
+				OFFER_READ, // which kind of Collateral Address the offer takes
 				'GET /api/contracts', // the user's Idempotency Key: was it created by an earlier execution?
 				'POST /api/contracts',
+				'GET /api/contracts', // did another execution create one with the same key meanwhile?
 			]);
-			expect(sandbox.requests[1].headers['idempotency-key']).toBe('order-1042');
+			expect(posted()[0].headers['idempotency-key']).toBe('order-1042');
 		},
 	);
 
@@ -222,7 +287,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 
 	it('merges extra JSON body fields, and checks those the node sends itself like its own parameters', async () => {
 		const extra = {
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
 			id: OFFER,
@@ -241,7 +306,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			duration_days: 30,
 			loan_type: 'StableCoin',
 			borrower_pk: PUBLIC_KEY,
-			borrower_npub: 'npub1example',
+			borrower_npub: NPUB,
 			client_contract_id: expect.stringMatching(UUID),
 		});
 	});
@@ -267,7 +332,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 			status: 'Requested',
 			borrower_btc_address: COLLATERAL_ADDRESS,
 		});
-		expect(sandbox.requests[0].body).toMatchObject({
+		expect(posted()[0].body).toMatchObject({
 			...extra,
 			collateral_address: COLLATERAL_ADDRESS,
 			repayment_address: STABLECOIN_ADDRESS,
@@ -286,6 +351,94 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 		const keys = sandbox.requests.map((request) => request.headers['idempotency-key']);
 		expect(new Set(keys).size).toBe(3);
 		expect(sandbox.stats().contractsCreated).toBe(3);
+	});
+});
+
+describe('Contract → Create: the Nostr key and the Moon card', () => {
+	it('sends Nostr Public Key and Moon Card ID as borrower_npub and moon_card_id', async () => {
+		const { error } = await runWorkflow(
+			contractCreate({ additionalFields: { borrowerNpub: ` ${NPUB} `, moonCardId: MOON_CARD } }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+	});
+
+	it('takes them from Extra Body Fields too, where they must agree with the parameters', async () => {
+		const agreeing = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					borrowerNpub: NPUB,
+					extraBodyFields: JSON.stringify({ borrower_npub: NPUB, moon_card_id: MOON_CARD }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(agreeing.error).toBeUndefined();
+		expect(sandbox.requests[0].body).toMatchObject({
+			borrower_npub: NPUB,
+			moon_card_id: MOON_CARD,
+		});
+
+		sandbox.reset();
+		const other = '4a2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: {
+					moonCardId: MOON_CARD,
+					extraBodyFields: JSON.stringify({ moon_card_id: other }),
+				},
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Invalid Extra Body Fields (JSON) [item 0]');
+		expect(describedBy(error)).toContain('the node already sends moon_card_id from Moon Card ID');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['an npub with a typo', { borrowerNpub: `${NPUB.slice(0, -1)}q` }, 'Nostr Public Key (Npub)'],
+		['a Moon card ID that is no UUID', { moonCardId: 'card-42' }, 'Moon Card ID'],
+		[
+			'a Moon card ID in Extra Body Fields that is no UUID',
+			{ extraBodyFields: '{"moon_card_id": 42}' },
+			'Extra Body Fields (JSON)',
+		],
+	])('refuses %s before sending anything', async (_case, additionalFields, field) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it.each([
+		['Nostr Public Key (Npub)', { borrowerNpub: NSEC }],
+		['Extra Body Fields (JSON)', { extraBodyFields: JSON.stringify({ borrower_npub: NSEC }) }],
+	])('refuses an nsec in %s without repeating it', async (field, additionalFields) => {
+		const { error } = await runWorkflow(contractCreate({ additionalFields }), {
+			credential: borrower(),
+		});
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toContain('This is a Nostr private key (nsec1…)');
+		expect(`${error?.message} ${describedBy(error)}`).not.toContain(NSEC.slice(5, 20));
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('says when Lendasat does not know the Moon card (live: 404 "Card not found")', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await runWorkflow(
+			contractCreate({
+				additionalFields: { ...LIVE_FIELDS, loanType: 'PayWithMoon', moonCardId: MOON_CARD },
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe('Card not found (HTTP 404)');
+		expect(describedBy(error)).toMatch(/no Moon card of this account has that ID.*Card not found/);
+		expect(posted()[0].body).toMatchObject({ moon_card_id: MOON_CARD });
 	});
 });
 
@@ -637,7 +790,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 	it('sends the full body the live backend reads and returns its Requested contract', async () => {
 		const { output, error } = await runWorkflow(liveCreate(), { credential: borrower() });
 		expect(error).toBeUndefined();
-		const [request] = sandbox.requests;
+		const [request] = posted();
 		expect(request.body).toEqual({
 			...BOTH_ADDRESSES_BODY,
 			borrower_pk: PUBLIC_KEY,
@@ -688,7 +841,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			expect(error).toBeUndefined();
 			expect(created()).toHaveLength(1);
 			expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
-			expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+			expect(received()).toEqual([OFFER_READ, 'POST /api/contracts', 'GET /api/contracts']);
 		},
 	);
 
@@ -702,7 +855,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(error).toBeUndefined();
 		expect(created()).toHaveLength(1);
 		expect(output(NODE).map((item) => item.json.id)).toEqual([created()[0].id]);
-		expect(received()).toEqual(['POST /api/contracts', 'GET /api/contracts']);
+		expect(received()).toEqual([OFFER_READ, 'POST /api/contracts', 'GET /api/contracts']);
 	});
 
 	it('sends again after a 503 that came before anything was stored, once the lookup found nothing', async () => {
@@ -714,11 +867,14 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(created()).toHaveLength(1);
 		expect(output(NODE)[0].json.id).toBe(created()[0].id);
 		expect(received()).toEqual([
+			OFFER_READ,
 			'POST /api/contracts',
 			'GET /api/contracts',
 			'POST /api/contracts',
+			// The first request may still have been stored late: one more look for a second contract.
+			'GET /api/contracts',
 		]);
-		const [first, , second] = sandbox.requests;
+		const [first, second] = posted();
 		expect(second.body).toEqual(first.body);
 	});
 
@@ -730,8 +886,7 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			],
 		});
 		const { error } = await runWorkflow(liveCreate(), { credential: borrower() });
-		const clientId = (sandbox.requests[0].body as { client_contract_id: string })
-			.client_contract_id;
+		const clientId = (posted()[0].body as { client_contract_id: string }).client_contract_id;
 		expect(error?.message).toBe('Lendasat is temporarily unavailable (HTTP 503)');
 		expect(describedBy(error)).toContain(`It may have been created: looking for it failed`);
 		expect(describedBy(error)).toContain(clientId);
@@ -757,11 +912,15 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 			expect(again.error).toBeUndefined();
 			expect(created()).toHaveLength(1);
 			expect(again.output(NODE)[0].json.id).toBe(first.output(NODE)[0].json.id);
-			expect(sandbox.requests[1].headers['idempotency-key']).toBe(header);
-			// The re-run only looked.
+			expect(posted()[0].headers['idempotency-key']).toBe(header);
+			// The first run looked before and after creating; the re-run only looked (the offer's
+			// collateral kind, then the contract).
 			expect(received()).toEqual([
+				OFFER_READ,
 				'GET /api/contracts',
 				'POST /api/contracts',
+				'GET /api/contracts',
+				OFFER_READ,
 				'GET /api/contracts',
 			]);
 		},
@@ -816,6 +975,257 @@ describe("Contract → Create on Lendasat's backend (the sandbox's live dialect)
 		expect(lookups).toBeLessThan(items.length / 2);
 	});
 });
+
+describe('Contract → Create across executions: one contract per key', () => {
+	const liveCreate = (parameters: Record<string, unknown> = {}) =>
+		contractCreate({ additionalFields: LIVE_FIELDS, ...parameters });
+
+	/** The contracts carrying the client_contract_id derived from `key`, as the sandbox stores them. */
+	const withKey = (key: string) =>
+		[...sandbox.state.contracts.values()]
+			.map((entry) => entry.contract)
+			.filter((contract) => contract.client_contract_id === clientContractIdFor(key));
+	const open = (contracts: Contract[]) =>
+		contracts.filter((contract) => contract.status !== 'Cancelled');
+	const count = (request: string) => received().filter((sent) => sent === request).length;
+
+	/**
+	 * Executions that start together: each one's first look at the list is answered only after
+	 * all of them looked (a slow list), so that each finds nothing and sends, as two workers
+	 * handling a webhook delivered twice would.
+	 */
+	const slowFirstLooks = (times: number) => ({
+		kind: 'slow' as const,
+		method: 'GET',
+		path: '/api/contracts',
+		after: true,
+		delayMs: 400,
+		times,
+	});
+
+	it.each([2, 20])(
+		'%i executions at once with the same Idempotency Key on the live backend leave one live contract, and all output it',
+		async (executions) => {
+			sandbox.configure({ dialect: 'live', faults: [slowFirstLooks(executions)] });
+			const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
+			const workflow = liveCreate({
+				loanId: byId(offer.id),
+				options: { idempotencyKey: 'order-1042' },
+			});
+			const runs = await Promise.all(
+				Array.from({ length: executions }, (_, index) =>
+					runWorkflow(workflow, { credential: borrower(), executionId: String(500 + index) }),
+				),
+			);
+			expect(runs.map(({ error }) => error)).toEqual(runs.map(() => undefined));
+			// Each execution created one: the live backend has no idempotency.
+			const contracts = withKey('order-1042');
+			expect(contracts).toHaveLength(executions);
+			expect(sandbox.stats().duplicateContracts).toBe(executions - 1);
+			// The earliest stays; every other one was cancelled, once.
+			const [kept] = open(contracts);
+			expect(open(contracts)).toEqual([kept]);
+			const earliest = [...contracts].sort((a, b) =>
+				a.created_at === b.created_at
+					? a.id.localeCompare(b.id)
+					: a.created_at.localeCompare(b.created_at),
+			)[0];
+			expect(kept.id).toBe(earliest.id);
+			const cancelled = contracts
+				.filter((contract) => contract.id !== kept.id)
+				.sort((a, b) =>
+					a.created_at === b.created_at
+						? a.id.localeCompare(b.id)
+						: a.created_at.localeCompare(b.created_at),
+				)
+				.map((contract) => contract.id);
+			const outputs = runs.map(({ output }) => output(NODE)[0].json);
+			for (const json of outputs) {
+				expect(json).toMatchObject({ id: kept.id, status: 'Requested', loan_amount: 1500 });
+				// Each names the duplicates it knows to be cancelled: its own at least.
+				expect(cancelled).toEqual(expect.arrayContaining(json.cancelled_duplicates as string[]));
+			}
+			expect(outputs.map((json) => json.cancelled_duplicates).flat()).toEqual(
+				expect.arrayContaining(cancelled),
+			);
+			// Each extra is cancelled by the execution that created it and by the one that keeps its
+			// own: about two cancels per extra, not one per execution and extra.
+			const cancels = received().filter((request) => request.startsWith('DELETE'));
+			expect(cancels.length).toBeGreaterThanOrEqual(cancelled.length);
+			expect(cancels.length).toBeLessThanOrEqual(2 * cancelled.length);
+		},
+	);
+
+	it('an extra contract that is already funded cannot be cancelled: the item fails naming every contract with the key', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			// The answer to the create comes late, and meanwhile another execution's contract with the
+			// same key was created and funded.
+			faults: [{ kind: 'slow', method: 'POST', path: '/api/contracts', after: true, delayMs: 300 }],
+		});
+		const workflow = liveCreate({ options: { idempotencyKey: 'order-7' } });
+		const running = runWorkflow(workflow, { credential: borrower() });
+		const ours = await waitUntil(() => withKey('order-7')[0]);
+		const funded = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientContractIdFor('order-7'),
+			status: 'PrincipalGiven',
+			created_at: new Date(Date.parse(ours.created_at) + 1000).toISOString(),
+		});
+		const { error } = await running;
+		expect(error?.message).toBe(
+			'More than one contract was created for this key, and one cannot be cancelled [item 0]',
+		);
+		const description = describedBy(error);
+		expect(description).toContain(
+			`Contracts with client_contract_id ${clientContractIdFor('order-7')}: ${ours.id} (Requested, created ${ours.created_at}, the one the node keeps); ${funded.id} (PrincipalGiven, created ${funded.created_at}).`,
+		);
+		expect(description).toContain(`${funded.id}: it is PrincipalGiven`);
+		expect(description).toContain('Contract → Cancel');
+		// Nothing was cancelled: the funded one cannot be, and the earliest is the one kept.
+		expect(count(`DELETE /api/contracts/${funded.id}`)).toBe(0);
+		expect(open(withKey('order-7'))).toHaveLength(2);
+
+		// Running it again finds both and fails the same way, without creating a third.
+		const again = await runWorkflow(workflow, { credential: borrower() });
+		expect(again.error?.message).toBe(error?.message);
+		expect(withKey('order-7')).toHaveLength(2);
+	});
+
+	it('a cancel refused because another execution cancelled first counts as done', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const clientId = clientContractIdFor('order-9');
+		const at = (seconds: number) => new Date(Date.now() - 60_000 + seconds * 1000).toISOString();
+		const first = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+			created_at: at(0),
+		});
+		const second = sandbox.admin.createContract(sandbox.keys.borrower, {
+			client_contract_id: clientId,
+			created_at: at(1),
+		});
+		// The list still shows the second one Requested when this execution reads it; it is cancelled
+		// just before this execution's cancel arrives.
+		sandbox.configure({
+			faults: [{ kind: 'slow', method: 'GET', path: '/api/contracts', after: true, delayMs: 200 }],
+		});
+		const running = runWorkflow(liveCreate({ options: { idempotencyKey: 'order-9' } }), {
+			credential: borrower(),
+		});
+		await waitUntil(() => received().includes('GET /api/contracts'));
+		sandbox.admin.setContractStatus(second.id, 'Cancelled');
+		const { output, error } = await running;
+		expect(error).toBeUndefined();
+		expect(output(NODE)[0].json).toMatchObject({ id: first.id, cancelled_duplicates: [second.id] });
+		expect(received()).toEqual([
+			OFFER_READ, // the offer's collateral kind, for the Collateral Address
+			'GET /api/contracts',
+			`DELETE /api/contracts/${second.id}`, // 400: "Cannot cancel a contract request with status Cancelled"
+			`GET /api/contracts/${second.id}`,
+		]);
+		expect(count('POST /api/contracts')).toBe(0);
+	});
+
+	it('without a collision, costs one more walk of the list for the whole run: here one request for 50 items', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const offer = sandbox.admin.addOffer({ loan_amount_min: 100, loan_amount_max: 1e12 });
+		const items = Array.from({ length: 50 }, (_, order) => ({ order }));
+		const { output, error } = await runWorkflow(
+			liveCreate({
+				loanId: byId(offer.id),
+				options: { idempotencyKey: '={{ "order-" + $json.order }}' },
+			}),
+			{ credential: borrower(), items },
+		);
+		expect(error).toBeUndefined();
+		expect(output(NODE)).toHaveLength(50);
+		expect(output(NODE).every((item) => item.json.cancelled_duplicates === undefined)).toBe(true);
+		expect(count('POST /api/contracts')).toBe(50);
+		// One look before sending and one after, each shared by all 50 items.
+		expect(count('GET /api/contracts')).toBe(2);
+		const lastLook = sandbox.requests.length - 1;
+		expect(received()[lastLook]).toBe('GET /api/contracts');
+		expect(count('GET /api/contracts')).toBeLessThan(items.length / 10);
+	});
+
+	it('on a server that lists no contracts, checks nothing more after creating', async () => {
+		const specServer = await startSpecServerWithoutList();
+		try {
+			const { output, error } = await runWorkflow(
+				contractCreate({ options: { idempotencyKey: 'order-1' } }),
+				{ credential: borrower({ baseUrl: specServer.url }), items: [{}, {}] },
+			);
+			expect(error).toBeUndefined();
+			expect(output(NODE).map((item) => item.json.id)).toEqual(['spec-1', 'spec-1']);
+			// The first look learnt that there is no list (404): nobody asks again. The second item
+			// with the same key is sent with the same Idempotency-Key, which such a server honours.
+			expect(specServer.received).toEqual([
+				'GET /api/contracts',
+				'POST /api/contracts',
+				'POST /api/contracts',
+			]);
+		} finally {
+			await specServer.close();
+		}
+	});
+
+	it("on the specification's server honouring Idempotency-Key, executions at once get one contract and nothing is cancelled", async () => {
+		sandbox.configure({ idempotency: true, faults: [slowFirstLooks(2)] });
+		const workflow = contractCreate({ options: { idempotencyKey: 'order-77' } });
+		const [a, b] = await Promise.all([
+			runWorkflow(workflow, { credential: borrower(), executionId: '601' }),
+			runWorkflow(workflow, { credential: borrower(), executionId: '602' }),
+		]);
+		expect(a.output(NODE)[0].json.id).toBe(b.output(NODE)[0].json.id);
+		expect(a.output(NODE)[0].json.cancelled_duplicates).toBeUndefined();
+		expect(sandbox.stats().contractsCreated).toBe(1);
+		expect(count('POST /api/contracts')).toBe(2);
+		expect(received().some((request) => request.startsWith('DELETE'))).toBe(false);
+	});
+});
+
+/** Polls `check` every 10 ms until it gives a value (at most 5 s). */
+async function waitUntil<T>(check: () => T | undefined | false): Promise<T> {
+	for (let waited = 0; waited < 5000; waited += 10) {
+		const value = check();
+		if (value) return value;
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	throw new Error('timed out');
+}
+
+/**
+ * A server as the specification shows it: POST /api/contracts honours Idempotency-Key (the same key
+ * gets the same contract) and there is no contract list (404).
+ */
+async function startSpecServerWithoutList() {
+	const received: string[] = [];
+	const server = http.createServer((request, response) => {
+		received.push(`${request.method} ${request.url?.split('?')[0]}`);
+		request.resume();
+		request.on('end', () => {
+			const post = request.method === 'POST';
+			response.writeHead(post ? 200 : 404, { 'content-type': 'application/json' });
+			response.end(
+				JSON.stringify(
+					post
+						? {
+								id: 'spec-1',
+								status: 'pending',
+								loan_amount: 1500,
+								created_at: new Date().toISOString(),
+							}
+						: { error: 'Not found', code: 'NOT_FOUND', details: '' },
+				),
+			);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		received,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
 
 describe('Contract → Create on a specification server that honours Idempotency-Key', () => {
 	it('a re-run with the same Idempotency Key returns the first contract', async () => {
@@ -920,7 +1330,8 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 			balance_outstanding: record.balance_outstanding,
 			expiry: record.expiry,
 			contract_address: record.contract_address,
-			collateral_to_send_sats: record.initial_collateral_sats,
+			// Paid out: the collateral was sent long ago, nothing is owed.
+			collateral_to_send_sats: null,
 			next_installment: {
 				id: open.id,
 				due_date: open.due_date,
@@ -930,9 +1341,11 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 			loan_repayment_address: record.loan_repayment_address,
 			can_extend: record.can_extend,
 			liquidation_status: record.liquidation_status,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: null,
+			kyc_done: null,
 		});
-		// Fee included: exactly what Lendasat's funding page asks to send.
-		expect(record.initial_collateral_sats).toBeGreaterThan(record.origination_fee_sats);
 	});
 
 	it('with node version 1.1, a new contract request shows how to fund it once approved', async () => {
@@ -957,6 +1370,8 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 				credential: borrower(),
 			},
 		);
+		// Fee included: exactly what Lendasat's funding page asks to send.
+		expect(stored(id).initial_collateral_sats).toBeGreaterThan(stored(id).origination_fee_sats);
 		expect(output(NODE)[0].json).toMatchObject({
 			status: 'Approved',
 			contract_address: expect.any(String),
@@ -966,6 +1381,89 @@ describe('Contract → Get: a borrower looks at one contract', () => {
 				amount: expect.any(Number),
 			}),
 		});
+	});
+
+	const getV11 = async (id: string) => {
+		const { output, error } = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'get', contractId: byId(id) },
+				{ typeVersion: 1.1 },
+			),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		return output(NODE)[0].json;
+	};
+
+	it('with node version 1.1, a closed contract owes no collateral: collateral_to_send_sats is null, the key stays', async () => {
+		const record = stored(CONTRACTS.closed);
+		expect(record.status).toBe('Closed');
+		expect(record.initial_collateral_sats).toBeGreaterThan(0);
+		const simple = await getV11(CONTRACTS.closed);
+		expect(simple).toHaveProperty('collateral_to_send_sats', null);
+		expect(simple.status).toBe('Closed');
+	});
+
+	it.each([
+		['Approved', CONTRACTS.approved, true],
+		['CollateralSeen', CONTRACTS.approved, false],
+		['PrincipalGiven', CONTRACTS.principalGiven, false],
+		['Cancelled', CONTRACTS.requested, false],
+	])(
+		'with node version 1.1, a contract in status %s shows collateral to send: %s',
+		async (status, id, owed) => {
+			if (stored(id).status !== status) sandbox.admin.setContractStatus(id, status);
+			const simple = await getV11(id);
+			expect(simple.collateral_to_send_sats).toBe(owed ? stored(id).initial_collateral_sats : null);
+		},
+	);
+
+	it("with node version 1.1, a KYC offer's contract request shows where to do KYC", async () => {
+		const request = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.kyc,
+			loan_amount: 2000,
+			duration_days: 90,
+		});
+		const offer = sandbox.state.offers.get(SEED_IDS.offers.kyc)!;
+		expect(offer.kyc_link).toEqual(expect.stringMatching(/^https:\/\//));
+		const simple = await getV11(request.id);
+		expect(simple).toMatchObject({
+			status: 'Requested',
+			collateral_to_send_sats: request.initial_collateral_sats,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: offer.kyc_link,
+			kyc_done: false,
+		});
+		expect(simple).not.toHaveProperty('kyc_info');
+	});
+
+	it("with node version 1.1, an Arkade offer's contract says so", async () => {
+		const arkade = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.arkade,
+		});
+		expect(await getV11(arkade.id)).toMatchObject({
+			collateral_asset: 'ArkadeBtc',
+			requires_ark_settlement: arkade.requires_ark_settlement,
+			kyc_link: null,
+			kyc_done: null,
+		});
+	});
+
+	it('with node version 1, Simplify keeps its fourteen fields and adds the collateral and KYC keys', async () => {
+		const request = sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.kyc,
+		});
+		const { items } = await contract('get', { contractId: byId(request.id) });
+		expect(items).toEqual([simplified(stored(request.id))]);
+		expect(items[0]).toMatchObject({ kyc_link: expect.any(String), kyc_done: false });
+		expect(Object.keys(items[0])).toEqual([
+			...SIMPLIFIED_FIELDS,
+			'collateral_asset',
+			'requires_ark_settlement',
+			'kyc_link',
+			'kyc_done',
+		]);
 	});
 
 	it('returns the whole record with Simplify off', async () => {
@@ -1332,6 +1830,8 @@ describe('Contract → Extend: a borrower renews a running loan', () => {
 
 describe('Contract → Report Repayment: a borrower reports a paid installment', () => {
 	const TXID = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+	const firstPending = (id: string) =>
+		stored(id).installments.find((candidate) => candidate.status === 'pending')!;
 
 	it("reports the last installment; the contract then awaits the lender's confirmation", async () => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
@@ -1342,11 +1842,15 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 		});
 
 		expect(error).toBeUndefined();
+		// Without Amount Paid: the installment's principal plus interest, from the contract read first.
+		const amount = Math.round((installment.principal + installment.interest) * 100) / 100;
+		expect(amount).toBeGreaterThan(installment.principal);
 		expect(items).toEqual([
 			{
 				id: CONTRACTS.marginCall,
 				installment_id: installment.id,
 				payment_id: TXID,
+				amount,
 				reported: true,
 			},
 		]);
@@ -1356,11 +1860,100 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`,
 		]);
 		const request = sandbox.requests[1];
-		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID });
+		expect(request.body).toEqual({ installment_id: installment.id, payment_id: TXID, amount });
 
 		const after = stored(CONTRACTS.marginCall);
 		expect(after.installments[0]).toMatchObject({ status: 'paid', payment_id: TXID });
 		expect(after.status).toBe('RepaymentProvided');
+	});
+
+	it('reports the amount given, as a number, for the installment of a monthly plan', async () => {
+		const installment = firstPending(CONTRACTS.principalGiven);
+		const { items, error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.principalGiven),
+			installmentId: installment.id,
+			paymentId: TXID,
+			amount: ' 41.1 ',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({
+			installment_id: installment.id,
+			amount: 41.1,
+			reported: true,
+		});
+		expect(sandbox.requests[1].rawBody).toBe(
+			JSON.stringify({ installment_id: installment.id, payment_id: TXID, amount: 41.1 }),
+		);
+	});
+
+	it("passes Lendasat's live dialect, which requires the amount (a serde 422 without it)", async () => {
+		sandbox.configure({ dialect: 'live' });
+		const installment = firstPending(CONTRACTS.principalGiven);
+		const { items, error } = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.principalGiven),
+			installmentId: installment.id,
+			paymentId: TXID,
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].amount).toBe(
+			Math.round((installment.principal + installment.interest) * 100) / 100,
+		);
+		expect(
+			stored(CONTRACTS.principalGiven).installments.find(
+				(candidate) => candidate.id === installment.id,
+			),
+		).toMatchObject({ status: 'paid', payment_id: TXID });
+	});
+
+	it("sends amount null when the contract lists no installments and none was given, as Lendasat's mobile app does", async () => {
+		const { requests, close, url } = await bareServer({
+			id: CONTRACTS.marginCall,
+			status: 'active',
+		});
+		try {
+			const installmentId = '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e';
+			const { items, error } = await contract(
+				'reportRepayment',
+				{ contractId: byId(CONTRACTS.marginCall), installmentId, paymentId: TXID },
+				borrower({ baseUrl: url }),
+			);
+			expect(error).toBeUndefined();
+			expect(items[0]).toMatchObject({ amount: null, reported: true });
+			expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+				`GET /api/contracts/${CONTRACTS.marginCall}`,
+				`PUT /api/contracts/${CONTRACTS.marginCall}/installment-paid`,
+			]);
+			expect(requests[1].body).toBe(
+				JSON.stringify({ installment_id: installmentId, payment_id: TXID, amount: null }),
+			);
+		} finally {
+			await close();
+		}
+	});
+
+	it("takes Lendasat's error body with status 200 for an error, on the read first and on the report", async () => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const parameters = {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: TXID,
+		};
+		const liveError = { kind: 'trickle', body: '{"message":"Something went wrong"}', delayMs: 0 };
+		const path = `/api/contracts/${CONTRACTS.marginCall}`;
+
+		sandbox.configure({ faults: [{ ...liveError, method: 'GET', path }] as FaultRule[] });
+		const read = await contract('reportRepayment', parameters);
+		expect(read.items).toEqual([]);
+		expect(read.error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(describedBy(read.error)).toMatch(/error message, although the status says success/);
+		expect(received()).toEqual([`GET ${path}`]);
+
+		sandbox.reset();
+		sandbox.configure({ faults: [{ ...liveError, method: 'PUT', path }] as FaultRule[] });
+		const report = await contract('reportRepayment', parameters);
+		expect(report.items).toEqual([]);
+		expect(report.error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(received()).toEqual([`GET ${path}`, `PUT ${path}/installment-paid`]);
 	});
 
 	it('explains that only a running loan takes repayments', async () => {
@@ -1421,6 +2014,10 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			{ paymentId: '0x5c50\n4ed4' },
 			'Invalid Payment Transaction ID [item 0]',
 		],
+		['the amount is not a number', { amount: 'all of it' }, 'Invalid Amount Paid [item 0]'],
+		['the amount is negative', { amount: -12.5 }, 'Invalid Amount Paid [item 0]'],
+		['the amount is 0', { amount: '0' }, 'Invalid Amount Paid [item 0]'],
+		['the amount is infinite', { amount: Infinity }, 'Invalid Amount Paid [item 0]'],
 	])('stops before sending when %s', async (_case, override, message) => {
 		const [installment] = stored(CONTRACTS.marginCall).installments;
 		const { error } = await contract('reportRepayment', {
@@ -1430,6 +2027,23 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 			...override,
 		});
 		expect(error?.message).toBe(message);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('never quotes a key pasted into Amount Paid', async () => {
+		const [installment] = stored(CONTRACTS.marginCall).installments;
+		const result = await contract('reportRepayment', {
+			contractId: byId(CONTRACTS.marginCall),
+			installmentId: installment.id,
+			paymentId: TXID,
+			amount: sandbox.keys.borrower,
+		});
+		expect(result.error?.message).toBe('Invalid Amount Paid [item 0]');
+		expect(describedBy(result.error)).toContain('Lendasat API key (not shown)');
+		// The workflow's own parameters hold what was pasted; the error must not repeat it.
+		expect(`${result.error?.message} ${describedBy(result.error)}`).not.toContain(
+			sandbox.keys.borrower.slice(0, 20),
+		);
 		expect(sandbox.requests).toHaveLength(0);
 	});
 });
@@ -1519,5 +2133,394 @@ describe('Contract picker: choosing a contract From List', () => {
 		expect(describedBy(error)).toMatch(
 			/^Contract list: the request to http:\/\/127\.0\.0\.1:9 failed \(connection refused \(ECONNREFUSED\)\)\..*Check the credential's environment or base URL.*You can also enter the contract ID By ID\.$/,
 		);
+	});
+});
+
+describe('Contract → Update Borrower Address: a borrower moves the collateral refund address', () => {
+	/** The borrower's wallet key in these tests; the stand-in wallet signs with it outside the node. */
+	const WALLET_KEY = '7e1f0c3b5a29d8e6f4c2b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9';
+	const NEW_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+	const contractId = CONTRACTS.principalGiven;
+
+	beforeEach(() => {
+		sandbox.state.contracts.get(contractId)!.contract.borrower_pk = publicKeyOf(WALLET_KEY);
+	});
+
+	function updateAddress(parameters: Record<string, unknown>, credential = borrower()) {
+		return contract(
+			'updateBorrowerAddress',
+			{ contractId: byId(contractId), collateralAddress: NEW_ADDRESS, ...parameters },
+			credential,
+		);
+	}
+
+	it.each(['spec', 'live'] as const)(
+		"sends the address with the wallet's base64 signature split as Lendasat takes it (%s dialect)",
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+			const { items, error, run } = await updateAddress({ signature: signature.base64 });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id: contractId, borrower_btc_address: NEW_ADDRESS, updated: true }]);
+			expect(
+				sandbox.requests.map((request) => [request.method, request.path, request.body]),
+			).toEqual([
+				[
+					'PUT',
+					`/api/contracts/${contractId}/borrower-address`,
+					{
+						address: NEW_ADDRESS,
+						recoverable_signature_hex: signature.recoverable_signature_hex,
+						recoverable_signature_id: signature.recoverable_signature_id,
+					},
+				],
+			]);
+			expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it("takes Lendasat's own form too: 64 bytes of hex and the recovery ID", async () => {
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS);
+		const { error } = await updateAddress({
+			signature: signature.recoverable_signature_hex,
+			recoveryId: signature.recoverable_signature_id,
+		});
+		expect(error).toBeUndefined();
+		expect(stored(contractId).borrower_btc_address).toBe(NEW_ADDRESS);
+	});
+
+	it.each([
+		[
+			'a mainnet address in development',
+			{ collateralAddress: COLLATERAL_ADDRESS },
+			'Collateral Address',
+			/mainnet address.*Development/,
+			{ environment: 'development' as const },
+		],
+		[
+			'an Ark address',
+			{
+				collateralAddress:
+					'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x',
+			},
+			'Collateral Address',
+			/is an Ark address/,
+		],
+		[
+			'a bech32 address in upper case',
+			{ collateralAddress: NEW_ADDRESS.toUpperCase() },
+			'Collateral Address',
+			/write it as tb1qw508.* and sign that text/,
+		],
+		[
+			'a signature of 64 bytes without its recovery ID',
+			{ signature: 'ab'.repeat(64) },
+			'Signature',
+			/set Recovery ID/,
+		],
+		['a DER signature', { signature: `3044${'ab'.repeat(68)}` }, 'Signature', /140 hexadecimal/],
+		[
+			'a recovery ID of 4',
+			{ signature: 'ab'.repeat(64), recoveryId: 4 },
+			'Recovery ID',
+			/0, 1, 2 or 3/,
+		],
+	] as Array<[string, Record<string, unknown>, string, RegExp, Partial<TestCredential>?]>)(
+		'refuses %s before sending anything',
+		async (_case, parameters, field, problem, credential = {}) => {
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error } = await updateAddress({ signature, ...parameters }, borrower(credential));
+			expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+			expect(describedBy(error)).toMatch(problem);
+			expect(sandbox.requests).toHaveLength(0);
+		},
+	);
+
+	it.each([
+		['by another key', () => standInSignMessage('11'.repeat(32), NEW_ADDRESS).base64],
+		['of another address', () => standInSignMessage(WALLET_KEY, COLLATERAL_ADDRESS).base64],
+	])(
+		'says how to sign when the signature is %s (live: 400 "Invalid signature provided")',
+		async (_case, sign) => {
+			sandbox.configure({ dialect: 'live' });
+			const { error } = await updateAddress({ signature: sign() });
+			expect(error?.message).toBe(
+				"The signature is not the contract's borrower key signing this address (HTTP 400)",
+			);
+			expect(describedBy(error)).toMatch(
+				/sign exactly the address as sent.*borrower_pk.*signmessagewithprivkey.*Server said: "Invalid signature provided"/,
+			);
+			expect(stored(contractId).borrower_btc_address).not.toBe(NEW_ADDRESS);
+			expect(sandbox.requests).toHaveLength(1);
+		},
+	);
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+		const { error } = await updateAddress({
+			contractId: byId(CONTRACTS.otherBorrowers),
+			signature,
+		});
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const server = http.createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end('{"message":"Could not update address"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const signature = standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64;
+			const { error, items, run } = await updateAddress({ signature }, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+			expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+
+	it('needs a borrower key', async () => {
+		const { error } = await updateAddress(
+			{ signature: standInSignMessage(WALLET_KEY, NEW_ADDRESS).base64 },
+			borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		);
+		expect(error?.message).toBe(
+			'Contract → Update Borrower Address needs a Borrower Key, but the credential holds a Partner Master Key',
+		);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat loan the account to pay out to', () => {
+	const BORROWER_WALLET = '3b1f0c2d4e6f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b';
+	const LENDER_WALLET = '4c2e1d3f5a7b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d';
+	const IBAN = 'DE89 3704 0044 0532 0130 00';
+	const HOLDER = {
+		recipientName: 'Satoshi Nakamoto',
+		recipientAddress: 'Hauptstraße 1',
+		recipientCity: 'Berlin',
+		recipientPostCode: '10115',
+		recipientCountry: 'Germany',
+		bankName: 'Commerzbank',
+		bankAddress: 'Kaiserplatz, 60311 Frankfurt',
+		bankCountry: 'Germany',
+		purposeOfRemittance: 'Loan payout',
+	};
+	const PLAIN = {
+		bank_name: 'Commerzbank',
+		bank_address: 'Kaiserplatz, 60311 Frankfurt',
+		bank_country: 'Germany',
+		purpose_of_remittance: 'Loan payout',
+		full_name: 'Satoshi Nakamoto',
+		address: 'Hauptstraße 1',
+		city: 'Berlin',
+		post_code: '10115',
+		country: 'Germany',
+	};
+
+	/** An Approved EUR contract without bank details, its keys those of the two test wallets. */
+	function fiatContract(): string {
+		return sandbox.admin.createContract(sandbox.keys.borrower, {
+			loan_id: SEED_IDS.offers.eurBankKyc,
+			status: 'Approved',
+			borrower_pk: publicKeyOf(BORROWER_WALLET),
+			lender_pk: publicKeyOf(LENDER_WALLET),
+		} as Partial<Contract>).id;
+	}
+
+	const sendDetails = (
+		id: string,
+		parameters: Record<string, unknown> = {},
+		credential = borrower(),
+	) =>
+		contract(
+			'sendFiatDetails',
+			{ contractId: byId(id), iban: IBAN, ...HOLDER, ...parameters },
+			credential,
+		);
+
+	const sentBody = () =>
+		sandbox.requests.find((request) => request.method === 'PUT')?.body as FiatDetailsWrapper;
+
+	it.each(['spec', 'live'] as const)(
+		'encrypts the details for the borrower and the lender alone, and sends them once (%s dialect)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const id = fiatContract();
+			const { items, error, run } = await sendDetails(id, { bic: 'cobadeffxxx' });
+			expect(error).toBeUndefined();
+			expect(items).toEqual([{ id, fiat_details_sent: true, transfer_type: 'iban' }]);
+			expect(sandbox.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+				`GET /api/contracts/${id}`,
+				`PUT /api/contracts/${id}/fiat-details`,
+			]);
+			const body = sentBody();
+			expect(Object.keys(body).sort()).toEqual([
+				'details',
+				'encrypted_encryption_key_borrower',
+				'encrypted_encryption_key_lender',
+			]);
+			expect(JSON.stringify(body)).not.toMatch(/DE89|Satoshi|Berlin|Commerzbank/);
+			const expected = {
+				...PLAIN,
+				iban_transfer_details: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+				swift_transfer_details: undefined,
+				comments: null,
+			};
+			const asBorrower = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_borrower,
+				Buffer.from(BORROWER_WALLET, 'hex'),
+			);
+			const asLender = decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			);
+			expect(asBorrower).toEqual(expected);
+			expect(asLender).toEqual(expected);
+			expect(stored(id).fiat_loan_details_borrower).toEqual({
+				details: body.details,
+				encrypted_encryption_key: body.encrypted_encryption_key_borrower,
+			});
+			expect(everythingVisible(run)).not.toContain(sandbox.keys.borrower);
+		},
+	);
+
+	it('sends SWIFT details and the optional comments', async () => {
+		const id = fiatContract();
+		const { items, error } = await sendDetails(id, {
+			transferType: 'swift',
+			swiftOrBic: 'BOFAUS3N',
+			accountNumber: '000123456789',
+			comments: 'Reference 1042',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0]).toMatchObject({ transfer_type: 'swift' });
+		const body = sentBody();
+		expect(
+			decryptFiatDetails(
+				body.details,
+				body.encrypted_encryption_key_lender,
+				Buffer.from(LENDER_WALLET, 'hex'),
+			),
+		).toMatchObject({
+			swift_transfer_details: { swift_or_bic: 'BOFAUS3N', account_number: '000123456789' },
+			iban_transfer_details: undefined,
+			comments: 'Reference 1042',
+		});
+	});
+
+	it.each([
+		[
+			'an IBAN with a wrong check digit',
+			{ iban: 'DE88 3704 0044 0532 0130 00' },
+			'IBAN',
+			/wrong check digit/,
+		],
+		['a BIC of 9 characters', { bic: 'COBADEFFX' }, 'BIC', /8 or 11/],
+		[
+			'an empty account holder',
+			{ recipientName: '={{ " " }}' },
+			'Account Holder Name',
+			/Must not be empty/,
+		],
+		[
+			'a line break in the bank address',
+			{ bankAddress: 'Kaiserplatz\nFrankfurt' },
+			'Bank Address',
+			/line break/,
+		],
+		[
+			'a SWIFT transfer without an account number',
+			{ transferType: 'swift', swiftOrBic: 'BOFAUS3N', accountNumber: '={{ "" }}' },
+			'Account Number',
+			/Must not be empty/,
+		],
+	])('refuses %s before sending anything', async (_case, parameters, field, problem) => {
+		const id = fiatContract();
+		const { error } = await sendDetails(id, parameters);
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(describedBy(error)).toMatch(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('refuses a stablecoin loan after reading it, without sending the details', async () => {
+		const { error } = await sendDetails(CONTRACTS.approved);
+		expect(error?.message).toBe(`Contract ${CONTRACTS.approved} is not a fiat loan [item 0]`);
+		expect(describedBy(error)).toMatch(/USD, EUR, CHF or MXN\. Nothing was sent\./);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract whose lender key cannot be encrypted to', async () => {
+		const id = fiatContract();
+		sandbox.state.contracts.get(id)!.contract.lender_pk = `02${'ff'.repeat(32)}`;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(
+			`Contract ${id} has no lender_pk to encrypt the bank details to [item 0]`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('refuses a contract that has its bank details already (Lendasat keeps one set)', async () => {
+		const id = fiatContract();
+		await sendDetails(id);
+		sandbox.requests.length = 0;
+		const { error } = await sendDetails(id);
+		expect(error?.message).toBe(`Contract ${id} has its bank details already [item 0]`);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('explains the live 500 for a contract that is not the borrower’s', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { error } = await sendDetails(CONTRACTS.otherBorrowers);
+		expect(error?.message).toBe(
+			`Lendasat had an internal error — contract ${CONTRACTS.otherBorrowers} may not exist (HTTP 500)`,
+		);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
+	it('does not send again after a 500 on the write, and says where to look', async () => {
+		sandbox.configure({
+			dialect: 'live',
+			faults: [{ kind: '500', method: 'PUT', path: `/api/contracts` }],
+		});
+		const id = fiatContract();
+		const { error } = await sendDetails(id);
+		expect(error?.message).toMatch(/\(HTTP 500\)/);
+		expect(describedBy(error)).toMatch(/one set of bank details per contract/);
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET', 'PUT']);
+	});
+
+	it("refuses the live backend's error body sent with a 200", async () => {
+		const id = fiatContract();
+		const current = JSON.stringify(stored(id));
+		const server = http.createServer((request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(request.method === 'GET' ? current : '{"message":"Something went wrong"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const { error, items } = await sendDetails(id, {}, borrower({ baseUrl }));
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(describedBy(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });

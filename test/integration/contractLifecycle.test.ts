@@ -784,6 +784,7 @@ describe('the whole story: take a loan, be reminded, repay it in bitcoin, claim 
 		});
 
 		expect(received().filter((request) => request !== 'GET /api/contracts')).toEqual([
+			`GET /api/offers/${OFFERS.autoAccept}`, // which kind of Collateral Address it takes
 			'POST /api/contracts',
 			`GET /api/contracts/${id}`,
 			`POST /api/contracts/${id}/generate-btc-invoice`,

@@ -91,6 +91,7 @@ const LIVE_FIELDS = {
 	derivationPath: "m/84'/0'/0'/0/0",
 	loanType: 'StableCoin',
 };
+const OFFER = '0ffe0000-0000-4000-8000-000000000001';
 const ADDRESSES = {
 	production: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
 	development: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
@@ -103,7 +104,7 @@ const contractCreate = (
 	singleNodeWorkflow({
 		resource: 'contract',
 		operation: 'create',
-		loanId: { __rl: true, mode: 'id', value: '0ffe0000-0000-4000-8000-000000000001' },
+		loanId: { __rl: true, mode: 'id', value: OFFER },
 		loanAmount: 1500,
 		durationDays: 30,
 		additionalFields: { ...LIVE_FIELDS, collateralAddress: ADDRESSES[environment] },
@@ -122,7 +123,11 @@ describe('every environment setting reaches its own base URL', () => {
 			},
 		);
 		expect(error).toBeUndefined();
-		expect(proxied).toEqual([`POST ${url}`]);
+		// First the offer, for the kind of Collateral Address it takes (Ark or on-chain).
+		expect(proxied).toEqual([
+			`GET ${url.replace('/contracts', `/offers/${OFFER}`)}?collateral_asset_type=Any&loan_type=All`,
+			`POST ${url}`,
+		]);
 		expect(output('Lendasat Borrower')[0].json.status).toBe('pending');
 	});
 
@@ -140,7 +145,10 @@ describe('every environment setting reaches its own base URL', () => {
 			},
 		});
 		expect(error).toBeUndefined();
-		expect(sandbox.requests.map((request) => request.path)).toEqual(['/api/contracts']);
+		expect(sandbox.requests.map((request) => request.path)).toEqual([
+			`/api/offers/${OFFER}`,
+			'/api/contracts',
+		]);
 	});
 
 	it('account creation too', async () => {

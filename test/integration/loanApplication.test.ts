@@ -72,6 +72,10 @@ async function loanApplication(
 }
 
 /** What Loan Application → Create needs, with every optional field too. */
+/** Arkade's documented keys as a test-network Ark address (encoded in test/unit/bitcoin.test.ts). */
+const ARK_ADDRESS =
+	'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x';
+
 const CREATE_PARAMETERS = {
 	ltv: 0.6,
 	interestRate: 0.1,
@@ -149,6 +153,20 @@ describe('Loan Application → Create', () => {
 		});
 		expectNoKey(run, items);
 	});
+
+	it.each(['live', 'spec'] as const)(
+		'takes an Ark address too (an application names no collateral asset), reading no offer (%s dialect)',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const { error } = await loanApplication('create', {
+				...CREATE_PARAMETERS,
+				collateralAddress: ARK_ADDRESS,
+			});
+			expect(error).toBeUndefined();
+			expect(received()).toEqual(['POST /api/loan-applications']);
+			expect(sandbox.requests[0].body).toMatchObject({ borrower_btc_address: ARK_ADDRESS });
+		},
+	);
 
 	it('leaves the optional fields out when they are not given or empty, and returns the whole record with Simplify off', async () => {
 		const { items, error } = await loanApplication('create', {

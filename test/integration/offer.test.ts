@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
@@ -271,6 +273,178 @@ describe('Offer → Get Many: a borrower compares the loan offers', () => {
 			'Offer → Get Many needs a Borrower Key, but the credential holds a Partner Master Key',
 		);
 		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Offer → Get Many: the maximum amount and duration filters', () => {
+	it('sends them as max_loan_amount and duration_max', async () => {
+		const { output, error } = await runWorkflow(
+			offerGetMany({ filters: { maxLoanAmount: 100, maxDurationDays: 7 } }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].query).toEqual({
+			collateral_asset_type: 'Any',
+			max_loan_amount: '100',
+			duration_max: '7',
+		});
+		// The spec dialect applies them ([INF]): offers whose minimum is within the maximum.
+		expect(ids(output(NODE))).toEqual([
+			OFFERS.usdcPolygon,
+			OFFERS.usdcSolanaShort,
+			OFFERS.arkade,
+			OFFERS.autoAccept,
+		]);
+	});
+
+	it('reaches the live backend, whose 0.8.2 handler ignores them (they are not in its query struct)', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { output, error } = await runWorkflow(
+			offerGetMany({ filters: { maxLoanAmount: 100, maxDurationDays: 7 } }),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(output(NODE)).toHaveLength(7);
+		expect(sandbox.requests[0].query).toMatchObject({ max_loan_amount: '100', duration_max: '7' });
+	});
+
+	it.each([
+		[{ maxLoanAmount: 0 }, 'Max Loan Amount', 'Must be greater than 0, got 0.'],
+		[
+			{ maxDurationDays: 1.5 },
+			'Max Duration (Days)',
+			'Must be a whole number of days like 30, got 1.5.',
+		],
+	])('refuses %j before sending anything', async (filters, field, problem) => {
+		const { error } = await runWorkflow(offerGetMany({ filters }), { credential: borrower() });
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(descriptionOf(error)).toBe(`${field}: ${problem}`);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('Offer → Get by Lender: a borrower looks at what one lender offers', () => {
+	const LENDERS = SEED_IDS.lenders;
+
+	function offerGetByLender(lenderId: string, parameters: IDataObject = {}) {
+		return singleNodeWorkflow({
+			resource: 'offer',
+			operation: 'getByLender',
+			lenderId,
+			returnAll: true,
+			...parameters,
+		});
+	}
+
+	it("lists the lender's offers of any collateral, simplified like Get Many", async () => {
+		const { output, error } = await runWorkflow(offerGetByLender(LENDERS.northwind), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
+		const offers = output(NODE);
+		expect(ids(offers)).toEqual([
+			OFFERS.usdcPolygon,
+			OFFERS.usdcSolanaShort,
+			OFFERS.usdtLiquidWeekly,
+			OFFERS.arkade,
+		]);
+		expect(offers[0].json).toEqual(SIMPLIFIED_USDC_POLYGON);
+		expect(sandbox.requests).toHaveLength(1);
+		const [request] = sandbox.requests;
+		expect(`${request.method} ${request.path}`).toBe(
+			`GET /api/offers/by-lender/${LENDERS.northwind}`,
+		);
+		expect(request.query).toEqual({ collateral_asset_type: 'Any' });
+	});
+
+	it('applies the filters, Limit and Simplify of Get Many', async () => {
+		const { output, error } = await runWorkflow(
+			offerGetByLender(LENDERS.satoshiCapital, {
+				filters: { loanType: 'All', loanAssets: ['UsdtPol'] },
+				returnAll: false,
+				limit: 1,
+				simplify: false,
+			}),
+			{ credential: borrower() },
+		);
+		expect(error).toBeUndefined();
+		expect(output(NODE).map((item) => item.json)).toEqual([
+			expect.objectContaining({
+				id: OFFERS.usdtPolygonIndirect,
+				lender: expect.objectContaining({ id: LENDERS.satoshiCapital }),
+			}),
+		]);
+		expect(sandbox.requests[0].query).toEqual({
+			collateral_asset_type: 'Any',
+			loan_type: 'All',
+			loan_assets: 'UsdtPol',
+		});
+	});
+
+	it('works against the live backend, which serves this list without a key, and with a master key', async () => {
+		sandbox.configure({ dialect: 'live' });
+		const { output, error } = await runWorkflow(offerGetByLender(LENDERS.alpenBank), {
+			credential: borrower({ keyType: 'master', apiKey: sandbox.keys.master }),
+		});
+		expect(error).toBeUndefined();
+		expect(ids(output(NODE))).toEqual([OFFERS.eurBankKyc]);
+		const bare = await fetch(`${sandbox.url}/api/offers/by-lender/${LENDERS.alpenBank}`);
+		expect(bare.status).toBe(200);
+	});
+
+	it('sends the lender ID trimmed and in lower case', async () => {
+		const { error } = await runWorkflow(offerGetByLender(` ${LENDERS.northwind.toUpperCase()} `), {
+			credential: borrower(),
+		});
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].path).toBe(`/api/offers/by-lender/${LENDERS.northwind}`);
+	});
+
+	it('says which lender was not found, in both dialects', async () => {
+		const missing = '1e000000-0000-4000-8000-0000000000ff';
+		const spec = await runWorkflow(offerGetByLender(missing), { credential: borrower() });
+		expect(spec.error?.message).toBe(`Not found: lender ${missing} (HTTP 404, LENDER_NOT_FOUND)`);
+
+		sandbox.configure({ dialect: 'live' });
+		const live = await runWorkflow(offerGetByLender(missing), { credential: borrower() });
+		expect(live.error?.message).toBe(`Not found: lender ${missing} (HTTP 400)`);
+		expect(descriptionOf(live.error)).toContain('Server said: "Lender not found".');
+	});
+
+	it.each([
+		['no UUID', 'northwind', 'Lender ID', /not an ID of the form 8-4-4-4-12/],
+		['a bad filter', '', 'Max Interest Rate', /more than 1/],
+	])('refuses %s before sending anything', async (_case, lenderId, field, problem) => {
+		const { error } = await runWorkflow(
+			offerGetByLender(lenderId || LENDERS.northwind, {
+				filters: lenderId ? {} : { maxInterestRate: 12 },
+			}),
+			{ credential: borrower() },
+		);
+		expect(error?.message).toBe(`Invalid ${field} [item 0]`);
+		expect(descriptionOf(error)).toMatch(problem);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it("refuses the live backend's error body sent with a 200, and shows no key", async () => {
+		const server = http.createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end('{"message":"Lender not found"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			const { error, run } = await runWorkflow(offerGetByLender(LENDERS.northwind), {
+				credential: borrower({ baseUrl }),
+			});
+			expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+			expect(descriptionOf(error)).toMatch(
+				/it is an error message, although the status says success/,
+			);
+			expect(everythingVisible(run, error)).not.toContain(sandbox.keys.borrower);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });
 

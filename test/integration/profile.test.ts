@@ -1,6 +1,5 @@
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
-import { everythingVisible } from '../helpers/secrets';
+import { borrowerOf, operationRunner } from '../helpers/operation';
 
 /*
  * Public profiles: a lender's before taking its offer, a borrower's own. Against the sandbox's live
@@ -18,30 +17,9 @@ beforeEach(() => {
 	sandbox.configure({ dialect: 'live' });
 });
 
-const NODE = 'Lendasat Borrower';
 const { lenders, users, offers } = SEED_IDS;
 
-const borrower = (apiKey = sandbox.keys.borrower): TestCredential => ({
-	environment: 'custom',
-	baseUrl: sandbox.url,
-	keyType: 'borrower',
-	apiKey,
-});
-
-async function profile(
-	operation: 'getLender' | 'getBorrower',
-	parameters: Record<string, unknown>,
-	credential = borrower(),
-) {
-	const result = await runWorkflow(
-		singleNodeWorkflow({ resource: 'profile', operation, ...parameters }),
-		{ credential },
-	);
-	expect(everythingVisible(result.run, result.error)).not.toContain(credential.apiKey);
-	return { ...result, items: result.output(NODE).map((item) => item.json) };
-}
-
-const describedBy = (error: unknown) => String((error as { description?: string }).description);
+const profile = operationRunner(() => sandbox, 'profile');
 
 describe('Profile → Get Lender', () => {
 	it('shows the lender of an offer before its loan is taken: name, track record and whether Lendasat vetted it', async () => {
@@ -79,13 +57,13 @@ describe('Profile → Get Lender', () => {
 	it("names the lender it could not find, though Lendasat answers an unknown ID with 500 'Something went wrong'", async () => {
 		const unknown = '1e000000-0000-4000-8000-0000000000ff';
 
-		const { items, error } = await profile('getLender', { lenderId: unknown });
+		const { items, error, description } = await profile('getLender', { lenderId: unknown });
 
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			`Lendasat had an internal error — lender ${unknown} may not exist (HTTP 500)`,
 		);
-		expect(describedBy(error)).toContain('Server said: "Something went wrong".');
+		expect(description).toContain('Server said: "Something went wrong".');
 	});
 
 	it('says "Not found" where the server answers 404 (the specification dialect)', async () => {
@@ -131,24 +109,24 @@ describe('Profile: bad input never reaches the API', () => {
 		['getBorrower', 'Borrower ID', '1e000000000040008000000000000001', /is missing the dashes/],
 	] as const)('%s: %s = %j', async (operation, label, value, problem) => {
 		const parameter = operation === 'getLender' ? 'lenderId' : 'borrowerId';
-		const { error } = await profile(operation, { [parameter]: value });
+		const { error, description, sent } = await profile(operation, { [parameter]: value });
 
 		expect(error?.message).toBe(`Invalid ${label} [item 0]`);
-		expect(describedBy(error)).toMatch(problem);
-		expect(sandbox.requests).toHaveLength(0);
+		expect(description).toMatch(problem);
+		expect(sent).toEqual([]);
 	});
 
 	it('refuses a Partner Master Key before sending anything', async () => {
-		const { error } = await profile(
+		const { error, sent } = await profile(
 			'getLender',
 			{ lenderId: lenders.northwind },
-			{ ...borrower(sandbox.keys.master), keyType: 'master' },
+			{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' } },
 		);
 
 		expect(error?.message).toBe(
 			'Profile → Get Lender needs a Borrower Key, but the credential holds a Partner Master Key',
 		);
-		expect(sandbox.requests).toHaveLength(0);
+		expect(sent).toEqual([]);
 	});
 });
 
@@ -159,11 +137,13 @@ describe('Profile: answers the node cannot use', () => {
 	] as const)('a 200 with %s is an error, never an item', async (body200, problem) => {
 		sandbox.configure({ faults: [{ kind: 'bad-200', body200, path: '/api/profiles' }] });
 
-		const { items, error } = await profile('getLender', { lenderId: lenders.northwind });
+		const { items, error, description } = await profile('getLender', {
+			lenderId: lenders.northwind,
+		});
 
 		expect(items).toEqual([]);
 		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
-		expect(describedBy(error)).toMatch(problem);
+		expect(description).toMatch(problem);
 	});
 });
 

@@ -100,6 +100,34 @@ describe('Contract Status Changed: a borrower follows their contracts', () => {
 		]);
 	});
 
+	it("carries the collateral and KYC keys Simplify gives: a KYC offer's new request with its link", async () => {
+		const trigger = activeTrigger(statusChanged);
+		await trigger.emitted();
+
+		const kyc = sandbox.admin.createContract(sandbox.keys.borrower, { loan_id: OFFERS.kyc });
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
+		const items = await trigger.emitted();
+		const link = sandbox.state.offers.get(OFFERS.kyc)!.kyc_link;
+		expect(link).toEqual(expect.any(String));
+		expect(items.find((item) => item.id === kyc.id)).toMatchObject({
+			status: 'Requested',
+			previousStatus: null,
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: link,
+			kyc_done: false,
+			// The full record stays whole.
+			kyc_info: { kyc_link: link, is_kyc_done: false },
+			installments: expect.any(Array),
+		});
+		expect(items.find((item) => item.id === CONTRACTS.approved)).toMatchObject({
+			collateral_asset: 'BitcoinBtc',
+			requires_ark_settlement: null,
+			kyc_link: null,
+			kyc_done: null,
+		});
+	});
+
 	it('emits only changes to the chosen statuses, and still remembers the others', async () => {
 		const trigger = activeTrigger({ ...statusChanged, statuses: ['Approved'] });
 		await trigger.emitted();
@@ -395,6 +423,27 @@ describe('New Loan Offer: a borrower watches the market', () => {
 		expect(await widened.emitted()).toEqual([]);
 	});
 
+	it('sends the maximum amount and duration filters too, and keeps announcing what matches', async () => {
+		const bounded = {
+			event: 'newOffer',
+			filters: { loanType: 'All', maxLoanAmount: 200, maxDurationDays: 14 },
+		};
+		const trigger = activeTrigger(bounded);
+		expect(await trigger.emitted()).toEqual([]);
+		expect(requestsTo('/api/offers').map((request) => request.query)).toEqual([
+			{
+				collateral_asset_type: 'Any',
+				loan_type: 'All',
+				max_loan_amount: '200',
+				duration_max: '14',
+			},
+		]);
+		// The spec dialect applies them ([INF]: offers whose minimum is within the maximum).
+		const small = sandbox.admin.addOffer({ loan_amount_min: 50, duration_days_min: 7 });
+		sandbox.admin.addOffer({ loan_amount_min: 500, duration_days_min: 7 });
+		expect(idsOf(await trigger.emitted())).toEqual([small.id]);
+	});
+
 	it('refuses a bad filter before asking the API', async () => {
 		const { error } = await pollTrigger(
 			{ event: 'newOffer', filters: { maxInterestRate: '12' } },
@@ -476,6 +525,148 @@ describe('New Notification: a borrower reads the feed as it grows', () => {
 		});
 	});
 });
+
+describe('every walk ends at the total the server counts, or the poll fails and tries again', () => {
+	const description = (error: Error | undefined) => (error as NodeOperationError).description;
+
+	it('Contract Status Changed reads on by page number from a server that pages 50 when asked for 100', async () => {
+		const contracts = sandbox.admin.createContracts(sandbox.keys.borrower, 160, {
+			loan_id: OFFERS.usdcPolygon,
+		});
+		sandbox.configure({ paging: 'small-pages' });
+		const trigger = activeTrigger({ event: 'contractStatusChanged' });
+		await trigger.emitted();
+
+		for (const contract of contracts) sandbox.admin.setContractStatus(contract.id, 'Approved');
+		sandbox.requests.length = 0;
+		const changes = await trigger.emitted();
+
+		expect(new Set(idsOf(changes))).toEqual(new Set(contracts.map((contract) => contract.id)));
+		expect(changes).toHaveLength(160);
+		expect(requestsTo('/api/contracts').map((request) => request.query)).toEqual(
+			['1', '2', '3', '4'].map((page) => ({
+				sort_by: 'updated_at',
+				sort_order: 'desc',
+				page,
+				limit: '100',
+			})),
+		);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
+	it('Contract Status Changed fails, keeping its state, when the pages end short of the total', async () => {
+		const trigger = activeTrigger({ event: 'contractStatusChanged' });
+		await trigger.emitted();
+		// Every contract touched since the last poll, one of them to a new status: the walk cannot stop at its position.
+		const own = [
+			CONTRACTS.requested,
+			CONTRACTS.approved,
+			CONTRACTS.principalGiven,
+			CONTRACTS.marginCall,
+			CONTRACTS.closed,
+		];
+		for (const id of own) sandbox.admin.setLiquidationStatus(id, 'Healthy');
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
+		const before = snapshot(trigger.staticData);
+
+		// Page 1 holds all five contracts, but the server counts 105; page 2 is empty.
+		sandbox.configure({ paging: 'inflated-total' });
+		sandbox.requests.length = 0;
+		const failed = await trigger.poll();
+		expect(failed.error).toBeInstanceOf(NodeOperationError);
+		expect(failed.error?.message).toBe(
+			'Lendasat Borrower Trigger (Contract Status Changed): Lendasat returned 5 of 105 contracts',
+		);
+		expect(description(failed.error)).toContain(
+			'Nothing was emitted and the trigger kept its position; the next poll tries again.',
+		);
+		expect(requestsTo('/api/contracts').map((request) => request.query.page)).toEqual(['1', '2']);
+		expect(failed.items).toBeNull();
+		expect(snapshot(trigger.staticData)).toEqual(before);
+
+		sandbox.configure({ paging: null });
+		expect(idsOf(await trigger.emitted())).toEqual([CONTRACTS.approved]);
+	});
+
+	it('Margin Call does not take a baseline from pages that end short of the total', async () => {
+		sandbox.configure({ paging: 'inflated-total' });
+		const trigger = activeTrigger({ event: 'marginCall' });
+		const failed = await trigger.poll();
+		expect(failed.error?.message).toBe(
+			'Lendasat Borrower Trigger (Margin Call): Lendasat returned 5 of 105 contracts',
+		);
+		expect(trigger.staticData).toEqual({});
+	});
+
+	it('New Notification reads every page of a server that pages 50 when asked for 100', async () => {
+		frozenAt = new Date('2026-03-01T12:00:00.000Z');
+		sandbox.reset();
+		sandbox.configure({ paging: 'small-pages' });
+		const trigger = activeTrigger({ event: 'newNotification' });
+		await trigger.emitted();
+
+		const posted = sandbox.admin.postNotifications(sandbox.keys.borrower, 150, {
+			newest: '2026-03-01T15:00:00.000Z',
+		});
+		sandbox.requests.length = 0;
+		const emitted = await trigger.emitted();
+
+		expect(new Set(emitted.map((item) => (item.data as IDataObject).id))).toEqual(
+			new Set(posted.map((message) => message.data.id)),
+		);
+		expect(emitted).toHaveLength(150);
+		expect(requestsTo('/api/notifications').map((request) => request.query.page)).toEqual([
+			'1',
+			'2',
+			'3',
+			'4',
+		]);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
+	it("New Notification on Lendasat's feed: exact within its newest 100; beyond them, the poll fails instead of skipping some", async () => {
+		frozenAt = new Date('2026-03-01T12:00:00.000Z');
+		sandbox.reset();
+		sandbox.configure({ dialect: 'live' });
+		const trigger = activeTrigger({ event: 'newNotification' });
+		await trigger.emitted();
+
+		// 60 of the three kinds: all of them are among the newest 100, which Lendasat lists exactly.
+		const first = sandbox.admin.postNotifications(sandbox.keys.borrower, 60, {
+			newest: '2026-03-01T14:00:00.000Z',
+		});
+		expect(new Set((await trigger.emitted()).map((item) => (item.data as IDataObject).id))).toEqual(
+			new Set(first.map((message) => message.data.id)),
+		);
+		const before = snapshot(trigger.staticData);
+
+		// 150 more: past its first page, Lendasat's feed leaves some out (live-api §4).
+		sandbox.admin.postNotifications(sandbox.keys.borrower, 150, {
+			newest: '2026-03-01T20:00:00.000Z',
+		});
+		const total = await notificationCount();
+		const failed = await trigger.poll();
+		expect(failed.error).toBeInstanceOf(NodeOperationError);
+		expect(failed.error?.message).toBe(
+			`Lendasat Borrower Trigger (New Notification): Lendasat returned 100 of ${total} notifications`,
+		);
+		expect(description(failed.error)).toContain('only its newest 100 notifications exactly');
+		expect(description(failed.error)).toContain('Nothing was emitted');
+		expect(failed.items).toBeNull();
+		expect(snapshot(trigger.staticData)).toEqual(before);
+
+		// A trigger without a position (a node under another name) starts from the newest.
+		expect(await activeTrigger({ event: 'newNotification' }).emitted()).toEqual([]);
+	});
+});
+
+/** How many notifications the borrower has, read or not, as the server counts them. */
+async function notificationCount(): Promise<number> {
+	const answer = await fetch(`${sandbox.url}/api/notifications?unread_only=false&limit=1`, {
+		headers: { 'x-api-key': sandbox.keys.borrower },
+	});
+	return ((await answer.json()) as { total: number }).total;
+}
 
 describe('credentials', () => {
 	it('says the key was rejected, without showing it, and keeps the state', async () => {

@@ -376,6 +376,130 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 	});
 });
 
+describe('Installment Due: no reminder is lost in silence', () => {
+	const description = (error: Error | undefined) => (error as NodeOperationError).description;
+
+	it('reads on by page number from a server that pages 50 when asked for 100, up to its total of 150', async () => {
+		const loans = sandbox.admin.createContracts(sandbox.keys.borrower, 148, {
+			loan_id: OFFERS.usdcPolygon,
+			status: 'PrincipalGiven',
+		});
+		sandbox.configure({ paging: 'small-pages' });
+		const trigger = activeTrigger({ daysAhead: 7 });
+
+		const items = await trigger.emitted();
+		expect(new Set(installmentIds(items))).toEqual(
+			new Set(loans.map((loan) => loan.installments[0].id)),
+		);
+		expect(items).toHaveLength(148);
+		expect(contractRequests().map((request) => request.query)).toEqual([
+			{ ...WATCHED_QUERY, page: '1' },
+			{ ...WATCHED_QUERY, page: '2' },
+			{ ...WATCHED_QUERY, page: '3' },
+		]);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
+	it('fails the poll, emitting nothing and keeping its state, when the pages end short of the total', async () => {
+		const next = dueIn(CONTRACTS.principalGiven, DAY);
+		sandbox.configure({ paging: 'inflated-total' });
+		const trigger = activeTrigger({});
+
+		const failed = await trigger.poll();
+		expect(failed.error).toBeInstanceOf(NodeOperationError);
+		expect(failed.error?.message).toBe(
+			'Lendasat Borrower Trigger (Installment Due): Lendasat returned 2 of 102 contracts',
+		);
+		expect(description(failed.error)).toBe(
+			"The server counted 102 contracts, but its pages ended after 2, so the poll could not see them all. Nothing was emitted and the trigger kept its position; the next poll tries again. If this keeps happening, check the credential's Base URL: Lendasat's contract list pages completely.",
+		);
+		expect(contractRequests().map((request) => request.query.page)).toEqual(['1', '2']);
+		expect(failed.items).toBeNull();
+		expect(trigger.staticData).toEqual({});
+
+		sandbox.configure({ paging: null });
+		expect(installmentIds(await trigger.emitted())).toEqual([next.id]);
+	});
+
+	it('reminds once of an installment whose ID comes back in another letter case', async () => {
+		const next = dueIn(CONTRACTS.principalGiven, DAY);
+		const trigger = activeTrigger({});
+		expect(installmentIds(await trigger.emitted())).toEqual([next.id]);
+
+		// The same contract and installment, the server now writing the UUIDs in capitals.
+		const contract = contractOf(CONTRACTS.principalGiven);
+		contract.id = contract.id.toUpperCase();
+		next.id = next.id.toUpperCase();
+		expect(await trigger.emitted()).toEqual([]);
+
+		sandbox.admin.markLateInstallments();
+		next.status = 'late';
+		expect(await trigger.emitted()).toEqual([
+			expect.objectContaining({ installment_id: next.id, late: true }),
+		]);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
+	it('keeps working with the state saved by earlier versions of the node', async () => {
+		const next = dueIn(CONTRACTS.principalGiven, DAY);
+		// As saved before IDs were compared without case, after a server that wrote them in capitals.
+		const staticData: IDataObject = {
+			installments: {
+				version: 1,
+				emitted: {
+					[`${CONTRACTS.principalGiven.toUpperCase()}/${next.id.toUpperCase()}`]: {
+						late: false,
+						seenAt: Date.now() - HOUR,
+					},
+				},
+			},
+		};
+		const trigger = activeTrigger({}, staticData);
+		expect(await trigger.emitted()).toEqual([]);
+		expect(emittedIds(trigger.staticData)).toEqual([`${CONTRACTS.principalGiven}/${next.id}`]);
+	});
+
+	it.each([
+		['without a time-zone offset', (iso: string) => iso.replace(/\.\d{3}Z$/, '')],
+		['as a date only', (iso: string) => iso.slice(0, 10)],
+		['that is not a date', () => 'next Tuesday'],
+	])(
+		'fails the poll on a due date %s, naming the contract, the installment and the value',
+		async (_, rewrite) => {
+			const unreadable = dueIn(CONTRACTS.principalGiven, DAY);
+			const readable = dueIn(CONTRACTS.marginCall, DAY);
+			const stored = unreadable.due_date;
+			unreadable.due_date = rewrite(stored);
+			const trigger = activeTrigger({});
+
+			const failed = await trigger.poll();
+			expect(failed.error).toBeInstanceOf(NodeOperationError);
+			expect(failed.error?.message).toBe(
+				'Lendasat Borrower Trigger (Installment Due): the due date of an installment cannot be read',
+			);
+			expect(description(failed.error)).toBe(
+				`Installment ${unreadable.id} of contract ${CONTRACTS.principalGiven} is due ${JSON.stringify(unreadable.due_date)}, which is not a date and time with a time-zone offset (RFC 3339, such as 2026-03-01T12:00:00Z, as Lendasat sends it), so the trigger cannot tell when it falls due. Nothing was emitted and the trigger kept its position; the next poll tries again. Check the credential's Base URL: Lendasat's backend always sends the offset.`,
+			);
+			expect(failed.items).toBeNull();
+			expect(trigger.staticData).toEqual({});
+
+			// The same instant with an offset (UTC+05:30) is read as that instant.
+			const withOffset = new Date(Date.parse(stored) + 5.5 * HOUR)
+				.toISOString()
+				.replace(/\.\d{3}Z$/, '+05:30');
+			unreadable.due_date = withOffset;
+			expect(await trigger.emitted()).toEqual([
+				expect.objectContaining({
+					installment_id: unreadable.id,
+					due_date: withOffset,
+					days_until_due: 1,
+				}),
+				expect.objectContaining({ installment_id: readable.id }),
+			]);
+		},
+	);
+});
+
 describe('Installment Due: Days Ahead and Fetch Test Event', () => {
 	it.each([
 		[-1, 'Must not be negative, got -1.'],

@@ -42,15 +42,20 @@ function keepsActAs(properties: INodeProperties[], resource: string, operation: 
 }
 
 describe('Act as Borrower (API Key) is offered exactly for the operations that need a Borrower Key', () => {
-	it('every operation of the node: shown when its keyType is borrower, never for Account → Create or Price → Get History', () => {
+	it('every operation of the node: shown when its keyType is borrower, never for the accounts, the lender list or the prices', () => {
 		const all = operations();
 		expect(all.length).toBeGreaterThanOrEqual(15);
-		// Price → Get History takes either key: Lendasat asks none for prices.
+		// These take either key: Lendasat asks none for prices, a lender's offers or a BYOK account.
 		expect(
 			all
 				.filter(({ keyType }) => keyType !== 'borrower')
 				.map(({ resource, operation }) => `${resource}/${operation}`),
-		).toEqual(['account/create', 'price/getHistory']);
+		).toEqual([
+			'account/create',
+			'account/createWithOwnKey',
+			'offer/getByLender',
+			'price/getHistory',
+		]);
 		for (const { resource, operation, keyType } of all) {
 			expect([
 				`${resource}/${operation}`,
@@ -62,7 +67,9 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 	it('keeps the other options and their defaults as they were', () => {
 		const options = description.properties.find((property) => property.name === 'options');
 		const names = (options?.options as INodeProperties[]).map((option) => option.name);
+		// Once for the resources whose every operation needs a Borrower Key, once for Offer's that do.
 		expect(names).toEqual([
+			'borrowerApiKey',
 			'borrowerApiKey',
 			'idempotencyKey',
 			'initialDelay',
@@ -103,8 +110,6 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 		const route = (keyType: 'master' | 'borrower') =>
 			apiRoute(
 				{
-					resource: 'x',
-					operation: 'y',
 					label: 'X → Y',
 					toolDescription: 'Does y to an x',
 					keyType,

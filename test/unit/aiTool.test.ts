@@ -1,5 +1,6 @@
 import { NodeHelpers, type INodePropertyOptions } from 'n8n-workflow';
 
+import { loadPackage } from '../../dev/harness/n8n';
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
 import {
 	nodeDescription as description,
@@ -98,4 +99,18 @@ describe('the node as an AI Agent tool', () => {
 			'toolDescription',
 		);
 	});
+});
+
+describe('the nodes panel finds the node by what it is for', () => {
+	it.each(['lendasatBorrower', 'lendasatBorrowerTrigger'])(
+		'%s: bitcoin, loan, lending, stablecoin, collateral and repay are search aliases, as n8n loads them',
+		async (name) => {
+			const loader = await loadPackage();
+			const { codex } = loader.nodeTypes[name].type.description as { codex?: { alias?: string[] } };
+			const aliases = (codex?.alias ?? []).map((alias) => alias.toLowerCase());
+			for (const word of ['bitcoin', 'loan', 'lending', 'stablecoin', 'collateral', 'repay']) {
+				expect(aliases).toContain(word);
+			}
+		},
+	);
 });

@@ -1,6 +1,7 @@
 import {
 	decodeBase58,
 	decodeBech32,
+	parseArkAddress,
 	parseBitcoinAddress,
 	parseBitcoinTransaction,
 	parseBitcoinTransactionHex,
@@ -13,7 +14,13 @@ import {
 	checkSignedTransaction,
 	checkTxid,
 } from '../../nodes/LendasatBorrower/validation/checks';
-import { buildPsbt, parseTransactionHex, txidOf } from '../../dev/sandbox/bitcoin';
+import {
+	arkAddress,
+	bech32Encode,
+	buildPsbt,
+	parseTransactionHex,
+	txidOf,
+} from '../../dev/sandbox/bitcoin';
 import { standInSign, unsignedTransactionOf } from '../../dev/sandbox/standInSigner';
 
 // Test vectors copied from BIP-173 and BIP-350
@@ -473,6 +480,116 @@ const varint = (value: number) =>
 	value < 0xfd
 		? value.toString(16).padStart(2, '0')
 		: `fd${value.toString(16).padStart(4, '0').match(/../g)?.reverse().join('')}`;
+
+// Ark addresses: the vectors are Arkade's documented keys encoded with BIP-350's Python reference
+// encoder, checked here against the sandbox's encoder, which also makes the malformed ones.
+
+/** Bytes to a bech32m (or bech32) string: 8-to-5 bits with padding, then the checksum. */
+const encodeBech32 = (hrp: string, bytes: number[], encoding: 'bech32' | 'bech32m' = 'bech32m') =>
+	bech32Encode(hrp, Buffer.from(bytes), encoding);
+
+const hexBytes = (hex: string) => Array.from(Buffer.from(hex, 'hex'));
+/** The keys of Arkade's documentation example (arkdev.info docs/developers/address.md). */
+const ARK_SERVER_KEY = '33ffb3dee353b1a9ebe4ced64b946238d0a4ac364f275d771da6ad2445d07ae0';
+const ARK_VTXO_KEY = '25a43cecfa0e1b1a4f72d64ad15f4cfa7a84d0723e8511c969aa543638ea9967';
+const arkPayload = (version = 0, server = ARK_SERVER_KEY, vtxo = ARK_VTXO_KEY) => [
+	version,
+	...hexBytes(server),
+	...hexBytes(vtxo),
+];
+const MAINNET_ARK = encodeBech32('ark', arkPayload());
+const TESTNET_ARK = encodeBech32('tark', arkPayload());
+/** The documentation's own example: the early format, server key and P2TR key without a version byte. */
+const DOCUMENTED_EARLY_ARK =
+	'ark1x0lm8hhr2wc6n6lyemtyh9rz8rg2ftpkfun46aca56kjg3ws0tsztfpuanaquxc6faedvjk3tax0575y6perapg3e95654pk8r4fjec4q8efp';
+
+describe('parseArkAddress', () => {
+	test('the vectors are what the reference encoder and the sandbox make of the keys', () => {
+		expect(MAINNET_ARK).toBe(
+			'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt8ngt9rw',
+		);
+		const keys = [Buffer.from(ARK_SERVER_KEY, 'hex'), Buffer.from(ARK_VTXO_KEY, 'hex')] as const;
+		expect(arkAddress('ark', ...keys)).toBe(MAINNET_ARK);
+		expect(arkAddress('tark', ...keys)).toBe(TESTNET_ARK);
+		expect(MAINNET_ARK).toHaveLength(114);
+	});
+
+	test.each([
+		[MAINNET_ARK, 'mainnet'],
+		[TESTNET_ARK, 'test'],
+		[MAINNET_ARK.toUpperCase(), 'mainnet'],
+	] as const)('reads %s', (address, network) => {
+		expect(parseArkAddress(address)).toEqual({
+			network,
+			version: 0,
+			serverKey: ARK_SERVER_KEY,
+			vtxoTaprootKey: ARK_VTXO_KEY,
+		});
+	});
+
+	test('allows the length Arkade allows (1023), not BIP-173’s 90, and no more', () => {
+		expect(decodeBech32(MAINNET_ARK)).toEqual({ error: 'too long (114 characters, at most 90)' });
+		const tooLong = encodeBech32('ark', [...arkPayload(), ...new Array(600).fill(0)]);
+		expect(tooLong.length).toBeGreaterThan(1023);
+		expect(parseArkAddress(tooLong)).toEqual({
+			error: `too long (${tooLong.length} characters, at most 1023)`,
+		});
+	});
+
+	test("refuses the documentation's 64-byte example, saying it is the early format", () => {
+		expect(decodeBech32(DOCUMENTED_EARLY_ARK, 1023)).toMatchObject({ encoding: 'bech32m' });
+		expect(parseArkAddress(DOCUMENTED_EARLY_ARK)).toEqual({
+			error: expect.stringMatching(
+				/^holds 64 bytes, the early Ark address format without a version byte/,
+			),
+		});
+	});
+
+	const flipped = (address: string, at: number) =>
+		address.slice(0, at) + (address[at] === 'q' ? 'p' : 'q') + address.slice(at + 1);
+
+	test.each([
+		['', 'empty'],
+		[` ${MAINNET_ARK}`, 'contains spaces or line breaks'],
+		[
+			'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+			'not an Ark address (it starts neither with ark1 nor with tark1)',
+		],
+		[
+			encodeBech32('bark', arkPayload()),
+			'not an Ark address (it starts neither with ark1 nor with tark1)',
+		],
+		[flipped(MAINNET_ARK, 40), 'checksum does not match (a character is mistyped)'],
+		[
+			encodeBech32('ark', arkPayload(), 'bech32'),
+			'checksum does not match (a character is mistyped, or it was made with bech32 where Ark uses bech32m)',
+		],
+		[
+			`${MAINNET_ARK.slice(0, 30)}${MAINNET_ARK[30].toUpperCase()}${MAINNET_ARK.slice(31)}`,
+			'mixes upper- and lower-case letters',
+		],
+		[
+			`${MAINNET_ARK.slice(0, 30)}b${MAINNET_ARK.slice(31)}`,
+			"contains 'b', which never appears in this kind of address (1, b, i and o are not used after the prefix)",
+		],
+		[
+			encodeBech32('ark', [...arkPayload(), 7]),
+			'wrong length (a character is missing or extra): it holds 66 bytes instead of 65',
+		],
+		[
+			encodeBech32('ark', arkPayload().slice(0, 33)),
+			'wrong length (a character is missing or extra): it holds 33 bytes instead of 65',
+		],
+		[encodeBech32('ark', arkPayload(1)), 'unknown Ark address version (1)'],
+	])('%j: %s', (address, error) => {
+		expect(parseArkAddress(address)).toEqual({ error });
+	});
+
+	test('a deleted character breaks the checksum', () => {
+		const short = MAINNET_ARK.slice(0, 50) + MAINNET_ARK.slice(51);
+		expect(parseArkAddress(short)).toEqual({ error: expect.stringMatching(/checksum|length/) });
+	});
+});
 
 describe('parseBitcoinTransaction', () => {
 	test('reads the genesis coinbase: version, one input, one output, lock time, and its txid', () => {

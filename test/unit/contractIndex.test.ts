@@ -48,9 +48,39 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage),
 		).resolves.toEqual({
 			kind: 'found',
-			contract: expect.objectContaining({ id: 'contract-3' }),
+			contracts: [expect.objectContaining({ id: 'contract-3' })],
 		});
 		expect(reads).toEqual([1]);
+	});
+
+	it('finds every contract carrying the client id, each as the latest walk read it', async () => {
+		let clock = NOW;
+		const at = (minutes: number) => new Date(NOW - minutes * MINUTE).toISOString();
+		let records: IDataObject[] = [
+			{ id: 'b', client_contract_id: 'order', status: 'Requested', created_at: at(1) },
+			{ id: 'a', client_contract_id: 'ORDER', status: 'Requested', created_at: at(2) },
+			{ id: 'x', client_contract_id: 'other', status: 'Requested', created_at: at(3) },
+		];
+		const { readPage } = server(() => records);
+		const index = new ContractIndex(() => clock, 0);
+		const first = await index.find('order', { freshAfter: clock, coverFrom: 0 }, readPage);
+		expect(first).toEqual({
+			kind: 'found',
+			contracts: [expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'a' })],
+		});
+
+		// Another execution cancelled b meanwhile: the next walk reads it again.
+		records = records.map((record) =>
+			record.id === 'b' ? { ...record, status: 'Cancelled' } : record,
+		);
+		clock += 1;
+		const again = await index.find('order', { freshAfter: clock, coverFrom: 0 }, readPage);
+		expect(again.kind === 'found' && again.contracts.map(({ id, status }) => [id, status])).toEqual(
+			[
+				['b', 'Cancelled'],
+				['a', 'Requested'],
+			],
+		);
 	});
 
 	it('matches client ids without regard to case', async () => {
@@ -97,10 +127,11 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('gives up as inconclusive after reading as many pages as it may, when none is old enough', async () => {
 		const reads: number[] = [];
-		// A server that ignores `page` and keeps answering the same full page of new contracts.
+		// A server that keeps answering full pages of contracts created just now.
 		const endless: ReadContractPage = async (page) => {
 			reads.push(page);
-			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
+			const records = listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0));
+			return { records: records.map((record) => ({ ...record, id: `${page}-${record.id}` })) };
 		};
 		const outcome = await new ContractIndex(() => NOW, 0).find(
 			'x',
@@ -114,6 +145,80 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		expect(reads).toHaveLength(MAX_LOOKUP_PAGES);
 	});
 
+	it('is inconclusive when the server answers the same page again (it ignores `page`)', async () => {
+		const reads: number[] = [];
+		const samePage: ReadContractPage = async (page) => {
+			reads.push(page);
+			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
+		};
+		const outcome = await new ContractIndex(() => NOW, 0).find(
+			'x',
+			{ freshAfter: NOW, coverFrom: NOW - MINUTE },
+			samePage,
+		);
+		expect(outcome).toEqual({
+			kind: 'inconclusive',
+			reason: 'the server sent the same contracts again for pages 2 and 3',
+		});
+		expect(reads).toEqual([1, 2, 3]);
+	});
+
+	/**
+	 * 250 contracts, one a second from `age` seconds ago, newest first; `created` more are created
+	 * right after page 1 is read (another worker sending while this walk waits for its next turn).
+	 */
+	function listGrowingAfterPage1(age: number, created: number) {
+		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
+		const contract = (id: string, secondsAgo: number) => ({
+			id,
+			client_contract_id: id,
+			created_at: at(secondsAgo),
+		});
+		let records: IDataObject[] = Array.from({ length: 250 }, (_, index) =>
+			contract(`old-${index}`, age + index),
+		);
+		const reads: number[] = [];
+		const readPage: ReadContractPage = async (page) => {
+			reads.push(page);
+			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
+			if (page === 1) {
+				const fresh = Array.from({ length: created }, (_, index) =>
+					contract(`new-${index}`, index),
+				);
+				records = [...fresh, ...records];
+			}
+			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
+		};
+		return { readPage, reads };
+	}
+
+	it.each([
+		// Page 2 starts with the last 30 of page 1, seconds newer than its end.
+		['pushes the end of page 1 onto page 2', 60, 30, [1, 2, 3]],
+		// Page 2 holds 100 of the new ones, newer than all of page 1; page 3 50 more and 50 of page 1.
+		[
+			'comes on a later page itself (more than a page, after a long wait for a turn)',
+			300,
+			150,
+			[1, 2, 3, 4],
+		],
+	])(
+		'reads on when what other processes create meanwhile %s: not disorder',
+		async (_case, age, created, pages) => {
+			const { readPage, reads } = listGrowingAfterPage1(age, created);
+			const outcome = await new ContractIndex(() => NOW, 0).find(
+				'old-249',
+				{ freshAfter: NOW, coverFrom: 0 },
+				readPage,
+			);
+			expect(outcome).toEqual({
+				kind: 'found',
+				contracts: [expect.objectContaining({ id: 'old-249' })],
+			});
+			expect(reads).toEqual(pages);
+		},
+	);
+
 	it('is inconclusive when a page cannot be read, and says why', async () => {
 		const failing: ReadContractPage = async () => {
 			throw new Error('HTTP 500');
@@ -126,13 +231,22 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		});
 	});
 
-	it('reports a server without a contract list as unsupported', async () => {
-		const none: ReadContractPage = async () => 'unsupported';
-		await expect(
-			new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, none),
-		).resolves.toEqual({
+	it('reports a server without a contract list as unsupported, and does not ask it again', async () => {
+		let clock = NOW;
+		const reads: number[] = [];
+		const none: ReadContractPage = async (page) => {
+			reads.push(page);
+			return 'unsupported';
+		};
+		const index = new ContractIndex(() => clock, 0);
+		await expect(index.find('x', { freshAfter: clock, coverFrom: 0 }, none)).resolves.toEqual({
 			kind: 'unsupported',
 		});
+		clock += 1;
+		await expect(index.find('y', { freshAfter: clock, coverFrom: 0 }, none)).resolves.toEqual({
+			kind: 'unsupported',
+		});
+		expect(reads).toEqual([1]);
 	});
 
 	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
@@ -162,7 +276,7 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('gathers the lookups asked for while a new walk waits to read, into that walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
-		const index = new ContractIndex(Date.now, 100);
+		const index = new ContractIndex(Date.now, 500);
 		const first = index.find('c0', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		const later = index.find('c2', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);

@@ -78,6 +78,40 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 		expect(Object.keys(trigger.cursor!.emitted).sort()).toEqual(['c1/i-later', 'c2/i-soon']);
 	});
 
+	it('compares installment and contract IDs without case', () => {
+		const trigger = poller();
+		expect(ids(trigger.poll([contract('c-abc', [installment('i-abc', HOUR)])]))).toEqual(['i-abc']);
+		expect(trigger.poll([contract('C-ABC', [installment('I-ABC', HOUR)])])).toEqual([]);
+		expect(Object.keys(trigger.cursor!.emitted)).toEqual(['c-abc/i-abc']);
+		// Paid, in yet another case: forgotten.
+		trigger.poll([contract('c-Abc', [installment('i-aBC', HOUR, 'paid')])]);
+		expect(trigger.cursor!.emitted).toEqual({});
+	});
+
+	it('reads cursors saved before IDs were compared without case, merging the marks of one installment', () => {
+		const saved: InstallmentCursor = {
+			version: 1,
+			emitted: {
+				'C1/I-ABC': { late: true, seenAt: NOW - DAY },
+				'c1/i-abc': { late: false, seenAt: NOW - HOUR },
+				'c1/I-Other': { late: false, seenAt: NOW - HOUR },
+			},
+		};
+		const { next, items } = advanceInstallmentCursor(
+			saved,
+			[contract('c1', [installment('i-abc', -HOUR), installment('i-other', -HOUR)])],
+			NOW,
+			3,
+		);
+		// i-other turned late since; i-abc's late reminder went out already.
+		expect(ids(items)).toEqual(['i-other']);
+		expect(next.emitted).toEqual({
+			'c1/i-abc': { late: true, seenAt: NOW },
+			'c1/i-other': { late: true, seenAt: NOW },
+		});
+		expect(Object.keys(saved.emitted)).toHaveLength(3);
+	});
+
 	it('tells apart installments of different contracts that share an ID', () => {
 		const trigger = poller(3);
 		const first = contract('c1', [installment('1', 2 * DAY)]);
@@ -275,18 +309,56 @@ describe('advanceInstallmentCursor: once per installment, once more when late', 
 		]);
 	});
 
-	it('skips installments whose due date cannot be read, and malformed entries', () => {
-		const items = poller(3).poll([
-			contract('c1', [
-				{ id: 'no-date', principal: 0, interest: 1, status: 'pending' },
-				{ id: 'bad-date', principal: 0, interest: 1, status: 'pending', due_date: 'soon' },
-				{ principal: 0, interest: 1, status: 'pending', due_date: at(NOW) },
-				'not an object' as unknown as IDataObject,
-				installment('ok', HOUR),
-			]),
-			{ id: 'c2', status: 'PrincipalGiven', installments: null },
+	it('returns open installments it cannot place instead of skipping them; malformed entries are not installments', () => {
+		const { items, unreadable } = advanceInstallmentCursor(
+			null,
+			[
+				contract('c1', [
+					{ id: 'no-date', principal: 0, interest: 1, status: 'pending' },
+					{ id: 'bad-date', principal: 0, interest: 1, status: 'pending', due_date: 'soon' },
+					{ principal: 0, interest: 1, status: 'late', due_date: at(NOW) },
+					{ id: 'paid', principal: 0, interest: 1, status: 'paid', due_date: 'whenever' },
+					'not an object' as unknown as IDataObject,
+					installment('ok', HOUR),
+				]),
+				{ id: 'c2', status: 'PrincipalGiven', installments: null },
+				contract('c3', [{ ...installment('asked', HOUR), due_date: 'never' }], {
+					status: 'Requested',
+				}),
+			],
+			NOW,
+			3,
+		);
+		expect(unreadable).toEqual([
+			{ contractId: 'c1', installmentId: 'no-date', dueDate: undefined },
+			{ contractId: 'c1', installmentId: 'bad-date', dueDate: 'soon' },
+			{ contractId: 'c1', installmentId: undefined, dueDate: at(NOW) },
 		]);
 		expect(ids(items)).toEqual(['ok']);
+	});
+
+	it.each([
+		['2026-11-24T12:00:00Z', true],
+		['2026-11-24T11:59:59.123456789Z', true],
+		['2026-11-24T17:30:00+05:30', true],
+		['2026-11-24t07:00:00-05:00', true],
+		['2026-11-24 12:00:00z', true],
+		['2026-11-24T12:00:00', false],
+		['2026-11-24', false],
+		['2026-11-24T12:00:00+0530', false],
+		['2026-11-24T24:00:00Z', false],
+		['2026-02-30T12:00:00Z', false],
+		['1', false],
+		[1795521600000, false],
+	])('reads the due date %p: %p', (dueDate, readable) => {
+		const { items, unreadable } = advanceInstallmentCursor(
+			null,
+			[contract('c1', [{ ...installment('i1', 0), due_date: dueDate }])],
+			NOW,
+			3,
+		);
+		expect(unreadable).toHaveLength(readable ? 0 : 1);
+		if (readable) expect(items).toEqual([expect.objectContaining({ days_until_due: 1 })]);
 	});
 
 	it('passes amounts it cannot add as null rather than guessing', () => {

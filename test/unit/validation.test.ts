@@ -1,21 +1,34 @@
 import {
+	checkArkAddress,
 	checkBitcoinAddress,
 	checkCentAmount,
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkEmail,
+	checkLocale,
 	checkOneOf,
 	checkName,
 	checkPositiveAmount,
+	checkReferralCode,
 	checkStablecoinAddress,
+	checkText,
 	checkTimezone,
 	checkUuid,
 	checkWholeDays,
 	describeValue,
+	holdsLendasatKey,
 	parseJsonObject,
 	toCents,
 	toNumber,
 } from '../../nodes/LendasatBorrower/validation/checks';
+import { checkOwnApiKey } from '../../nodes/LendasatBorrower/validation/apiKeys';
+import {
+	checkAccountNumber,
+	checkBankText,
+	checkBic,
+	checkIban,
+} from '../../nodes/LendasatBorrower/validation/bankDetails';
 
 const MAINNET_P2WPKH = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const MAINNET_P2TR = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';
@@ -226,6 +239,59 @@ describe('checkUuid', () => {
 	])('rejects %p', (value, message) => {
 		expect(checkUuid(value)).toMatch(message);
 	});
+});
+
+describe('checkText (free text others read: a reason, a message)', () => {
+	const line = checkText({ what: 'a reason', example: '"Other"', maxLength: 10, multiline: false });
+	const page = checkText({ what: 'a message', example: '"Hi"', maxLength: 10, multiline: true });
+
+	test.each([['Other'], ['  Other  '], ['ten chars!'], [42], ['Grüße 🙂']])(
+		'accepts %j on one line',
+		(value) => expect(line(value)).toBeNull(),
+	);
+
+	test.each([['two\nlines'], ['tab\there'], ['a\r\nb']])('accepts %j in a message', (value) =>
+		expect(page(value)).toBeNull(),
+	);
+
+	test.each([
+		['', /^Must not be empty\. Enter a reason, e\.g\. "Other"\.$/],
+		['   ', /^Must not be empty/],
+		[null, /^Expected a reason as text, got null/],
+		[{}, /^Expected a reason as text/],
+		['two\nlines', /contains a line break, tab or other control character: keep it to one line/],
+		['eleven char', /^Too long: 11 characters, at most 10 are allowed\.$/],
+	])('refuses %j on one line', (value, problem) => expect(line(value)).toMatch(problem));
+
+	test.each([
+		['bell\u0007', /control character other than a line break or tab/],
+		['esc\u001b[0m', /control character other than a line break or tab/],
+		['🙂'.repeat(11), /^Too long: 11 characters/],
+	])('refuses %j in a message', (value, problem) => expect(page(value)).toMatch(problem));
+
+	test.each([
+		['key lndst_sk_be30abf9b27c_VvXIbqhMFk2S5PYGYG0IW4noidFYchQwqD6EJEFKtVu'],
+		['LNDST_SK_abc'],
+		['master las-fRBjjmgyCx6uZoJ7SxB0 here'],
+	])('refuses text holding a Lendasat key without repeating it: %s', (value) => {
+		const problem = checkText({
+			what: 'a message',
+			example: '"Hi"',
+			maxLength: 5000,
+			multiline: true,
+		})(value);
+		expect(problem).toBe(
+			'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.',
+		);
+	});
+
+	test.each([
+		['las-vegas trip', false],
+		['classes-abc', false],
+		['alas-fRBjjmgyCx6uZoJ7SxB0', false],
+		['(las-fRBjjmgyCx6uZoJ7SxB0)', true],
+		['lndst_sk_', true],
+	])('holdsLendasatKey(%j) is %s', (text, holds) => expect(holdsLendasatKey(text)).toBe(holds));
 });
 
 describe('toNumber', () => {
@@ -445,6 +511,91 @@ describe('checkBitcoinAddress', () => {
 	});
 });
 
+/** Arkade's documented keys as Ark addresses (encoded and checked in bitcoin.test.ts). */
+const MAINNET_ARK =
+	'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt8ngt9rw';
+const TESTNET_ARK =
+	'tark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqfdy8nk05rsmrf8h94j26905e7n6sng8y059z8ykn2j5xcuw4xt846qj6x';
+/** The same server key with an all-zero VTXO key: valid bech32m, but 0 is no x coordinate on secp256k1. */
+const OFF_CURVE_ARK =
+	'ark1qqellv77udfmr20tun8dvju5vgudpf9vxe8jwhthrkn26fz96pawqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq0yft3k';
+
+describe('checkArkAddress', () => {
+	test.each([
+		[MAINNET_ARK, 'mainnet'],
+		[MAINNET_ARK, 'any'],
+		[TESTNET_ARK, 'test'],
+		[TESTNET_ARK, 'any'],
+		[`  ${TESTNET_ARK}\n`, 'test'],
+	] as const)('accepts %s in %s', (address, network) => {
+		expect(checkArkAddress(address, network)).toBeNull();
+	});
+
+	test('names the network an Ark address of the other one belongs to', () => {
+		expect(checkArkAddress(MAINNET_ARK, 'test')).toBe(
+			`${describeValue(MAINNET_ARK)} is a mainnet Ark address, but the credential's environment is Development ` +
+				'(test network, addresses start with tb1, m, n or 2); its Ark addresses start with tark1….',
+		);
+		expect(checkArkAddress(TESTNET_ARK, 'mainnet')).toMatch(
+			/is a test-network Ark address, but the credential's environment is Production .*start with ark1…\.$/,
+		);
+	});
+
+	test.each([
+		[OFF_CURVE_ARK, /its VTXO key is not a point on the secp256k1 curve/],
+		[MAINNET_ARK.slice(0, -1), /is not a valid Ark address: checksum does not match/],
+		['', /^Must not be empty\. Enter the Ark address \(ark1…, about 114 characters\)/],
+		[7, /^Expected an Ark address, got 7\./],
+	])('refuses %p', (value, message) => {
+		expect(checkArkAddress(value, 'mainnet')).toMatch(message);
+	});
+});
+
+describe('checkCollateralAddress: the kind the offer takes', () => {
+	test('an Arkade offer takes an Ark address, and says so to an on-chain one', () => {
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'ark')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'ark')).toBe(
+			`This offer takes Arkade collateral: enter an Ark address (tark1…) from your Ark wallet, not ${describeValue(TESTNET_P2WPKH)}, which is an on-chain Bitcoin address.`,
+		);
+		expect(checkCollateralAddress(MAINNET_P2WPKH, 'mainnet', 'ark')).toMatch(
+			/^This offer takes Arkade collateral: enter an Ark address \(ark1…\)/,
+		);
+	});
+
+	test('an on-chain offer takes a Bitcoin address, and says so to an Ark one', () => {
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'onchain')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'onchain')).toBe(
+			`This offer takes on-chain Bitcoin collateral: enter a Bitcoin address like ${TESTNET_P2WPKH}, not ${describeValue(TESTNET_ARK)}, which is an Ark address (only for Arkade offers).`,
+		);
+	});
+
+	test('where the offer is not known, either valid kind passes, on the environment’s network', () => {
+		expect(checkCollateralAddress(TESTNET_ARK, 'test', 'either')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_P2WPKH, 'test', 'either')).toBeNull();
+		expect(checkCollateralAddress(MAINNET_ARK, 'any', 'either')).toBeNull();
+		expect(checkCollateralAddress(TESTNET_ARK, 'mainnet', 'either')).toMatch(
+			/is a test-network Ark address/,
+		);
+		expect(checkCollateralAddress(MAINNET_P2WPKH, 'test', 'either')).toMatch(
+			/is a mainnet address, but the credential's environment is Development/,
+		);
+	});
+
+	test('an address of neither kind is named for both', () => {
+		expect(
+			checkCollateralAddress('0x52908400098527886E0F7030069857D2E4169EE7', 'test', 'either'),
+		).toMatch(
+			/not a Bitcoin address \(unknown prefix\)\. For an Arkade offer, enter an Ark address \(tark1…\) instead\.$/,
+		);
+		expect(
+			checkCollateralAddress('0x52908400098527886E0F7030069857D2E4169EE7', 'test', 'ark'),
+		).toMatch(/is not a valid Ark address: not an Ark address/);
+		expect(checkCollateralAddress(undefined, 'test', 'either')).toMatch(
+			/^Expected a Bitcoin address/,
+		);
+	});
+});
+
 describe('checkStablecoinAddress', () => {
 	test.each([
 		['EVM (checksummed)', '0x52908400098527886E0F7030069857D2E4169EE7'],
@@ -599,5 +750,80 @@ describe('checkOneOf', () => {
 		expect(loanType(' Fiat ')).toBeNull();
 		expect(loanType('stablecoin')).toBe('Expected one of StableCoin, Fiat, got "stablecoin".');
 		expect(loanType({ a: 1 })).toContain('Expected one of StableCoin, Fiat');
+	});
+});
+
+describe('checkLocale (User → Update)', () => {
+	test.each(['en-US', 'de-DE', 'es', 'pt-BR', 'zh-Hant-TW', 'es-419'])('accepts %s', (locale) => {
+		expect(checkLocale(locale)).toBeNull();
+	});
+	test.each([
+		['de_DE', /underscore; write the tag with a dash, like de-DE/],
+		['German', /not a language tag/],
+		['EN-us', /not a language tag/],
+		['', /Must not be empty/],
+	])('refuses %j', (locale, problem) => {
+		expect(checkLocale(locale)).toMatch(problem);
+	});
+});
+
+describe('checkReferralCode (Account → Create With Own Key)', () => {
+	test.each(['LAS-7KQ2M', 'demo'])('accepts %s', (code) =>
+		expect(checkReferralCode(code)).toBeNull(),
+	);
+	test.each([
+		['LAS 7KQ2M', /contains spaces/],
+		['LAS-7KQ2M\u00e9', /does not belong/],
+		['x'.repeat(65), /Too long/],
+	])('refuses %j', (code, problem) => expect(checkReferralCode(code)).toMatch(problem));
+});
+
+describe('checkOwnApiKey (Account → Create With Own Key)', () => {
+	const SECRET = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg';
+	test.each([`lndst_sk_0a1b2c3d4e5f_${SECRET}`, `lndst_sk_0a1b2c3d4e5f_${'f'.repeat(64)}`])(
+		'accepts Lendasat’s format (%#)',
+		(key) => expect(checkOwnApiKey(key)).toBeNull(),
+	);
+	test.each([
+		[`las-${SECRET}`, /does not start with lndst_sk_/],
+		[`lndst_sk_0a1b2c3d4e5_${SECRET}`, /12 lower-case hexadecimal/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET.slice(0, 31)}`, /has 31 characters, not 32 to 128/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET.slice(0, 40)}!!!`, /other than letters and digits/],
+		[`lndst_sk_0a1b2c3d4e5f_${SECRET}\n`.replace('\n', ' x'), /space or line break/],
+	])('refuses a malformed key without repeating any of it (%#)', (key, problem) => {
+		const found = checkOwnApiKey(key);
+		expect(found).toMatch(problem);
+		expect(found).not.toContain(SECRET.slice(0, 12));
+		expect(found).not.toContain('0a1b2c3d4e5');
+	});
+});
+
+describe('bank details (Contract → Send Fiat Details)', () => {
+	test.each(['DE89 3704 0044 0532 0130 00', 'GB82WEST12345698765432', 'nl91abna0417164300'])(
+		'accepts the IBAN %s',
+		(iban) => expect(checkIban(iban)).toBeNull(),
+	);
+	test.each([
+		['DE88 3704 0044 0532 0130 00', /wrong check digit/],
+		['DE89', /not an IBAN/],
+		['', /Must not be empty/],
+	])('refuses the IBAN %j', (iban, problem) => expect(checkIban(iban)).toMatch(problem));
+	test.each(['DEUTDEFF', 'deutdeff500', 'BOFAUS3N'])('accepts the BIC %s', (bic) =>
+		expect(checkBic(bic)).toBeNull(),
+	);
+	test.each(['DEUTDEF', 'DEUTDEFF50', '1EUTDEFF'])('refuses the BIC %s', (bic) =>
+		expect(checkBic(bic)).toMatch(/not a BIC/),
+	);
+	it('accepts account numbers with spaces, dashes and slashes, and refuses other characters', () => {
+		expect(checkAccountNumber('000123456789')).toBeNull();
+		expect(checkAccountNumber('12-3456/78 9')).toBeNull();
+		expect(checkAccountNumber('123#456')).toMatch(/not an account number/);
+	});
+	it('takes one line of text of a limited length', () => {
+		const check = checkBankText(10, 'Berlin');
+		expect(check('Berlin')).toBeNull();
+		expect(check('Ber\nlin')).toMatch(/line break/);
+		expect(check('x'.repeat(11))).toMatch(/at most 10/);
+		expect(check('  ')).toMatch(/Must not be empty\. Enter something like Berlin/);
 	});
 });

@@ -5,7 +5,9 @@
 import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG } from '../errors';
 import { evmAddressFor, uuidFor } from '../ids';
 import { stableStringify } from '../idempotency';
+import { decodeArkAddress } from '../bitcoin';
 import {
+	ARKADE,
 	CANCELLABLE_STATUSES,
 	FIAT_ASSETS,
 	createContractEntry,
@@ -26,7 +28,7 @@ import {
 	type Route,
 } from '../router';
 import {
-	bitcoinAddressProblem,
+	collateralAddressProblem,
 	derivationPathProblem,
 	deserializeLive,
 	publicKeyProblem,
@@ -205,7 +207,7 @@ const FIAT_DETAILS_FIELDS: FieldSpec[] = [
 	{ name: 'comments', type: { kind: 'string' }, optional: true },
 ];
 
-const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
+export const FIAT_WRAPPER_FIELDS: FieldSpec[] = [
 	{
 		name: 'details',
 		type: { kind: 'struct', name: 'FiatLoanDetails', fields: FIAT_DETAILS_FIELDS },
@@ -221,7 +223,7 @@ const CONTRACT_REQUEST_FIELDS: FieldSpec[] = [
 	{ name: 'duration_days', type: { kind: 'i32' } },
 	{
 		name: 'borrower_btc_address',
-		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: collateralAddressProblem },
 	},
 	{
 		name: 'borrower_pk',
@@ -324,6 +326,29 @@ function checkLoanType(
 	}
 }
 
+/**
+ * Lendasat's apps send an Ark address for an ArkadeBtc offer and an on-chain one otherwise (iframe
+ * useWallet.ts useCollateralAddress); whether and where the newer backend refuses the other kind is not
+ * public: the sandbox refuses it right after loading the offer, with texts of its own [INF].
+ */
+function checkCollateralAddressKind(offer: LoanOffer, address: string): void {
+	const ark = decodeArkAddress(address) !== null;
+	if (offer.collateral_asset === ARKADE && !ark) {
+		throw liveError(
+			400,
+			'Arkade collateral requires an Ark address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
+	}
+	if (offer.collateral_asset !== ARKADE && ark) {
+		throw liveError(
+			400,
+			'Bitcoin collateral requires an on-chain Bitcoin address as borrower_btc_address',
+			'INVALID_COLLATERAL_ADDRESS',
+		);
+	}
+}
+
 function createLiveContract(ctx: RequestContext): Reply {
 	const { apiKey, user } = caller(ctx);
 	const request = deserializeLive(
@@ -343,6 +368,7 @@ function createLiveContract(ctx: RequestContext): Reply {
 			`Loan offer ${shorten(request.id)} not found`,
 			SOMETHING_WENT_WRONG,
 		);
+	checkCollateralAddressKind(offer, request.borrower_btc_address);
 	const days = request.duration_days;
 	if (days < offer.duration_days_min || days > offer.duration_days_max) {
 		throw liveError(400, durationRangeMessage(days, offer), 'INVALID_DURATION');
@@ -610,22 +636,54 @@ function extend(ctx: RequestContext): Reply {
 interface InstallmentPaid {
 	installmentId: string;
 	paymentId: string;
+	/** What the borrower says was paid; undefined when left out (spec) or null (live). */
+	amount?: number;
 }
+
+/**
+ * model.rs InstallmentPaidRequest. 0.8.2 has `installment_id` and `payment_id` only; `amount` is newer
+ * and the backend with it was not available. Both Lendasat clients send it since December 2025
+ * (lendasat/iframe 5983d0d9 "provide repayment amount on repayment" sends a number; lendamobile
+ * rust/src/api/models.rs InstallmentPaidRequest sends `amount: None` as null, "server requires field
+ * to be present, can be null"), so the live dialect requires the field and allows null, as an
+ * `Option<Decimal>` read with rust_decimal's `float_option` would [INF]. What the backend does with the
+ * amount is unknown; the sandbox only reads it.
+ */
+const INSTALLMENT_PAID_FIELDS: FieldSpec[] = [
+	{ name: 'installment_id', type: { kind: 'uuid' } },
+	{ name: 'payment_id', type: { kind: 'string' } },
+	{ name: 'amount', type: { kind: 'decimal' }, nullable: true },
+];
 
 function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 	if (ctx.config.dialect === 'live') {
-		const fields: FieldSpec[] = [
-			{ name: 'installment_id', type: { kind: 'uuid' } },
-			{ name: 'payment_id', type: { kind: 'string' } },
-		];
-		const body = deserializeLive(ctx.rawBody, ctx.body, 'InstallmentPaidRequest', fields);
-		return { installmentId: body.installment_id as string, paymentId: body.payment_id as string };
+		const body = deserializeLive(
+			ctx.rawBody,
+			ctx.body,
+			'InstallmentPaidRequest',
+			INSTALLMENT_PAID_FIELDS,
+		);
+		return {
+			installmentId: body.installment_id as string,
+			paymentId: body.payment_id as string,
+			amount: body.amount as number | undefined,
+		};
 	}
+	// The specification has no installment-paid endpoint; the sandbox takes the live names, the
+	// amount optional.
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
+	const amount = body.amount;
+	if (amount !== undefined && amount !== null && !isPositiveNumber(amount)) {
+		throw badRequest(
+			'INVALID_FIELD',
+			`Field amount must be a positive number, got ${shorten(amount)}`,
+		);
+	}
 	return {
 		installmentId: optionalString(body, 'installment_id') ?? '',
 		paymentId: optionalString(body, 'payment_id') ?? '',
+		amount: typeof amount === 'number' ? amount : undefined,
 	};
 }
 

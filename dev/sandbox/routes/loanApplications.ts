@@ -17,7 +17,7 @@
  * Spec dialect: the same endpoints with `{error, code, details}`, 404 LOAN_APPLICATION_NOT_FOUND for an
  * unknown id (delete included), edit checked like create, a blocked account 403 ACCOUNT_BLOCKED.
  */
-import { ApiError, asPlainText } from '../errors';
+import { ApiError } from '../errors';
 import {
 	insertLoanApplication,
 	loanApplicationsOf,
@@ -26,9 +26,9 @@ import {
 } from '../loanApplications';
 import { caller, jsonReply, type Reply, type RequestContext, type Route } from '../router';
 import {
-	bitcoinAddressProblem,
+	collateralAddressProblem,
 	derivationPathProblem,
-	deserializeLive,
+	deserializeLivePlain,
 	publicKeyProblem,
 	type FieldSpec,
 } from '../serde';
@@ -93,7 +93,8 @@ const CREATE_FIELDS: FieldSpec[] = [
 	{ name: 'borrower_loan_address', type: { kind: 'string' }, optional: true },
 	{
 		name: 'borrower_btc_address',
-		type: { kind: 'string', expecting: 'a Bitcoin address', check: bitcoinAddressProblem },
+		// An application names no collateral asset (CreateLoanApplicationSchema): either kind [INF].
+		type: { kind: 'string', expecting: 'a Bitcoin address', check: collateralAddressProblem },
 	},
 	{
 		name: 'borrower_pk',
@@ -134,11 +135,7 @@ function readBody(
 	structName: string,
 	fields: FieldSpec[],
 ): Record<string, unknown> {
-	try {
-		return deserializeLive(ctx.rawBody, ctx.body, structName, fields);
-	} catch (error) {
-		throw error instanceof ApiError ? asPlainText(error) : error;
-	}
+	return deserializeLivePlain(ctx.rawBody, ctx.body, structName, fields);
 }
 
 // ---------------------------------------------------------------------------------------------

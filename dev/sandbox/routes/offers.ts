@@ -52,11 +52,15 @@ interface OfferFilters {
 }
 
 /**
- * The live `LoanOffersQuery` (hub 0.8.2 routes/borrower/loan_offers.rs): loan_type defaults to Direct;
- * `max_loan_amount` and `duration_max` are not in the struct and so ignored; min_loan_amount and
- * duration_min match offers whose range contains the value. collateral_asset_type (default Bitcoin)
- * comes from the newer generated types. The whole query is deserialised first (any bad value is a
- * plain-text 400), then applied.
+ * The live `LoanOffersQuery` (hub 0.8.2 routes/borrower/loan_offers.rs:394-411): loan_type defaults to
+ * Direct; `max_loan_amount` and `duration_max` are not in the struct and so ignored (any value, even
+ * one that is no number); min_loan_amount and duration_min match offers whose range contains the value
+ * (:496-516). collateral_asset_type (default Bitcoin) comes from the newer generated types. The whole
+ * query is deserialised first (any bad value is a plain-text 400), then applied.
+ *
+ * The spec dialect applies the two maximums the schema declares ("Maximum loan amount", "Maximum
+ * duration in days", HEAD schema.d.ts:4302-4309) as [INF] the upper end of what the borrower wants:
+ * offers whose minimum is at most the value.
  */
 function parseOfferFilters(ctx: RequestContext): OfferFilters {
 	const { query } = ctx;
@@ -67,6 +71,10 @@ function parseOfferFilters(ctx: RequestContext): OfferFilters {
 	const amount = numeric(dialect, query, 'min_loan_amount', 'f64');
 	const maxRate = numeric(dialect, query, 'max_interest_rate', 'f64');
 	const duration = numeric(dialect, query, 'duration_min', 'i32');
+	const maxAmount =
+		dialect === 'spec' ? numeric(dialect, query, 'max_loan_amount', 'f64') : undefined;
+	const maxDuration =
+		dialect === 'spec' ? numeric(dialect, query, 'duration_max', 'i32') : undefined;
 	const collateral = enumParam(
 		dialect,
 		query,
@@ -94,23 +102,49 @@ function parseOfferFilters(ctx: RequestContext): OfferFilters {
 			(offer) => offer.duration_days_min <= duration && duration <= offer.duration_days_max,
 		);
 	}
+	if (maxAmount !== undefined) others.push((offer) => offer.loan_amount_min <= maxAmount);
+	if (maxDuration !== undefined) others.push((offer) => offer.duration_days_min <= maxDuration);
 	return {
 		loanType: loanType === 'All' ? null : (offer) => offer.loan_payout === loanType,
 		others: others.filter((filter): filter is OfferFilter => filter !== null),
 	};
 }
 
-function listOffers(ctx: RequestContext): ReturnType<Route['handle']> {
+/** The Available offers that pass the list filters (load_all_available_loan_offers and the filters). */
+function availableOffers(ctx: RequestContext, offers: Iterable<LoanOffer>): LoanOffer[] {
 	const { loanType, others } = parseOfferFilters(ctx);
-	// load_all_available_loan_offers: only Available offers.
 	const filters = [
 		(offer: LoanOffer) => offer.status === 'Available',
 		...(loanType ? [loanType] : []),
 		...others,
 	];
-	return jsonReply(
-		[...ctx.state.offers.values()].filter((offer) => filters.every((filter) => filter(offer))),
-	);
+	return [...offers].filter((offer) => filters.every((filter) => filter(offer)));
+}
+
+function listOffers(ctx: RequestContext): ReturnType<Route['handle']> {
+	return jsonReply(availableOffers(ctx, ctx.state.offers.values()));
+}
+
+/**
+ * get_available_loan_offers_by_lender (hub 0.8.2 routes/borrower/loan_offers.rs:185-270): registered
+ * after the auth layer (:36-46), so no key is needed and none is checked; no jail check either. An
+ * unknown lender is 400 "Lender not found" (:226-230, :572) before the query is applied; then the list
+ * filters as GET /api/offers, loan_type default Direct included. [INF] the query string is parsed
+ * before the handler runs (axum extractors), so a bad filter value is the plain-text 400 even for an
+ * unknown lender. The spec dialect asks for a borrower key, like every endpoint of the specification,
+ * and answers 404 LENDER_NOT_FOUND.
+ */
+function listOffersByLender(ctx: RequestContext): ReturnType<Route['handle']> {
+	parseOfferFilters(ctx);
+	const lenderId = ctx.params.id;
+	if (!ctx.state.lenders.has(lenderId)) {
+		throw new ApiError(404, 'LENDER_NOT_FOUND', `Lender ${shorten(lenderId)} not found`, {
+			status: 400,
+			message: 'Lender not found',
+		});
+	}
+	const own = [...ctx.state.offers.values()].filter((offer) => offer.lender.id === lenderId);
+	return jsonReply(availableOffers(ctx, own));
 }
 
 export function offerNotFound(
@@ -138,5 +172,13 @@ function getOffer(ctx: RequestContext): ReturnType<Route['handle']> {
 
 export const offerRoutes: Route[] = [
 	{ method: 'GET', pattern: '/api/offers', auth: 'borrower', body: 'none', handle: listOffers },
+	{
+		method: 'GET',
+		pattern: '/api/offers/by-lender/:id',
+		auth: 'borrower',
+		liveAuth: 'none',
+		body: 'none',
+		handle: listOffersByLender,
+	},
 	{ method: 'GET', pattern: '/api/offers/:id', auth: 'borrower', body: 'none', handle: getOffer },
 ];

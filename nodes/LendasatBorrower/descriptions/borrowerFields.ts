@@ -46,7 +46,7 @@ export function collateralAddressField(sentAs: string): INodeProperties {
 		default: '',
 		placeholder: 'e.g. bc1q…',
 		description: followedBy(
-			'Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development).',
+			'Your Bitcoin address, where the collateral goes back after repayment (mainnet in production; tb1…, m…, n… or 2… in development). For Arkade collateral, your Ark address instead (ark1… in production, tark1… in development).',
 			sentAs,
 		),
 	};
@@ -85,5 +85,19 @@ export function loanTypeField(description: string, options = LOAN_TYPE_OPTIONS):
 		default: 'StableCoin',
 		description,
 		options,
+	};
+}
+
+export function borrowerNpubField(sentAs: string): INodeProperties {
+	return {
+		displayName: 'Nostr Public Key (Npub)',
+		name: 'borrowerNpub',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg',
+		description: followedBy(
+			'Your Nostr public key (npub1…), how lenders reach you.',
+			`${sentAs} Never enter an nsec: that is a private key.`,
+		),
 	};
 }

@@ -29,8 +29,8 @@ interface OfferFilter {
 }
 
 /**
- * The query of GET /api/offers for the Filters of Offer → Get Many (the trigger's New Loan Offer
- * event shares the parameter), or the first filter whose value cannot be sent. `checkRate` lets the
+ * The query of GET /api/offers for the Filters of Offer → Get Many and Get by Lender (the trigger's
+ * New Loan Offer event shares the parameter), or the first filter whose value cannot be sent. `checkRate` lets the
  * trigger keep its own wording of a bad Max Interest Rate.
  */
 export function offerFilterQuery(
@@ -78,6 +78,18 @@ function offerFilters(checkRate: Check): OfferFilter[] {
 			query: 'duration_min',
 			read: numberChecked(checkWholeDays),
 		},
+		{
+			name: 'maxLoanAmount',
+			field: 'Max Loan Amount',
+			query: 'max_loan_amount',
+			read: numberChecked(checkPositiveAmount),
+		},
+		{
+			name: 'maxDurationDays',
+			field: 'Max Duration (Days)',
+			query: 'duration_max',
+			read: numberChecked(checkWholeDays),
+		},
 	];
 }
 
@@ -110,7 +122,10 @@ function numberChecked(check: Check): (value: unknown) => Reading {
 	};
 }
 
-/** The Filters collection of Offer → Get Many, also shown for the trigger's New Loan Offer event. */
+/**
+ * The Filters collection of Offer → Get Many and Get by Lender, also shown for the trigger's New Loan
+ * Offer event.
+ */
 export function offerFiltersField(
 	show: NonNullable<INodeProperties['displayOptions']>['show'],
 ): INodeProperties {
@@ -240,6 +255,15 @@ export function offerFiltersField(
 					'Which kind of payout to list. Without this filter the API lists only Direct offers.',
 			},
 			{
+				displayName: 'Max Duration (Days)',
+				name: 'maxDurationDays',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: 365,
+				description:
+					'Sent as duration_max, the schema\'s "maximum duration in days". Lendasat\'s backend 0.8.2 ignores it; whether a newer one applies it, and how, is not published.',
+			},
+			{
 				displayName: 'Max Interest Rate',
 				name: 'maxInterestRate',
 				type: 'number',
@@ -247,6 +271,15 @@ export function offerFiltersField(
 				default: 0.12,
 				description:
 					'Only offers with at most this yearly interest rate, as a decimal: 0.12 means 12%',
+			},
+			{
+				displayName: 'Max Loan Amount',
+				name: 'maxLoanAmount',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 2 },
+				default: 10000,
+				description:
+					"Sent as max_loan_amount, the schema's \"maximum loan amount\", in the offer's loan asset. Lendasat's backend 0.8.2 ignores it; whether a newer one applies it, and how, is not published.",
 			},
 		],
 	};

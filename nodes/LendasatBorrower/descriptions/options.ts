@@ -103,7 +103,7 @@ export const optionsCollection: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 256 },
 			default: 32,
 			description:
-				'How many requests of this API key may be under way at once, across every item and workflow of this n8n instance. More only queue up at a rate-limited server.',
+				'How many requests of this API key may be under way at once, across every item and workflow of this n8n process (in queue mode each worker has its own). More only queue up at a rate-limited server.',
 		},
 		{
 			displayName: 'Max Retries',
@@ -171,7 +171,8 @@ export const optionsCollection: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 30000,
-			description: 'The longest one attempt may take, including receiving the whole answer',
+			description:
+				'The longest one attempt may take, including receiving the whole answer. Unset, 30 seconds; 2 minutes for the Ark operations, whose answer waits on the Ark server.',
 		},
 	],
 };

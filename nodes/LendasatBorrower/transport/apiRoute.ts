@@ -31,8 +31,6 @@ export { failureOf, settle } from './exchange';
 
 /** What every operation declares about itself; the transport and the error mapper read it. */
 export interface OperationMeta {
-	resource: string;
-	operation: string;
 	/** As a user reads it, e.g. "Contract → Create". */
 	label: string;
 	/**
@@ -57,6 +55,11 @@ export interface OperationMeta {
 	notFound?: { parameter: string; label: string };
 	/** What this operation's own failures mean (e.g. a status that does not allow it). */
 	errors?: ErrorGuidance[];
+	/**
+	 * How long one attempt may take when Timeout per Attempt is not set, for routes that wait on
+	 * another server before they answer (Arkade's); the usual default otherwise.
+	 */
+	attemptTimeoutMs?: number;
 }
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
@@ -243,7 +246,12 @@ async function transportFor(
 	});
 	return {
 		connection,
-		settings: readTransportSettings(context, options, n8nRequestTimeout(context)),
+		settings: readTransportSettings(
+			context,
+			options,
+			n8nRequestTimeout(context),
+			meta.attemptTimeoutMs,
+		),
 		send: viaN8n(context, {
 			proxy: requestOptions.proxy,
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,

@@ -60,7 +60,7 @@ export interface TransportSettings {
 	attemptTimeoutMs: number;
 	/** The most one request may take across all its attempts and waits. */
 	budgetMs: number;
-	/** Requests of one key in flight at once, across everything this n8n instance runs. */
+	/** Requests of one key in flight at once, across everything this n8n process runs (each queue-mode worker has its own). */
 	maxConcurrent: number;
 }
 

@@ -30,12 +30,14 @@ const RETRY_KINDS = ['network', 'rateLimit', 'serverUnavailable'];
 /**
  * The transport settings of the Options collection, each checked: a bad value names its option and
  * the item. n8n's own Request Options → Timeout, when set, is the timeout of each attempt and wins
- * over Timeout per Attempt (see n8nRequestTimeout).
+ * over Timeout per Attempt (see n8nRequestTimeout). `defaultAttemptMs` replaces the usual default of
+ * Timeout per Attempt for an operation whose server waits on another.
  */
 export function readTransportSettings(
 	context: IExecuteSingleFunctions | undefined,
 	options: IDataObject,
 	n8nTimeoutMs?: number,
+	defaultAttemptMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
 ): TransportSettings {
 	const refuse = (label: string, problem: string) => {
 		if (!context) return;
@@ -65,7 +67,7 @@ export function readTransportSettings(
 		options[name] === undefined ? fallback : toNumber(options[name]);
 	return {
 		retry: readRetrySettings(options),
-		attemptTimeoutMs: n8nTimeoutMs ?? number('attemptTimeout', DEFAULT_ATTEMPT_TIMEOUT_MS),
+		attemptTimeoutMs: n8nTimeoutMs ?? number('attemptTimeout', defaultAttemptMs),
 		budgetMs: number('timeBudget', DEFAULT_TIME_BUDGET_MS),
 		maxConcurrent: number('maxConcurrent', DEFAULT_MAX_CONCURRENT),
 	};

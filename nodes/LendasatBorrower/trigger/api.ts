@@ -33,8 +33,8 @@ const NOTHING_EMITTED = 'Nothing was emitted; the next poll tries again.';
 /** The page/limit envelope of GET /api/contracts and GET /api/notifications. */
 export interface Page {
 	data: IDataObject[];
+	/** How many records the server counts in the listing, when it says. */
 	total?: number;
-	totalPages?: number;
 }
 
 /** The trigger's requests, through the same transport as the node's: a borrower key, checked first. */
@@ -62,8 +62,7 @@ export class TriggerApi {
 		const envelope = (await this.get(path, qs, 'page')) as IDataObject;
 		return {
 			data: envelope.data as IDataObject[],
-			total: typeof envelope.total === 'number' ? envelope.total : undefined,
-			totalPages: typeof envelope.total_pages === 'number' ? envelope.total_pages : undefined,
+			total: isCount(envelope.total) ? envelope.total : undefined,
 		};
 	}
 
@@ -97,4 +96,8 @@ export async function getList(
 	qs: IDataObject,
 ): Promise<IDataObject[]> {
 	return await (await TriggerApi.of(context, label)).list(path, qs);
+}
+
+function isCount(value: unknown): value is number {
+	return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

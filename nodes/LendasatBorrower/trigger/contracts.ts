@@ -1,5 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import { collateralAndKycOf } from '../resources/contract/shared';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from './contractStatuses';
@@ -58,6 +59,9 @@ export function contractListing(
 		label,
 		path: CONTRACTS_PATH,
 		qs,
+		records: 'contracts',
+		whenShort:
+			"If this keeps happening, check the credential's Base URL: Lendasat's contract list pages completely.",
 		idOf: (contract) =>
 			contract.id === undefined || contract.id === null ? undefined : String(contract.id),
 		timeOf: (contract) => timestampOf(contract[timeField]),
@@ -115,7 +119,7 @@ export async function sampleContract(
 	);
 	if (!contract) return null;
 	const previousStatus = previousStatusInTimeline(contract);
-	return [{ ...contract, event: settings.event, previousStatus }];
+	return [{ ...withCollateralAndKyc(contract), event: settings.event, previousStatus }];
 }
 
 /**
@@ -194,14 +198,20 @@ function isWanted(change: ContractChange, settings: ContractEventSettings): bool
 }
 
 function toItem(change: ContractChange, event: ContractEvent): IDataObject {
+	const contract = withCollateralAndKyc(change.contract);
 	if (event === 'marginCall') {
 		return {
-			...change.contract,
+			...contract,
 			event,
 			previousLiquidationStatus: change.previous?.liquidationStatus ?? null,
 		};
 	}
-	return { ...change.contract, event, previousStatus: change.previous?.status ?? null };
+	return { ...contract, event, previousStatus: change.previous?.status ?? null };
+}
+
+/** The full record with the four keys Simplify gives too: collateral_asset, requires_ark_settlement, kyc_link, kyc_done. */
+function withCollateralAndKyc(contract: IDataObject): IDataObject {
+	return { ...contract, ...collateralAndKycOf(contract) };
 }
 
 function markOf(contract: IDataObject): ContractMark {

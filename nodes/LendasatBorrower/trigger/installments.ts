@@ -1,11 +1,11 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { isRecord } from '../validation/checks';
+import { describeValue, isRecord } from '../validation/checks';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { CONTRACTS_PATH, contractListing } from './contracts';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
-import { timestampOf, walkNewestFirst } from './walk';
+import { KEPT_POSITION, timestampOf, walkNewestFirst } from './walk';
 
 export const INSTALLMENT_DUE_EVENT = 'installmentDue';
 
@@ -71,6 +71,17 @@ interface OpenInstallment {
 }
 
 /**
+ * An open installment of a watched contract that the trigger cannot place: no id, or a due date
+ * it cannot read. The poll fails on it rather than skip a reminder in silence.
+ */
+export interface UnreadableInstallment {
+	contractId: string;
+	/** Undefined when the installment has none. */
+	installmentId: string | undefined;
+	dueDate: unknown;
+}
+
+/**
  * Read every watched contract: created_at order, which an update does not reorder, so that pages
  * rarely shift during the walk (a contract that does slide is read again next poll, see above).
  */
@@ -95,7 +106,13 @@ export async function pollInstallments(
 	const listing = contractListing(label, WATCHED_CONTRACTS, 'created_at');
 	// The whole listing every time: due dates do not move with updated_at.
 	const contracts = await walkNewestFirst(context, listing, () => -Infinity);
-	const { next, items } = advanceInstallmentCursor(cursor, contracts, Date.now(), daysAhead);
+	const { next, items, unreadable } = advanceInstallmentCursor(
+		cursor,
+		contracts,
+		Date.now(),
+		daysAhead,
+	);
+	if (unreadable.length) throw cannotRead(context, label, unreadable);
 	saveCursor(staticData, 'installments', next);
 	return items.length ? items : null;
 }
@@ -115,7 +132,10 @@ export async function sampleInstallment(
 		limit: MAX_PAGE_SIZE,
 	});
 	const now = Date.now();
-	const open = data.flatMap((contract) => openInstallments(contract, now)).sort(bySoonestDue);
+	const read = data.map((contract) => readInstallments(contract, now));
+	const unreadable = read.flatMap((contract) => contract.unreadable);
+	if (unreadable.length) throw cannotRead(context, label, unreadable);
+	const open = read.flatMap((contract) => contract.open).sort(bySoonestDue);
 	const sample =
 		open.find((installment) => installment.due <= windowEnd(now, daysAhead)) ?? open[0];
 	return sample ? [sample.item] : null;
@@ -128,17 +148,20 @@ export async function sampleInstallment(
  * - It is emitted once more when it becomes late: status `late`, or `pending` with due_date in the
  *   past (the backend marks installments late only every 30 minutes). One that is late when first
  *   seen is emitted once, with `late: true`.
- * - An installment with a due_date that cannot be read cannot be placed in the window and is skipped.
+ * - Installments are told apart by contract and installment ID, compared without case.
+ * - An open installment without an id, or with a due_date that cannot be read, cannot be placed in
+ *   the window: it is returned in `unreadable`, and the poll must fail rather than save `next`.
  */
 export function advanceInstallmentCursor(
 	cursor: InstallmentCursor | null,
 	contracts: IDataObject[],
 	now: number,
 	daysAhead: number,
-): { next: InstallmentCursor; items: IDataObject[] } {
-	const emitted: Record<string, InstallmentMark> = { ...(cursor?.emitted ?? {}) };
+): { next: InstallmentCursor; items: IDataObject[]; unreadable: UnreadableInstallment[] } {
+	const emitted = marksByLowerCaseKey(cursor?.emitted ?? {});
 	const listedOpen = new Set<string>();
 	const due: OpenInstallment[] = [];
+	const unreadable: UnreadableInstallment[] = [];
 	const end = windowEnd(now, daysAhead);
 
 	for (const contract of contracts) {
@@ -147,7 +170,9 @@ export function advanceInstallmentCursor(
 			const id = idOf(installment);
 			if (id !== undefined && !isOpen(installment)) delete emitted[markKey(contract, id)];
 		}
-		for (const open of openInstallments(contract, now)) {
+		const read = readInstallments(contract, now);
+		unreadable.push(...read.unreadable);
+		for (const open of read.open) {
 			const key = markKey(contract, open.id);
 			listedOpen.add(key);
 			const mark = emitted[key];
@@ -167,27 +192,55 @@ export function advanceInstallmentCursor(
 	return {
 		next: { version: CURSOR_VERSION, emitted },
 		items: due.sort(bySoonestDue).map((open) => open.item),
+		unreadable,
 	};
 }
 
-/** An installment is remembered under its contract too: two servers' (or contracts') installment IDs may coincide. */
+/**
+ * An installment is remembered under its contract too: two servers' (or contracts') installment
+ * IDs may coincide. Lower case: a UUID in capitals is the same installment.
+ */
 function markKey(contract: IDataObject, installmentId: string): string {
-	return `${idOf(contract) ?? ''}/${installmentId}`;
+	return `${idOf(contract) ?? ''}/${installmentId}`.toLowerCase();
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+/**
+ * The stored marks under the keys markKey makes now. Cursors saved before IDs were compared without
+ * case may hold one installment under several keys: the marks are merged (late if either was, the
+ * latest sighting), so none of them is announced again.
+ */
+function marksByLowerCaseKey(
+	emitted: Record<string, InstallmentMark>,
+): Record<string, InstallmentMark> {
+	const marks: Record<string, InstallmentMark> = {};
+	for (const [key, mark] of Object.entries(emitted)) {
+		const known = marks[key.toLowerCase()];
+		marks[key.toLowerCase()] = known
+			? { late: known.late || mark.late, seenAt: Math.max(known.seenAt, mark.seenAt) }
+			: { late: mark.late, seenAt: mark.seenAt };
+	}
+	return marks;
+}
+
+const RFC3339 =
+	/^(\d{4})-(\d{2})-(\d{2})[Tt ](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /**
- * A due date as Lendasat writes it (RFC 3339, with its offset), or NaN: Date.parse would also read
- * "1" as the year 2001, roll 30 February into March and read a date without offset in n8n's zone.
+ * A due date as Lendasat writes it, or NaN. The backend serialises every due date with
+ * time::serde::rfc3339 (hub 49781f87 routes/borrower/contracts.rs:1880), always with `Z` or an
+ * offset, and the schema says `format: date-time`. A date and time without an offset is refused,
+ * not read as UTC: its zone is unknown, and a guess could move the reminder, or the late flag, by
+ * up to 14 hours. Date.parse alone would also read "1" as the year 2001, roll 30 February into March
+ * and read a time without offset in n8n's own zone.
  */
 function dueTimestampOf(value: unknown): number {
-	const match = typeof value === 'string' ? RFC3339.exec(value) : null;
+	if (typeof value !== 'string') return Number.NaN;
+	const match = RFC3339.exec(value);
 	if (!match) return Number.NaN;
 	const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
 	const calendar = new Date(Date.UTC(year, month - 1, day));
 	if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return Number.NaN;
-	return timestampOf(value);
+	return timestampOf(value.toUpperCase().replace(' ', 'T'));
 }
 
 function windowEnd(now: number, daysAhead: number): number {
@@ -212,16 +265,31 @@ function isOpen(installment: IDataObject): boolean {
 	return OPEN_INSTALLMENT_STATUSES.has(String(installment.status));
 }
 
-/** The contract's open installments with a readable due date, each as the item it would emit. */
-function openInstallments(contract: IDataObject, now: number): OpenInstallment[] {
-	if (!isWatched(contract)) return [];
+/**
+ * The open installments of a watched contract, each as the item it would emit, and those it cannot
+ * place (no id, or a due date it cannot read).
+ */
+function readInstallments(
+	contract: IDataObject,
+	now: number,
+): { open: OpenInstallment[]; unreadable: UnreadableInstallment[] } {
+	const open: OpenInstallment[] = [];
+	const unreadable: UnreadableInstallment[] = [];
+	if (!isWatched(contract)) return { open, unreadable };
 	const installments = installmentsOf(contract);
 	const invoiceTarget = btcInvoiceTarget(contract, installments);
-	const open: OpenInstallment[] = [];
 	for (const installment of installments) {
+		if (!isOpen(installment)) continue;
 		const id = idOf(installment);
 		const dueAt = dueTimestampOf(installment.due_date);
-		if (id === undefined || !isOpen(installment) || !Number.isFinite(dueAt)) continue;
+		if (id === undefined || !Number.isFinite(dueAt)) {
+			unreadable.push({
+				contractId: String(contract.id),
+				installmentId: id,
+				dueDate: installment.due_date,
+			});
+			continue;
+		}
 		const late = installment.status === 'late' || dueAt < now;
 		open.push({
 			id,
@@ -230,7 +298,7 @@ function openInstallments(contract: IDataObject, now: number): OpenInstallment[]
 			item: toItem(contract, installment, id, dueAt, now, late, id === invoiceTarget),
 		});
 	}
-	return open;
+	return { open, unreadable };
 }
 
 /**
@@ -313,6 +381,33 @@ function valueOrNull(value: unknown): IDataObject[string] {
 
 function bySoonestDue(a: OpenInstallment, b: OpenInstallment): number {
 	return a.due - b.due || a.id.localeCompare(b.id);
+}
+
+/** The poll fails on an open installment it cannot place: skipping it would lose its reminder in silence. */
+function cannotRead(
+	context: IPollFunctions,
+	label: string,
+	unreadable: UnreadableInstallment[],
+): NodeOperationError {
+	const [{ contractId, installmentId, dueDate }] = unreadable;
+	const others =
+		unreadable.length > 1 ? ` ${unreadable.length - 1} more cannot be read either.` : '';
+	if (installmentId === undefined) {
+		return new NodeOperationError(context.getNode(), `${label}: an open installment has no ID`, {
+			description: `Contract ${contractId} lists an open installment without an id, so the trigger cannot tell whether it has reminded of it already.${others} ${KEPT_POSITION} Check the credential's Base URL: Lendasat gives every installment an id.`,
+		});
+	}
+	const due =
+		dueDate === undefined || dueDate === null
+			? 'has no due date'
+			: `is due ${describeValue(dueDate)}, which is not a date and time with a time-zone offset (RFC 3339, such as 2026-03-01T12:00:00Z, as Lendasat sends it)`;
+	return new NodeOperationError(
+		context.getNode(),
+		`${label}: the due date of an installment cannot be read`,
+		{
+			description: `Installment ${installmentId} of contract ${contractId} ${due}, so the trigger cannot tell when it falls due.${others} ${KEPT_POSITION} Check the credential's Base URL: Lendasat's backend always sends the offset.`,
+		},
+	);
 }
 
 function isInstallmentCursor(value: IDataObject): boolean {

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { isRecord } from '../validation/checks';
+import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
 import {
@@ -24,11 +25,20 @@ const NOTIFICATIONS_PATH = '/api/notifications';
 // Read notifications too: marking one read elsewhere must not hide it from the trigger.
 const ALL_NOTIFICATIONS = { unread_only: false };
 
+/**
+ * Lendasat's backend pages its three kinds of notification with one offset and cuts the merged page
+ * to the limit (live-api §4): the first page of up to 100 is the newest 100 exactly, later pages
+ * may leave some out for good. A poll whose news fit on the first page is exact; one that needs
+ * more reads the whole feed and fails unless it finds the server's `total`.
+ */
 function listing(label: string): NewestFirstListing {
 	return {
 		label,
 		path: NOTIFICATIONS_PATH,
 		qs: ALL_NOTIFICATIONS,
+		records: 'notifications',
+		lossyAfterFirstPage: `most likely because Lendasat lists only its newest ${MAX_PAGE_SIZE} notifications exactly (it pages contract, installment and chat notifications together and leaves some out past the first page) and more than that arrived since the last poll.`,
+		whenShort: `Polls fail while the notifications Lendasat cannot list are newer than the trigger's position: poll often enough that fewer than ${MAX_PAGE_SIZE} arrive in between. To go on from now instead, rename the trigger node: n8n keeps a trigger's position under the node's name, so a renamed trigger starts from the newest notification (the ones in between are not emitted).`,
 		idOf: notificationId,
 		timeOf: notificationTime,
 	};

@@ -13,20 +13,37 @@ export const OVERLAP_MS = 10 * 60_000;
 /** A guard against a server that never ends a listing: far beyond any real backlog between two polls. */
 const MAX_PAGES = 1000;
 
+/** Every error that fails a poll says so: its cursor was not touched. */
+export const KEPT_POSITION =
+	'Nothing was emitted and the trigger kept its position; the next poll tries again.';
+
 export interface NewestFirstListing {
 	label: string;
 	path: string;
 	qs: IDataObject;
+	/** What the records are called in messages: "contracts", "notifications". */
+	records: string;
 	/** The record's ID as text; undefined when it has none. */
 	idOf: (record: IDataObject) => string | undefined;
 	/** Milliseconds since the epoch, NaN when the record has no readable timestamp. */
 	timeOf: (record: IDataObject) => number;
+	/**
+	 * Set for a listing whose pages after the first may leave records out (Lendasat's notification
+	 * feed): its first page is exact, so a walk that needs more reads on to the end and must find the
+	 * server's `total`. The text says why a walk ended short, for the error.
+	 */
+	lossyAfterFirstPage?: string;
+	/** What to check when the pages end short of the total, for the error. */
+	whenShort: string;
 }
 
 /**
- * Reads a newest-first page/limit listing page by page until the records are older than
- * `stopBefore(newest timestamp seen)`, or the listing ends. Records that slid onto the next page
- * because others were updated in between are returned once.
+ * Reads a newest-first page/limit listing page by page, until the records are older than
+ * `stopBefore(newest timestamp seen)` or the server's `total` has been read. A page shorter than
+ * asked does not end the walk: a server may page by a smaller size, so the walk reads on by page
+ * number. When the pages run out (an empty page) before `total`, the poll fails: emitting part of
+ * what changed would lose the rest for good. Records that slid onto the next page because others
+ * were added in between are returned once; IDs are compared without case.
  */
 export async function walkNewestFirst(
 	context: IPollFunctions,
@@ -36,21 +53,24 @@ export async function walkNewestFirst(
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
 	let newest = -Infinity;
+	// The count when the walk began: records added meanwhile shift the pages but take nothing away.
+	let counted: number | undefined;
 
 	for (let page = 1; page <= MAX_PAGES; page++) {
-		const { data, total, totalPages } = await getPage(context, listing.label, listing.path, {
+		const { data, total } = await getPage(context, listing.label, listing.path, {
 			...listing.qs,
 			page,
 			limit: MAX_PAGE_SIZE,
 		});
+		if (page === 1) counted = total;
 		let added = 0;
 		let oldest = Infinity;
 		for (const record of data) {
 			const id = listing.idOf(record);
 			if (id === undefined)
 				throw refused(context, listing, `page ${page} holds records without an id`);
-			if (seen.has(id)) continue;
-			seen.add(id);
+			if (seen.has(id.toLowerCase())) continue;
+			seen.add(id.toLowerCase());
 			records.push(record);
 			added++;
 			const time = listing.timeOf(record);
@@ -59,28 +79,22 @@ export async function walkNewestFirst(
 				oldest = Math.min(oldest, time);
 			}
 		}
-		if (data.length < MAX_PAGE_SIZE || oldest < stopBefore(newest)) return records;
-		// A full page with nothing new means the server ignores `page`: reading on would loop, stopping would lose records.
+		if (counted !== undefined && records.length >= counted) return records;
+		if (data.length === 0) {
+			if (counted !== undefined) throw endedShort(context, listing, records.length, counted);
+			if (listing.lossyAfterFirstPage === undefined) return records;
+			throw refused(context, listing, 'it did not say how many records there are');
+		}
+		// A page with nothing new means the server ignores `page`: reading on would loop, stopping would lose records.
 		if (added === 0)
 			throw refused(context, listing, `page ${page} repeated records it had already sent`);
-		if (totalPages !== undefined && page >= totalPages) {
-			if (total !== undefined && total > page * MAX_PAGE_SIZE) {
-				throw refused(
-					context,
-					listing,
-					`it said page ${page} was the last, but counted ${total} records`,
-				);
-			}
-			return records;
-		}
+		const reachedCursor = oldest < stopBefore(newest);
+		if (reachedCursor && (page === 1 || listing.lossyAfterFirstPage === undefined)) return records;
 	}
-	throw new NodeOperationError(
-		context.getNode(),
-		`${listing.label}: more than ${MAX_PAGES * MAX_PAGE_SIZE} records changed since the last poll`,
-		{
-			description:
-				'The trigger stopped instead of skipping any of them. Poll more often, or reactivate the workflow to start from now.',
-		},
+	throw refused(
+		context,
+		listing,
+		`it had read ${MAX_PAGES} pages and the server still offered more`,
 	);
 }
 
@@ -99,6 +113,23 @@ export function byTimeAscending<T>(timeOf: (entry: T) => number) {
 	};
 }
 
+/** The pages ended before the server's total: the poll fails rather than emit part of what changed. */
+function endedShort(
+	context: IPollFunctions,
+	listing: NewestFirstListing,
+	read: number,
+	total: number,
+): NodeOperationError {
+	const why = listing.lossyAfterFirstPage ?? 'so the poll could not see them all.';
+	return new NodeOperationError(
+		context.getNode(),
+		`${listing.label}: Lendasat returned ${read} of ${total} ${listing.records}`,
+		{
+			description: `The server counted ${total} ${listing.records}, but its pages ended after ${read}, ${why} ${KEPT_POSITION} ${listing.whenShort}`,
+		},
+	);
+}
+
 /** The poll fails and its cursor stays where it was: emitting part of what changed would lose the rest for good. */
 function refused(
 	context: IPollFunctions,
@@ -109,7 +140,7 @@ function refused(
 		context.getNode(),
 		`${listing.label}: Lendasat sent pages the trigger cannot walk`,
 		{
-			description: `The poll stopped because ${problem}. Nothing was emitted and the trigger's position was kept, so nothing is lost; check the credential's base URL.`,
+			description: `The poll stopped because ${problem}. ${KEPT_POSITION} Check the credential's Base URL.`,
 		},
 	);
 }

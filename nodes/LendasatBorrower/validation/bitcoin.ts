@@ -197,11 +197,15 @@ function witnessOutputType(version: number, programLength: number): BitcoinAddre
 
 /**
  * Decodes any Bech32 or Bech32m string (BIP-173 / BIP-350): human-readable part, 5-bit data
- * words without the checksum, and which checksum variant matched.
+ * words without the checksum, and which checksum variant matched. BIP-173 allows 90 characters;
+ * formats that carry more (Ark addresses) pass a larger `maxLength`.
  */
-export function decodeBech32(text: string): Bech32Decoded | { error: string } {
-	if (text.length > BECH32_MAX_LENGTH) {
-		return { error: `too long (${text.length} characters, at most ${BECH32_MAX_LENGTH})` };
+export function decodeBech32(
+	text: string,
+	maxLength = BECH32_MAX_LENGTH,
+): Bech32Decoded | { error: string } {
+	if (text.length > maxLength) {
+		return { error: `too long (${text.length} characters, at most ${maxLength})` };
 	}
 	if (text !== text.toLowerCase() && text !== text.toUpperCase()) {
 		return { error: 'mixes upper- and lower-case letters' };
@@ -279,6 +283,87 @@ function convertBits(
 }
 
 // ---------------------------------------------------------------------------------------
+// Ark addresses (Arkade's off-chain Bitcoin)
+
+/** Which network an Ark address is for: `ark` is mainnet; every test network (signet, mutinynet, regtest) uses `tark`. */
+export type ArkNetwork = 'mainnet' | 'test';
+
+export interface ParsedArkAddress {
+	network: ArkNetwork;
+	version: number;
+	/** The Ark server's x-only public key (hex). */
+	serverKey: string;
+	/** The x-only taproot output key of the VTXO the address pays to (hex). */
+	vtxoTaprootKey: string;
+}
+
+const ARK_HRP_NETWORKS: Record<string, ArkNetwork> = { ark: 'mainnet', tark: 'test' };
+/** Arkade's SDK decodes Ark addresses with bech32m's largest limit, not BIP-173's 90 characters. */
+const ARK_ADDRESS_MAX_LENGTH = 1023;
+/** A version byte, the server's 32-byte x-only key, the VTXO's 32-byte taproot key. */
+const ARK_ADDRESS_BYTES = 65;
+const ARK_ADDRESS_VERSION = 0;
+
+/** Whether the text starts like an Ark address (`ark1…` or `tark1…`, either case), valid or not. */
+export function looksLikeArkAddress(address: string): boolean {
+	return /^t?ark1/i.test(address);
+}
+
+/**
+ * Fully validates an Ark address: bech32m (BIP-350) with the prefix `ark` (mainnet) or `tark` (test
+ * networks), holding exactly 65 bytes: version 0, the server's x-only key, the VTXO's taproot key.
+ * Whether the keys lie on the curve is left to the caller. Surrounding whitespace is an error.
+ */
+export function parseArkAddress(address: string): ParsedArkAddress | { error: string } {
+	if (address.length === 0) return { error: 'empty' };
+	if (/\s/.test(address)) return { error: 'contains spaces or line breaks' };
+	if (!looksLikeArkAddress(address)) {
+		return { error: 'not an Ark address (it starts neither with ark1 nor with tark1)' };
+	}
+	const hrp = address.slice(0, address.indexOf('1')).toLowerCase();
+	const forbidden = findForbiddenBech32DataCharacter(address.slice(hrp.length + 1));
+	if (forbidden !== undefined) {
+		return {
+			error: `contains '${forbidden}', which never appears in this kind of address (1, b, i and o are not used after the prefix)`,
+		};
+	}
+	const decoded = decodeBech32(address, ARK_ADDRESS_MAX_LENGTH);
+	if ('error' in decoded) return decoded;
+	if (decoded.encoding !== 'bech32m') {
+		return {
+			error:
+				'checksum does not match (a character is mistyped, or it was made with bech32 where Ark uses bech32m)',
+		};
+	}
+	const data = convertBits(decoded.words, 5, 8);
+	if ('error' in data) return data;
+	return interpretArkData(data.values, ARK_HRP_NETWORKS[decoded.hrp]);
+}
+
+function interpretArkData(
+	bytes: number[],
+	network: ArkNetwork,
+): ParsedArkAddress | { error: string } {
+	if (bytes.length === ARK_ADDRESS_BYTES - 1) {
+		return {
+			error:
+				'holds 64 bytes, the early Ark address format without a version byte, which current Ark wallets no longer read; use an address your Ark wallet gives you now',
+		};
+	}
+	if (bytes.length !== ARK_ADDRESS_BYTES) {
+		return { error: `${WRONG_LENGTH}: it holds ${bytes.length} bytes instead of 65` };
+	}
+	if (bytes[0] !== ARK_ADDRESS_VERSION)
+		return { error: `unknown Ark address version (${bytes[0]})` };
+	return {
+		network,
+		version: bytes[0],
+		serverKey: toHex(Uint8Array.from(bytes.slice(1, 33))),
+		vtxoTaprootKey: toHex(Uint8Array.from(bytes.slice(33, 65))),
+	};
+}
+
+// ---------------------------------------------------------------------------------------
 // Raw transactions (consensus serialization, BIP-144 for SegWit)
 
 /** One input of a parsed transaction. */
@@ -325,13 +410,18 @@ const TXID_BYTES = 32;
 const MIN_INPUT_BYTES = TXID_BYTES + 4 + 1 + 4;
 const MIN_OUTPUT_BYTES = 8 + 1;
 
-class TransactionProblem extends Error {}
+/** What is wrong with a serialization being read (a transaction, a PSBT), as its reader found it. */
+export class TransactionProblem extends Error {}
 
-/** Reads the serialization front to back; every read names what it reads, for the error. */
-class TransactionReader {
+/** Reads a serialization front to back; every read names what it reads, for the error. */
+export class TransactionReader {
 	offset = 0;
 
-	constructor(readonly bytes: Uint8Array) {}
+	/** `cutOff` is the question an early end raises, e.g. "is the hex cut off?". */
+	constructor(
+		readonly bytes: Uint8Array,
+		private readonly cutOff = 'is the hex cut off?',
+	) {}
 
 	get remaining(): number {
 		return this.bytes.length - this.offset;
@@ -341,7 +431,7 @@ class TransactionReader {
 		if (length > this.remaining) {
 			const missing = length - this.remaining;
 			throw new TransactionProblem(
-				`ends too early: ${what} needs ${missing} more byte${missing === 1 ? '' : 's'} (is the hex cut off?)`,
+				`ends too early: ${what} needs ${missing} more byte${missing === 1 ? '' : 's'} (${this.cutOff})`,
 			);
 		}
 		const slice = this.bytes.subarray(this.offset, this.offset + length);
@@ -380,7 +470,7 @@ class TransactionReader {
 			);
 		if (value > BigInt(this.remaining)) {
 			throw new TransactionProblem(
-				`${what} says ${value}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`,
+				`${what} says ${value}, more than the ${this.remaining} bytes left could hold (${this.cutOff})`,
 			);
 		}
 		return Number(value);
@@ -391,7 +481,7 @@ class TransactionReader {
 		const count = this.count(what);
 		if (count * minBytes > this.remaining) {
 			throw new TransactionProblem(
-				`${what} says ${count}, more than the ${this.remaining} bytes left could hold (is the hex cut off?)`,
+				`${what} says ${count}, more than the ${this.remaining} bytes left could hold (${this.cutOff})`,
 			);
 		}
 		return count;
@@ -423,7 +513,7 @@ export function parseBitcoinTransactionHex(hex: string): ParsedTransaction | { e
 	return 'error' in bytes ? bytes : parseBitcoinTransaction(bytes.bytes);
 }
 
-function hasPsbtMagic(bytes: Uint8Array): boolean {
+export function hasPsbtMagic(bytes: Uint8Array): boolean {
 	return bytes.length >= 5 && [0x70, 0x73, 0x62, 0x74, 0xff].every((byte, i) => bytes[i] === byte);
 }
 
@@ -537,6 +627,6 @@ function readWitness(reader: TransactionReader, name: string): number {
 	return items;
 }
 
-function toHex(bytes: Uint8Array): string {
+export function toHex(bytes: Uint8Array): string {
 	return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -2,6 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	decodeBech32,
+	looksLikeArkAddress,
+	parseArkAddress,
 	parseBitcoinAddress,
 	parseBitcoinTransactionHex,
 	PSBT_NOT_TRANSACTION,
@@ -9,6 +11,7 @@ import {
 	type ParsedTransaction,
 } from './bitcoin';
 import { correctTimezoneCase, isAreaCityTimezone, resolveTimezone } from './timezones';
+import { isOnCurveX } from '../encryption/secp256k1';
 
 /**
  * Every `check…` function returns null when the value is acceptable, otherwise one or two
@@ -146,6 +149,42 @@ function findEquivalentAreaCityTimezone(zone: string): string | undefined {
 	return resolved !== undefined && isAreaCityTimezone(resolved) ? resolved : undefined;
 }
 
+const REFERRAL_CODE_MAX_LENGTH = 64;
+
+/** A referral code as Lendasat issues them (LAS-7KQ2M, or a partner's own word): one word of plain characters, exact case. */
+export function checkReferralCode(value: unknown): ValidationProblem {
+	const hint =
+		' A referral code looks like LAS-7KQ2M; Lendasat compares it exactly, letter case included.';
+	if (typeof value !== 'string')
+		return `Expected a referral code as text, got ${describeValue(value)}.${hint}`;
+	const code = value.trim();
+	if (code === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(code);
+	if (/\s/.test(code)) return `${shown} contains spaces.${hint}`;
+	if (!PRINTABLE_ASCII_PATTERN.test(code))
+		return `${shown} contains a character that does not belong in a referral code.${hint}`;
+	if (code.length > REFERRAL_CODE_MAX_LENGTH)
+		return `Too long: ${code.length} characters, at most ${REFERRAL_CODE_MAX_LENGTH}.${hint}`;
+	return null;
+}
+
+const LOCALE_EXAMPLE = 'en-US';
+/** A BCP-47 language tag of the usual shape: language, optional script, optional region (de-DE, zh-Hant-TW, es-419). */
+const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
+
+/** A language tag such as en-US or de-DE (BCP-47: language, optional script, optional region). */
+export function checkLocale(value: unknown): ValidationProblem {
+	if (typeof value !== 'string')
+		return `Expected a language tag like ${LOCALE_EXAMPLE}, got ${describeValue(value)}.`;
+	const locale = value.trim();
+	if (locale === '') return `Must not be empty. Enter a language tag like ${LOCALE_EXAMPLE}.`;
+	if (LOCALE_PATTERN.test(locale)) return null;
+	const shown = describeValue(locale);
+	if (/_/.test(locale))
+		return `${shown} uses an underscore; write the tag with a dash, like ${locale.replace(/_/g, '-')}.`;
+	return `${shown} is not a language tag. Use a language, optionally with a region, like ${LOCALE_EXAMPLE}, de-DE or es.`;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function checkUuid(value: unknown): ValidationProblem {
@@ -159,6 +198,44 @@ export function checkUuid(value: unknown): ValidationProblem {
 	if (/\s/.test(id)) return `${shown} contains spaces.${hint}`;
 	if (/^[0-9a-f]{32}$/i.test(id)) return `${shown} is missing the dashes.${hint}`;
 	return `${shown} is not an ID of the form 8-4-4-4-12 hexadecimal characters.${hint}`;
+}
+
+/** What `checkText` asks of a piece of free text a person writes (a dispute's reason, a message). */
+export interface TextRules {
+	/** As a message names it, e.g. "a reason". */
+	what: string;
+	example: string;
+	maxLength: number;
+	/** Whether line breaks and tabs belong in it (a message), or it is one line (a reason). */
+	multiline: boolean;
+}
+
+/**
+ * Free text for other people to read: not empty, at most `maxLength` characters, no control
+ * characters (line breaks and tabs only where `multiline`), and no Lendasat API key, which would
+ * be handed to whoever reads the text. The key is never repeated in the message.
+ */
+export function checkText(rules: TextRules): (value: unknown) => ValidationProblem {
+	const hint = ` Enter ${rules.what}, e.g. ${rules.example}.`;
+	return (value) => {
+		if (typeof value !== 'string' && typeof value !== 'number')
+			return `Expected ${rules.what} as text, got ${describeValue(value)}.${hint}`;
+		const text = String(value).trim();
+		if (text === '') return `Must not be empty.${hint}`;
+		if (holdsLendasatKey(text)) {
+			return 'Holds what looks like a Lendasat API key (not shown). Others read this text: remove the key.';
+		}
+		const control = rules.multiline ? /[^\P{Cc}\t\n\r]/u : /\p{Cc}/u;
+		if (control.test(text)) {
+			return rules.multiline
+				? `${describeValue(text)} contains a control character other than a line break or tab.${hint}`
+				: `${describeValue(text)} contains a line break, tab or other control character: keep it to one line.${hint}`;
+		}
+		const length = characterCount(text);
+		if (length > rules.maxLength)
+			return `Too long: ${length} characters, at most ${rules.maxLength} are allowed.`;
+		return null;
+	};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -323,6 +400,80 @@ function isOnEnvironmentNetwork(network: BitcoinNetwork, environment: Credential
 	return environment === 'mainnet' ? network === 'mainnet' : network !== 'mainnet';
 }
 
+/**
+ * Which kind of address a loan's collateral goes back to: an on-chain Bitcoin address (offers with
+ * collateral_asset BitcoinBtc), an Ark address (ArkadeBtc), or either where the offer is not known.
+ */
+export type CollateralAddressKind = 'onchain' | 'ark' | 'either';
+
+const ARK_PREFIXES: Record<CredentialNetwork, string> = { mainnet: 'ark1…', test: 'tark1…' };
+
+function arkPrefixFor(expected: ExpectedBitcoinNetwork): string {
+	return expected === 'any' ? 'ark1… or tark1…' : ARK_PREFIXES[expected];
+}
+
+function onchainExampleFor(expected: ExpectedBitcoinNetwork): string {
+	return expected === 'test' ? TEST_ADDRESS_EXAMPLE : MAINNET_ADDRESS_EXAMPLE;
+}
+
+/**
+ * An Ark address (Arkade collateral): bech32m `ark1…` on mainnet, `tark1…` on the test networks,
+ * holding version 0 and two x-only keys on secp256k1. `expected` is the credential's network.
+ */
+export function checkArkAddress(
+	value: unknown,
+	expected: ExpectedBitcoinNetwork,
+): ValidationProblem {
+	const hint = ` Enter the Ark address (${arkPrefixFor(expected)}, about 114 characters) your Ark wallet gives you.`;
+	if (typeof value !== 'string')
+		return `Expected an Ark address, got ${describeValue(value)}.${hint}`;
+	const address = value.trim();
+	if (address === '') return `Must not be empty.${hint}`;
+	const shown = describeValue(address);
+	const parsed = parseArkAddress(address);
+	if ('error' in parsed) return `${shown} is not a valid Ark address: ${parsed.error}.${hint}`;
+	const offCurve = [
+		['server key', parsed.serverKey],
+		['VTXO key', parsed.vtxoTaprootKey],
+	].find(([, key]) => !isOnCurveX(BigInt(`0x${key}`)));
+	if (offCurve) {
+		return `${shown} is not a valid Ark address: its ${offCurve[0]} is not a point on the secp256k1 curve, so no Ark wallet made it.${hint}`;
+	}
+	if (expected !== 'any' && parsed.network !== expected) {
+		return `${shown} is ${parsed.network === 'mainnet' ? 'a mainnet' : 'a test-network'} Ark address, but the credential's environment is ${CREDENTIAL_ENVIRONMENTS[expected]}; its Ark addresses start with ${ARK_PREFIXES[expected]}.`;
+	}
+	return null;
+}
+
+/**
+ * The address the collateral goes back to, of the kind the offer takes (see CollateralAddressKind) and
+ * on the credential's network. Given the wrong kind, the problem says which kind the offer takes.
+ */
+export function checkCollateralAddress(
+	value: unknown,
+	expected: ExpectedBitcoinNetwork,
+	kind: CollateralAddressKind,
+): ValidationProblem {
+	const text = typeof value === 'string' ? value.trim() : undefined;
+	const isArk = text !== undefined && looksLikeArkAddress(text);
+	if (kind === 'ark') {
+		if (text !== undefined && !isArk && checkBitcoinAddress(text, 'any') === null) {
+			return `This offer takes Arkade collateral: enter an Ark address (${arkPrefixFor(expected)}) from your Ark wallet, not ${describeValue(text)}, which is an on-chain Bitcoin address.`;
+		}
+		return checkArkAddress(value, expected);
+	}
+	if (isArk) {
+		if (kind === 'onchain') {
+			return `This offer takes on-chain Bitcoin collateral: enter a Bitcoin address like ${onchainExampleFor(expected)}, not ${describeValue(text)}, which is an Ark address (only for Arkade offers).`;
+		}
+		return checkArkAddress(value, expected);
+	}
+	const problem = checkBitcoinAddress(value, expected);
+	return problem && kind === 'either' && text !== undefined && text !== ''
+		? `${problem} For an Arkade offer, enter an Ark address (${arkPrefixFor(expected)}) instead.`
+		: problem;
+}
+
 const PRINTABLE_ASCII_PATTERN = /^[\x21-\x7e]+$/;
 const HEX_ADDRESS_PATTERN = /^0x[0-9a-f]{1,64}$/i;
 
@@ -359,8 +510,6 @@ export function checkStablecoinAddress(value: unknown): ValidationProblem {
 // Keys
 
 const DERIVATION_PATH_EXAMPLE = "m/84'/0'/0'/0/0";
-/** The field prime of secp256k1. */
-const SECP256K1_P = 2n ** 256n - 2n ** 32n - 977n;
 const MAX_CHILD_INDEX = 2 ** 31 - 1;
 
 /**
@@ -382,26 +531,9 @@ export function checkCompressedPublicKey(value: unknown): ValidationProblem {
 	if (key.length !== 66) return `${shown} has ${key.length} characters instead of 66.${hint}`;
 	if (!/^0[23]/.test(key))
 		return `${shown} starts with ${key.slice(0, 2)} instead of 02 or 03.${hint}`;
-	if (!isOnSecp256k1(BigInt(`0x${key.slice(2)}`)))
+	if (!isOnCurveX(BigInt(`0x${key.slice(2)}`)))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
-}
-
-/** Whether some y satisfies y² = x³ + 7 (mod p), by Euler's criterion. */
-function isOnSecp256k1(x: bigint): boolean {
-	if (x >= SECP256K1_P) return false;
-	const rhs = (modPow(x, 3n, SECP256K1_P) + 7n) % SECP256K1_P;
-	return rhs === 0n || modPow(rhs, (SECP256K1_P - 1n) / 2n, SECP256K1_P) === 1n;
-}
-
-function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-	let result = 1n;
-	let b = base % modulus;
-	for (let e = exponent; e > 0n; e >>= 1n) {
-		if (e & 1n) result = (result * b) % modulus;
-		b = (b * b) % modulus;
-	}
-	return result;
 }
 
 /** A BIP-32 derivation path from the master key: m, then child indexes, hardened ones marked ', h or H. */
@@ -453,7 +585,7 @@ export function checkNpub(value: unknown): ValidationProblem {
 		return `${shown} does not hold a 32-byte key (wrong length).${hint}`;
 	}
 	const x = words.reduce((accumulator, word) => (accumulator << 5n) | BigInt(word), 0n) >> 4n;
-	if (!isOnSecp256k1(x))
+	if (!isOnCurveX(x))
 		return `${shown} is not a point on the secp256k1 curve: check for a typo.${hint}`;
 	return null;
 }
@@ -624,9 +756,15 @@ export function describeValue(value: unknown): string {
 
 /**
  * A Lendasat key pasted into the wrong field is never repeated in an error: a borrower key, a
- * partner master key (las-…) or a legacy key (ldst-acc-…).
+ * partner master key (las- and letters with a digit, as the docs' las-BTC21; not "las-vegas") or a
+ * legacy key (ldst-acc-…).
  */
-const LENDASAT_KEY_PATTERN = /lndst_sk_|\blas-[A-Za-z0-9_-]{4,}|\bldst-acc-/i;
+const LENDASAT_KEY_PATTERN = /lndst_sk_|\blas-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{5,}|\bldst-acc-/i;
+
+/** Whether text holds something shaped like a Lendasat key. */
+export function holdsLendasatKey(text: string): boolean {
+	return LENDASAT_KEY_PATTERN.test(text);
+}
 
 function cutToExcerpt(text: string): string {
 	const characters = [...text];

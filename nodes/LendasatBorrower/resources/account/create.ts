@@ -6,11 +6,15 @@ import type {
 } from 'n8n-workflow';
 
 import { requireText } from '../../validation/parameters';
-import { listAreaCityTimezones } from '../../validation/timezones';
+import { timezoneOptions } from '../../descriptions/timezones';
 import { apiRoute } from '../../transport/apiRoute';
 import { checkEmail, checkName, checkTimezone } from '../../validation/checks';
 
 const showOnlyForAccountCreate = { show: { resource: ['account'], operation: ['create'] } };
+/** Name and Email are asked the same way by both ways to create an account. */
+const showForBothCreates = {
+	show: { resource: ['account'], operation: ['create', 'createWithOwnKey'] },
+};
 
 export const accountCreateOperation: INodePropertyOptions = {
 	name: 'Create',
@@ -19,8 +23,6 @@ export const accountCreateOperation: INodePropertyOptions = {
 	description: 'Create a borrower account for one of your users; needs a partner master key',
 	routing: apiRoute(
 		{
-			resource: 'account',
-			operation: 'create',
 			label: 'Account → Create',
 			toolDescription:
 				"Create a borrower account: a partner creates a user's account and gets its borrower API key back",
@@ -42,7 +44,7 @@ export const accountCreateFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. Satoshi Nakamoto',
 		description: 'Name of the borrower, at most 100 characters',
-		displayOptions: showOnlyForAccountCreate,
+		displayOptions: showForBothCreates,
 	},
 	{
 		displayName: 'Email',
@@ -52,14 +54,14 @@ export const accountCreateFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'name@email.com',
 		description: "The borrower's e-mail address",
-		displayOptions: showOnlyForAccountCreate,
+		displayOptions: showForBothCreates,
 	},
 	{
 		displayName: 'Timezone',
 		name: 'timezone',
 		type: 'options',
 		required: true,
-		options: listAreaCityTimezones().map((zone) => ({ name: zone, value: zone })),
+		options: timezoneOptions(),
 		default: '',
 		description:
 			"The borrower's IANA time zone of the form Area/City. Type to search, or use an expression.",

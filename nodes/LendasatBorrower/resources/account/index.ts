@@ -1,6 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { accountCreateFields, accountCreateOperation } from './create';
+import {
+	accountCreateWithOwnKeyFields,
+	accountCreateWithOwnKeyOperation,
+} from './createWithOwnKey';
 
 export const accountDescription: INodeProperties[] = [
 	{
@@ -9,8 +13,9 @@ export const accountDescription: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['account'] } },
-		options: [accountCreateOperation],
+		options: [accountCreateOperation, accountCreateWithOwnKeyOperation],
 		default: 'create',
 	},
 	...accountCreateFields,
+	...accountCreateWithOwnKeyFields,
 ];

@@ -23,8 +23,6 @@ export const apiKeyCreateOperation: INodePropertyOptions = {
 		'Create a new borrower API key for this account. The key is returned only this once (as api_key): store it right away, it cannot be read again.',
 	routing: apiRoute(
 		{
-			resource: 'apiKey',
-			operation: 'create',
 			label: 'API Key → Create',
 			toolDescription:
 				'Create an API key: returns a new secret borrower key once, to be stored right away',

@@ -26,8 +26,6 @@ export const apiKeyDeleteOperation: INodePropertyOptions = {
 	description: "Revoke one of this account's API keys; it stops working at once",
 	routing: apiRoute(
 		{
-			resource: 'apiKey',
-			operation: 'delete',
 			label: 'API Key → Delete',
 			toolDescription:
 				'Delete an API key: revokes it at once (irreversible); needs the numeric key ID',

@@ -11,8 +11,6 @@ export const apiKeyGetAllOperation: INodePropertyOptions = {
 		"List this account's API keys: ID, description and creation time (never the key itself)",
 	routing: apiRoute(
 		{
-			resource: 'apiKey',
-			operation: 'getAll',
 			label: 'API Key → Get Many',
 			toolDescription:
 				'Get many API keys: their IDs, descriptions and creation times, never the keys',

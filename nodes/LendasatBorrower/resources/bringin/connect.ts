@@ -32,8 +32,6 @@ export const bringinConnectOperation: INodePropertyOptions = {
 		'Ask Bringin to connect the account with this e-mail address: Bringin e-mails it a link to approve, or to sign up first. Output: {bringin_email, signup_url, next_step}; signup_url is set when the address has no Bringin account yet. Each run sends another e-mail.',
 	routing: apiRoute(
 		{
-			resource: 'bringin',
-			operation: 'connect',
 			label: 'Bringin → Connect',
 			toolDescription:
 				'Connect a Bringin account: Bringin e-mails the address a link to approve the connection or to sign up; returns the sign-up link when there is one',

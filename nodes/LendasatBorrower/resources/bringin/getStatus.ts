@@ -12,8 +12,6 @@ export const bringinGetStatusOperation: INodePropertyOptions = {
 		'Whether this account is connected to Bringin, as {has_key}: true once Bringin has confirmed the connection (a Bringin loan needs it), false before',
 	routing: apiRoute(
 		{
-			resource: 'bringin',
-			operation: 'getStatus',
 			label: 'Bringin → Get Status',
 			toolDescription:
 				'Get whether the account is connected to Bringin (needed for Bringin loans): returns has_key true or false; changes nothing',

@@ -21,8 +21,6 @@ export const cardCreateOperation: INodePropertyOptions = {
 		'Order a new PayWithMoon card: Lendasat returns an invoice, {invoice_id, address, crypto_amount, currency, usd_amount, expires_at}. Pay crypto_amount in that currency to the address before it expires; the card is made once the invoice is paid and then appears in Card → Get Many. Each run makes a new invoice.',
 	routing: apiRoute(
 		{
-			resource: 'card',
-			operation: 'create',
 			label: 'Card → Create',
 			toolDescription:
 				'Create a PayWithMoon card: makes an invoice to pay for a new card loaded with the amount in USD; returns where to send how much crypto and when it expires; the card exists only once paid',

@@ -26,8 +26,6 @@ export const cardGetAllOperation: INodePropertyOptions = {
 		"List this account's PayWithMoon cards: each card's ID (the moon_card_id a PayWithMoon contract tops up), balance, available_balance, expiration and pan_last4, the last four digits of its number. The full number and the security code are left out unless Include Card Secrets is on.",
 	routing: apiRoute(
 		{
-			resource: 'card',
-			operation: 'getAll',
 			label: 'Card → Get Many',
 			toolDescription:
 				"Get many PayWithMoon cards: each card's ID, balance, available balance, expiry and the last four digits of its number; changes nothing",

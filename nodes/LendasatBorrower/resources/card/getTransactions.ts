@@ -24,8 +24,6 @@ export const cardGetTransactionsOperation: INodePropertyOptions = {
 		"List a PayWithMoon card's transactions. Each item is {type, data}: type is Card (a payment), CardAuthorizationRefund or DeclineData (a declined payment); data holds its datetime, merchant, amount and, for payments, transaction_id, transaction_status, currencies and fees.",
 	routing: apiRoute(
 		{
-			resource: 'card',
-			operation: 'getTransactions',
 			label: 'Card → Get Transactions',
 			toolDescription:
 				"Get a PayWithMoon card's transactions: payments, refunds and declined payments with merchant, amount and date; changes nothing",

@@ -25,8 +25,6 @@ export const cardTopUpOperation: INodePropertyOptions = {
 		'Load more US dollars onto one of your PayWithMoon cards: Lendasat returns an invoice, {invoice_id, card_id, address, crypto_amount, currency, usd_amount, expires_at}. Pay crypto_amount in that currency to the address before it expires; the card is loaded once the invoice is paid. Each run makes a new invoice.',
 	routing: apiRoute(
 		{
-			resource: 'card',
-			operation: 'topUp',
 			label: 'Card → Top Up',
 			toolDescription:
 				'Top up a PayWithMoon card: makes an invoice to load the amount in USD onto the card; returns where to send how much crypto and when it expires; the card is loaded only once paid',

@@ -21,8 +21,6 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 		'Publish the claim transaction you signed outside n8n (the PSBT from Get Claim PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosingByClaim (Closed once the transaction confirms).',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'broadcastClaim',
 			label: 'Contract → Broadcast Claim',
 			toolDescription:
 				'Broadcast the signed claim transaction: moves the collateral to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosingByClaim',

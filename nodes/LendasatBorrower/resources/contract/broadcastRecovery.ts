@@ -22,8 +22,6 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 		'Publish the recovery transaction you signed outside n8n (the PSBT from Get Recovery PSBT, signed with the key behind borrower_pk, finalized and extracted). This moves the collateral on-chain and cannot be undone. The node checks that it is a whole, signed Bitcoin transaction, not a PSBT, before sending; it never asks for a private key. Output: the contract ID, the txid and status ClosedByRecovery.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'broadcastRecovery',
 			label: 'Contract → Broadcast Recovery',
 			toolDescription:
 				'Broadcast the signed recovery transaction: moves the collateral back to your Bitcoin address (irreversible); returns the txid, the contract becomes ClosedByRecovery',

@@ -15,8 +15,6 @@ export const contractCancelOperation: INodePropertyOptions = {
 		'Withdraw a contract request that is still Requested or Approved (before collateral is sent). The output is the contract ID with cancelled: true.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'cancel',
 			label: 'Contract → Cancel',
 			toolDescription:
 				'Cancel a contract request: withdraws it while it is Requested or Approved (irreversible)',

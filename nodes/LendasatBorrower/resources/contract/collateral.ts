@@ -11,7 +11,8 @@ import { failureOf, type ApiClient, type OperationRequest } from '../../transpor
 import { liveErrorBodyWithout } from '../../transport/answer';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
-import { parseBitcoinTransactionHex } from '../../validation/bitcoin';
+import { decodeHex, parseBitcoinTransactionHex } from '../../validation/bitcoin';
+import { bytesToBase64 } from '../../validation/psbt';
 import {
 	checkFeeRate,
 	checkSignedTransaction,
@@ -178,18 +179,8 @@ export function confirmBroadcast(status: string) {
 	};
 }
 
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** Hex to standard base64 with padding (the form BIP-174 and wallets use for PSBTs). */
-export function hexToBase64(hex: string): string {
-	const bytes = hex.match(/../g)?.map((pair) => parseInt(pair, 16)) ?? [];
-	let text = '';
-	for (let i = 0; i < bytes.length; i += 3) {
-		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-		text += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
-		text += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
-		text += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
-	}
-	return text;
+/** Hex (already checked) to standard base64 with padding, the form most wallets import a PSBT in. */
+function hexToBase64(hex: string): string {
+	const decoded = decodeHex(hex);
+	return 'error' in decoded ? '' : bytesToBase64(decoded.bytes);
 }

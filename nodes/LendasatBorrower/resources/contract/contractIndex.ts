@@ -12,7 +12,8 @@ export interface ContractListPage {
 export type ReadContractPage = (page: number) => Promise<ContractListPage | 'unsupported'>;
 
 export type LookupOutcome =
-	| { kind: 'found'; contract: IDataObject }
+	/** Every contract carrying the client_contract_id (usually one), each as the latest walk read it. */
+	| { kind: 'found'; contracts: IDataObject[] }
 	| { kind: 'absent' }
 	/** The server has no list of contracts (the specification shows none). */
 	| { kind: 'unsupported' }
@@ -41,12 +42,15 @@ interface Walk {
  * shared by every item of one run of the node, so that many lookups cost few list requests: a
  * lookup reuses a walk that started after it was asked for, and a new walk stops where the last
  * complete one began. Reading newest first is safe while contracts are being created: a new one
- * shifts older ones to later pages, so the walk sees some twice but skips none.
+ * shifts older ones to later pages, so the walk sees some twice but skips none. A server found to
+ * have no contract list is not asked again.
  */
 export class ContractIndex {
-	private readonly byClientId = new Map<string, IDataObject>();
+	/** Lower-cased client_contract_id → contract id → the record as last read. */
+	private readonly byClientId = new Map<string, Map<string, IDataObject>>();
 	private lastWalk?: Walk;
 	private complete?: { coversFrom: number; startedAt: number };
+	private listsNoContracts = false;
 
 	/**
 	 * `gatherMs`: how long a new walk waits before reading, so that lookups asked for meanwhile (other
@@ -66,6 +70,7 @@ export class ContractIndex {
 		need: { freshAfter: number; coverFrom: number },
 		readPage: ReadContractPage,
 	): Promise<LookupOutcome> {
+		if (this.listsNoContracts) return { kind: 'unsupported' };
 		let walk = this.lastWalk;
 		if (!walk || !serves(walk, need)) {
 			if (walk) await walk.done;
@@ -76,8 +81,8 @@ export class ContractIndex {
 		}
 		const result = await walk.done;
 		if (result.kind !== 'complete') return result;
-		const contract = this.byClientId.get(clientId.toLowerCase());
-		return contract ? { kind: 'found', contract } : { kind: 'absent' };
+		const contracts = this.byClientId.get(clientId.toLowerCase());
+		return contracts ? { kind: 'found', contracts: [...contracts.values()] } : { kind: 'absent' };
 	}
 
 	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
@@ -97,6 +102,7 @@ export class ContractIndex {
 		const walk: Walk = { startedAt, coversFrom, done: read() };
 		walk.done = walk.done.then((result) => {
 			if (result.kind === 'complete') this.complete = { coversFrom, startedAt };
+			if (result.kind === 'unsupported') this.listsNoContracts = true;
 			return result;
 		});
 		this.lastWalk = walk;
@@ -106,10 +112,17 @@ export class ContractIndex {
 	/**
 	 * Reads pages until one reaches below `stopBelow` or the list ends; never throws. A list that is
 	 * not newest first cannot be cut off by time, and records without a client_contract_id field
-	 * cannot be searched by it: neither may prove that a contract does not exist.
+	 * cannot be searched by it: neither may prove that a contract does not exist. Contracts created
+	 * while it reads (other executions, other workers) push older ones onto the next page, where
+	 * they come again, newer than the last one read; after a long wait for a turn, the new ones
+	 * themselves may come on a later page, newer than all of page 1. Neither counts as disorder.
+	 * Two pages in a row that hold nothing new are the server repeating itself.
 	 */
 	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
 		let previous = Infinity;
+		let newestOnFirstPage = -Infinity;
+		let pagesWithNothingNew = 0;
+		const seen = new Set<string>();
 		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
 			let read: ContractListPage | 'unsupported';
 			try {
@@ -124,8 +137,18 @@ export class ContractIndex {
 			) {
 				return { kind: 'unsupported' };
 			}
+			let fresh = 0;
 			for (const record of read.records) {
+				const id = typeof record.id === 'string' ? record.id : undefined;
+				const again = id !== undefined && seen.has(id);
+				if (id !== undefined) seen.add(id);
+				this.add(record);
+				if (again) continue;
+				fresh++;
 				const created = creationOf(record);
+				if (page === 1 && created > newestOnFirstPage) newestOnFirstPage = created;
+				// Newer than anything on page 1: created since the walk began.
+				if (page > 1 && created > newestOnFirstPage) continue;
 				if (created > previous + 1000) {
 					return {
 						kind: 'inconclusive',
@@ -133,7 +156,13 @@ export class ContractIndex {
 					};
 				}
 				if (!Number.isNaN(created)) previous = created;
-				this.add(record);
+			}
+			pagesWithNothingNew = read.records.length && fresh === 0 ? pagesWithNothingNew + 1 : 0;
+			if (pagesWithNothingNew === 2) {
+				return {
+					kind: 'inconclusive',
+					reason: `the server sent the same contracts again for pages ${page - 1} and ${page}`,
+				};
 			}
 			const lastPage =
 				read.records.length < LOOKUP_PAGE_SIZE ||
@@ -146,11 +175,14 @@ export class ContractIndex {
 		};
 	}
 
+	/** A later read of the same contract replaces the earlier one: its status may have changed. */
 	private add(record: IDataObject): void {
 		const clientId = record.client_contract_id;
-		if (typeof clientId === 'string' && !this.byClientId.has(clientId.toLowerCase())) {
-			this.byClientId.set(clientId.toLowerCase(), record);
-		}
+		if (typeof clientId !== 'string') return;
+		const key = clientId.toLowerCase();
+		const contracts = this.byClientId.get(key) ?? new Map<string, IDataObject>();
+		contracts.set(typeof record.id === 'string' ? record.id : '', record);
+		this.byClientId.set(key, contracts);
 	}
 }
 

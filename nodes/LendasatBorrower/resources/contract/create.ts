@@ -2,8 +2,10 @@ import { randomUUID } from 'crypto';
 import {
 	NodeOperationError,
 	type IDataObject,
+	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
 	type IHttpRequestOptions,
+	type INodeExecutionData,
 	type INodeProperties,
 	type INodePropertyOptions,
 } from 'n8n-workflow';
@@ -13,11 +15,18 @@ import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
 import { invalidParameter, type Check } from '../../validation/parameters';
-import { apiRoute, credentialsOf, oncePerRun } from '../../transport/apiRoute';
 import {
-	checkBitcoinAddress,
+	apiRoute,
+	credentialsOf,
+	oncePerRun,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
+import {
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
+	checkNpub,
 	checkOneOf,
 	checkPositiveAmount,
 	checkStablecoinAddress,
@@ -28,7 +37,9 @@ import {
 	toNumber,
 } from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
+import { requireCollateralKind } from './collateralKind';
 import {
+	borrowerNpubField,
 	borrowerPublicKeyField,
 	clientContractIdField,
 	collateralAddressField,
@@ -103,10 +114,12 @@ const REQUEST_VALUES: RequestValue[] = [
 		label: 'Collateral Address',
 		additional: true,
 		bodyFields: ['collateral_address', 'borrower_btc_address'],
+		// Either kind here; the offer's collateral asset decides which one it must be (collateralKind.ts).
 		read: (value, network) =>
-			text((candidate) => checkBitcoinAddress(candidate, network))(value, network),
+			text((candidate) => checkCollateralAddress(candidate, network, 'either'))(value, network),
 		liveRequired: true,
-		explanation: 'your Bitcoin address, where the collateral goes back after repayment',
+		explanation:
+			'your Bitcoin address (an Ark address for an Arkade offer), where the collateral goes back after repayment',
 	},
 	{
 		parameter: 'repaymentAddress',
@@ -150,6 +163,20 @@ const REQUEST_VALUES: RequestValue[] = [
 		bodyFields: ['client_contract_id'],
 		read: text(checkUuid),
 	},
+	{
+		parameter: 'borrowerNpub',
+		label: 'Nostr Public Key (Npub)',
+		additional: true,
+		bodyFields: ['borrower_npub'],
+		read: text(checkNpub),
+	},
+	{
+		parameter: 'moonCardId',
+		label: 'Moon Card ID',
+		additional: true,
+		bodyFields: ['moon_card_id'],
+		read: text(checkUuid),
+	},
 ];
 
 /** The live backend's serde rejection names its own field; the user needs the node's. */
@@ -176,8 +203,6 @@ export const contractCreateOperation: INodePropertyOptions = {
 	description: 'Ask for a loan from an offer; needs a borrower key',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'create',
 			label: 'Contract → Create',
 			toolDescription:
 				'Create a contract request: borrows money by taking a loan offer; the borrower must then lock Bitcoin collateral',
@@ -188,7 +213,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
 		{ method: 'POST', url: '/api/contracts' },
-		{ prepare: [buildContractRequest], send: createContractOnce },
+		{ prepare: [buildContractRequest], send: createForCollateralKind },
 	),
 };
 
@@ -232,25 +257,46 @@ export const contractCreateFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showOnlyForContractCreate,
 		options: [
+			borrowerNpubField('Sent as borrower_npub; without it Lendasat uses its own.'),
 			borrowerPublicKeyField("Sent as borrower_pk; Lendasat's backend requires it."),
 			clientContractIdField(
 				'Your own UUID for this contract, sent as client_contract_id and used to find it again so it is never created twice. Leave empty for one derived from the Idempotency Key.',
 			),
-			collateralAddressField('Sent as collateral_address and borrower_btc_address.'),
+			collateralAddressField(
+				'Sent as collateral_address and borrower_btc_address. An Arkade offer (collateral_asset ArkadeBtc) takes an Ark address, any other an on-chain one: the node reads the offer to check which.',
+			),
 			derivationPathField("Sent as borrower_derivation_path; Lendasat's backend requires it."),
 			{
 				displayName: 'Extra Body Fields (JSON)',
 				name: 'extraBodyFields',
 				type: 'json',
 				default: '{}',
-				description:
-					'More fields for the request body, as a JSON object, e.g. borrower_npub, moon_card_id or fiat_loan_details',
+				description: 'More fields for the request body, as a JSON object, e.g. fiat_loan_details',
 			},
 			loanTypeField("How the loan is paid out. Sent as loan_type; Lendasat's backend requires it."),
+			{
+				displayName: 'Moon Card ID',
+				name: 'moonCardId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+				description:
+					'For Loan Type PayWithMoon: the PayWithMoon card the loan tops up (the ID of an item of Card → Get Many), sent as moon_card_id. Leave empty and Lendasat issues a new card.',
+			},
 			repaymentAddressField('Sent as repayment_address and borrower_loan_address.'),
 		],
 	},
 ];
+
+/** Contract → Create once the Collateral Address is known to be of the kind the offer takes. */
+async function createForCollateralKind(
+	this: IExecutePaginationFunctions,
+	api: ApiClient,
+	request: OperationRequest,
+): Promise<INodeExecutionData[]> {
+	await requireCollateralKind(this, api, request.body as IDataObject);
+	return await createContractOnce.call(this, api, request);
+}
 
 /**
  * Builds the whole body from the checked values, both dialects' names at once, plus the

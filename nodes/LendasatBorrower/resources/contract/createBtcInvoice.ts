@@ -24,8 +24,6 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 		"Get an invoice to pay the contract's next pending installment in bitcoin (USD loans whose lender accepts Bitcoin). It says where to send how many sats, and expires after 15 minutes; while one is unexpired, the same invoice comes back. Pay it from your own wallet, then report the transaction with Report Bitcoin Invoice Paid, which needs the invoice ID (the first field of the output).",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'createBtcInvoice',
 			label: 'Contract → Create Bitcoin Repayment Invoice',
 			toolDescription:
 				"Create a Bitcoin repayment invoice for the next installment: returns the lender's address, the amount in sats and USD and when it expires (15 minutes); sends no money",

@@ -28,7 +28,6 @@ import {
 	failureOf,
 	oncePerRun,
 	settle,
-	toItems,
 	type ApiClient,
 	type OperationRequest,
 } from '../../transport/apiRoute';
@@ -38,6 +37,14 @@ import {
 	type LookupOutcome,
 	type ReadContractPage,
 } from './contractIndex';
+import {
+	cancelledDuplicates,
+	duplicatesError,
+	hasEnded,
+	isCancellable,
+	resolveDuplicates,
+	type Uncancelled,
+} from './duplicates';
 
 /** How far back a re-run looks for the contract of a key the user chose: 30 days. */
 export const USER_KEY_LOOKBACK_MS = 30 * 24 * 60 * 60_000;
@@ -50,6 +57,8 @@ interface CreateRun {
 	startedAt: number;
 	/** Each client_contract_id being created in this run, with how it ended. */
 	creating: Map<string, Promise<unknown>>;
+	/** The items of this run looking up or sending their contract request; the checks after them wait until none is. */
+	sending: InFlight;
 }
 
 /** The runs of this run of the node, one per key sent (items acting as different borrowers). */
@@ -64,10 +73,44 @@ function createRunOf(context: IExecutePaginationFunctions, api: ApiClient): Crea
 	const runs = createRunsOf(context);
 	let run = runs.get(api.keyIdentity);
 	if (!run) {
-		run = { index: new ContractIndex(), startedAt: Date.now(), creating: new Map() };
+		run = {
+			index: new ContractIndex(),
+			startedAt: Date.now(),
+			creating: new Map(),
+			sending: new InFlight(),
+		};
 		runs.set(api.keyIdentity, run);
 	}
 	return run;
+}
+
+/**
+ * Counts work under way and tells when none is. The check after a create waits until no item of
+ * the run is still looking up or sending its request (an item waiting for an earlier one with the
+ * same key is not counted): the checks then ask at once and share one walk of the list. Waiting
+ * costs nothing, since n8n hands on the node's items only when the last one is done.
+ */
+export class InFlight {
+	private count = 0;
+	private waiting: Array<() => void> = [];
+
+	async around<T>(work: () => Promise<T>): Promise<T> {
+		this.count++;
+		try {
+			return await work();
+		} finally {
+			if (--this.count === 0) {
+				const waiting = this.waiting;
+				this.waiting = [];
+				for (const resolve of waiting) resolve();
+			}
+		}
+	}
+
+	async idle(): Promise<void> {
+		if (this.count === 0) return;
+		await new Promise<void>((resolve) => this.waiting.push(resolve));
+	}
 }
 
 /** The namespace of the client_contract_ids this package derives, a UUID of its own. */
@@ -90,6 +133,11 @@ export function clientContractIdFor(key: string): string {
  * list, when the Idempotency-Key header lets the server recognise the repeat. A key that stays the
  * same across executions (the user's Idempotency Key or Client Contract ID), a repeated key within
  * the run, and n8n's Retry On Fail are looked up before the first attempt.
+ *
+ * Executions running at the same time with the same key may both look, find nothing and send. So
+ * after creating with such a key (or after a failure that may have created one), the node looks
+ * once more; when several contracts carry the key, it keeps the one every execution keeps and
+ * cancels the others (see duplicates.ts).
  */
 export async function createContractOnce(
 	this: IExecutePaginationFunctions,
@@ -99,29 +147,51 @@ export async function createContractOnce(
 	const clientId = String((request.body as IDataObject).client_contract_id);
 	const run = createRunOf(this, api);
 	const earlier = run.creating.get(clientId);
+	const readPage = contractListReader(api);
 	const attempt = (async () => {
 		if (earlier) await earlier.catch(() => undefined);
-		// A key repeated within the run: the earlier item may have created the contract meanwhile.
-		const lookback =
-			lookbackBeforeSending(this) ??
-			(earlier ? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS : undefined);
-		if (lookback !== undefined) {
-			const existing = await run.index.find(
-				clientId,
-				{ freshAfter: Date.now(), coverFrom: Date.now() - lookback },
-				contractListReader(api),
-			);
-			if (existing.kind === 'found') return [{ json: existing.contract }];
-			if (existing.kind === 'inconclusive') throw cannotCheckFirst(this, clientId, existing.reason);
-		}
-		return await sendUntilCreated(this, api, request, clientId, run.index);
+		const userKey = usesOwnKey(this);
+		const since = Date.now();
+		const outcome = await run.sending.around(async () => {
+			// A key repeated within the run: the earlier item may have created the contract meanwhile.
+			const lookback = userKey
+				? USER_KEY_LOOKBACK_MS
+				: this.getNode().retryOnFail
+					? RETRY_ON_FAIL_LOOKBACK_MS
+					: earlier
+						? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS
+						: undefined;
+			if (lookback !== undefined) {
+				const existing = await run.index.find(
+					clientId,
+					{ freshAfter: Date.now(), coverFrom: Date.now() - lookback },
+					readPage,
+				);
+				if (existing.kind === 'found') return { found: existing.contracts };
+				if (existing.kind === 'inconclusive')
+					throw cannotCheckFirst(this, clientId, existing.reason);
+			}
+			return await sendUntilCreated(this, api, request, clientId, run.index);
+		});
+		if ('found' in outcome) return await keepOne(this, api, clientId, outcome.found);
+		if (!userKey && !outcome.afterAmbiguousFailure) return [{ json: outcome.created }];
+		// Look once more when no item of the run is still looking or sending: one walk for all of them.
+		await run.sending.idle();
+		const check = await run.index.find(
+			clientId,
+			{ freshAfter: Date.now(), coverFrom: since - CLOCK_ALLOWANCE_MS },
+			readPage,
+		);
+		// Without a list to read (or when it cannot be read now) the contract stands as created.
+		if (check.kind !== 'found') return [{ json: outcome.created }];
+		return await keepOne(this, api, clientId, check.contracts, outcome.created);
 	})();
 	run.creating.set(clientId, attempt);
 	return await attempt;
 }
 
-/** How far back to look before the first attempt, or undefined to send straight away. */
-function lookbackBeforeSending(context: IExecutePaginationFunctions): number | undefined {
+/** Whether the item's key is the user's own (Idempotency Key or Client Contract ID), the same in every execution. */
+function usesOwnKey(context: IExecutePaginationFunctions): boolean {
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const fields = context.getNodeParameter('additionalFields', {}) as IDataObject;
 	const userKey =
@@ -131,9 +201,85 @@ function lookbackBeforeSending(context: IExecutePaginationFunctions): number | u
 	const userClientId =
 		(fields.clientContractId !== undefined && String(fields.clientContractId).trim() !== '') ||
 		(extra !== undefined && 'value' in extra && extra.value.client_contract_id !== undefined);
-	if (userKey || userClientId) return USER_KEY_LOOKBACK_MS;
-	return context.getNode().retryOnFail ? RETRY_ON_FAIL_LOOKBACK_MS : undefined;
+	return userKey || userClientId;
 }
+
+/**
+ * The item's output from the contracts carrying its key: the one to keep, after the others were
+ * cancelled, with `cancelled_duplicates` naming the ones known to be cancelled. `created`
+ * is the contract this item's request created, as the server answered it: it is the output when it
+ * is the one kept (the list may lag behind it).
+ */
+async function keepOne(
+	context: IExecutePaginationFunctions,
+	api: ApiClient,
+	clientId: string,
+	found: IDataObject[],
+	created?: IDataObject,
+): Promise<INodeExecutionData[]> {
+	const contracts =
+		created && !found.some((contract) => contract.id === created.id) ? [...found, created] : found;
+	const resolution = resolveDuplicates(contracts);
+	if (!resolution) return [{ json: created ?? found[0] }];
+	const { keep, cancel, stuck } = resolution;
+	const uncancelled: Uncancelled[] = stuck.map((contract) => ({
+		contract,
+		reason: `it is ${String(contract.status)}`,
+	}));
+	// An execution whose own contract is an extra cancels that one; the others are cancelled by the
+	// execution that keeps its own (or created none), so that N executions at once send about 2N
+	// cancels, not N². A cancel that meets one already done counts as done.
+	const ownExtra = created !== undefined && created.id !== keep.id;
+	const mine = ownExtra ? cancel.filter((contract) => contract.id === created.id) : cancel;
+	const now = new Map<string, IDataObject>();
+	for (const contract of mine) {
+		const outcome = await cancelDuplicate(api, contract);
+		now.set(String(contract.id), outcome.contract);
+		if ('reason' in outcome) uncancelled.push(outcome);
+	}
+	const latest = contracts.map((contract) => now.get(String(contract.id)) ?? contract);
+	if (uncancelled.length) {
+		throw duplicatesError(
+			context.getNode(),
+			context.getItemIndex(),
+			clientId,
+			latest,
+			keep,
+			uncancelled,
+		);
+	}
+	const output = created && created.id === keep.id ? created : keep;
+	const duplicates = cancelledDuplicates(keep, latest);
+	return [{ json: duplicates.length ? { ...output, cancelled_duplicates: duplicates } : output }];
+}
+
+/**
+ * Cancels an extra contract. A cancel that fails is followed by a read of the contract: another
+ * execution may have cancelled it first (the backend then refuses: "Cannot cancel a contract
+ * request with status Cancelled"), which counts as done.
+ */
+async function cancelDuplicate(
+	api: ApiClient,
+	contract: IDataObject,
+): Promise<{ contract: IDataObject } | { contract: IDataObject; reason: string }> {
+	const path = `/api/contracts/${encodeURIComponent(String(contract.id))}`;
+	const cancelled = await settle(api.send({ method: 'DELETE', url: path }, 'empty'));
+	if ('value' in cancelled) return { contract: { ...contract, status: 'Cancelled' } };
+	const failed = `cancelling it failed (${(cancelled.error as Error)?.message ?? String(cancelled.error)})`;
+	const read = await settle(api.send({ method: 'GET', url: path }, 'object'));
+	if ('error' in read) return { contract, reason: `${failed}, and its status could not be read` };
+	const latest = read.value as IDataObject;
+	if (hasEnded(latest)) return { contract: latest };
+	return {
+		contract: latest,
+		reason: isCancellable(latest) ? failed : `it is ${String(latest.status)}`,
+	};
+}
+
+/** How Contract → Create's request ended: created by an answer, or found by a lookup after an ambiguous failure. */
+type SendOutcome =
+	| { created: IDataObject; afterAmbiguousFailure: boolean }
+	| { found: IDataObject[] };
 
 async function sendUntilCreated(
 	context: IExecutePaginationFunctions,
@@ -141,14 +287,16 @@ async function sendUntilCreated(
 	request: OperationRequest,
 	clientId: string,
 	index: ContractIndex,
-): Promise<INodeExecutionData[]> {
+): Promise<SendOutcome> {
 	const settings = readRetrySettings(context.getNodeParameter('options', {}) as IDataObject);
 	const idempotencyKey = headerText(request.headers, 'idempotency-key') || undefined;
 	const failures: Failure[] = [];
 	for (;;) {
 		const sentAt = Date.now();
 		const sent = await settle(api.send(request, 'object'));
-		if ('value' in sent) return toItems(sent.value);
+		if ('value' in sent) {
+			return { created: sent.value as IDataObject, afterAmbiguousFailure: failures.length > 0 };
+		}
 		if (answeredSuccess(sent.error)) {
 			// The server said it was created, in an answer the node could not use: find it instead.
 			const lookup = await index.find(
@@ -156,7 +304,7 @@ async function sendUntilCreated(
 				{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
 				contractListReader(api),
 			);
-			if (lookup.kind === 'found') return [{ json: lookup.contract }];
+			if (lookup.kind === 'found') return { found: lookup.contracts };
 			throw givingUp(
 				sent.error,
 				failures,
@@ -183,7 +331,7 @@ async function sendUntilCreated(
 			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
 			contractListReader(api),
 		);
-		if (lookup.kind === 'found') return [{ json: lookup.contract }];
+		if (lookup.kind === 'found') return { found: lookup.contracts };
 		const next = afterLookup(lookup, clientId, idempotencyKey);
 		if (!next.sendAgain || !shouldRetry(failure, settings, failures.length - 1, true)) {
 			throw givingUp(sent.error, failures, next.note);

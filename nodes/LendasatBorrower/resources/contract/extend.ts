@@ -22,8 +22,6 @@ export const contractExtendOperation: INodePropertyOptions = {
 		'Ask to extend a running loan by a number of days. Returns the new contract; the old one becomes Extended.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'extend',
 			label: 'Contract → Extend',
 			toolDescription:
 				'Extend a contract: borrows for longer at extra interest; the old contract ends and a new one is returned',

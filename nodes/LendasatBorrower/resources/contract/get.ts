@@ -10,8 +10,6 @@ export const contractGetOperation: INodePropertyOptions = {
 	description: 'Get one of your contracts with its status, collateral and repayment details',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'get',
 			label: 'Contract → Get',
 			toolDescription:
 				'Get a contract: its status, amounts, where to send collateral and the next installment due',

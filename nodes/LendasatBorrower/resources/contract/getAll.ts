@@ -42,8 +42,6 @@ export const contractGetAllOperation: INodePropertyOptions = {
 	description: 'List your contracts, newest first unless sorted otherwise',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'getAll',
 			label: LABEL,
 			toolDescription:
 				"Get many contracts: the borrower's loans, newest first, optionally by status",

@@ -12,8 +12,6 @@ export const contractGetClaimPsbtOperation: INodePropertyOptions = {
 		"Get the partially signed transaction (PSBT) that sends the collateral back to your Bitcoin address, once every installment is confirmed by the lender (status RepaymentConfirmed). Lendasat has already signed it. Sign it outside n8n, in your own wallet or signer, with the private key behind borrower_pk (at the contract's borrower_derivation_path), finalize it, and send the transaction with Broadcast Claim. The node never asks for a private key. Output: psbt (hex), psbt_base64, collateral_descriptor, borrower_pk.",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'getClaimPsbt',
 			label: 'Contract → Get Claim PSBT',
 			toolDescription:
 				'Get the PSBT that returns the collateral after the loan is repaid and confirmed; moves no money: returns the PSBT, its descriptor and the borrower key that must sign it outside n8n',

@@ -22,8 +22,6 @@ export const contractGetRecoveryPsbtOperation: INodePropertyOptions = {
 		"Get the partially signed transaction (PSBT) that sends the whole collateral back to your Bitcoin address when the lender never paid out the loan (status CollateralRecoverable). Sign it outside n8n, in your own wallet or signer, with the private key behind borrower_pk (at the contract's borrower_derivation_path), finalize it, and send the transaction with Broadcast Recovery. The node never asks for a private key. Output: psbt (hex), psbt_base64, collateral_descriptor, borrower_pk.",
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'getRecoveryPsbt',
 			label: 'Contract → Get Recovery PSBT',
 			toolDescription:
 				'Get the PSBT that returns the collateral when the lender never paid out; moves no money: returns the PSBT, its descriptor and the borrower key that must sign it outside n8n',

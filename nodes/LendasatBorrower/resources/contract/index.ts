@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { arkCollateralFields } from './arkCollateral';
+import { contractBroadcastArkClaimOperation } from './broadcastArkClaim';
 import { contractBroadcastClaimOperation } from './broadcastClaim';
 import { contractBroadcastRecoveryOperation } from './broadcastRecovery';
 import { contractCancelOperation } from './cancel';
@@ -7,8 +9,11 @@ import { collateralFields } from './collateral';
 import { contractCreateFields, contractCreateOperation } from './create';
 import { contractCreateBtcInvoiceOperation } from './createBtcInvoice';
 import { contractExtendFields, contractExtendOperation } from './extend';
+import { contractFinishArkSettlementOperation } from './finishArkSettlement';
 import { contractGetOperation } from './get';
 import { contractGetAllFields, contractGetAllOperation } from './getAll';
+import { contractGetArkClaimPsbtsOperation } from './getArkClaimPsbts';
+import { contractGetArkSettlementOperation } from './getArkSettlement';
 import { contractGetClaimPsbtOperation } from './getClaimPsbt';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
 import {
@@ -16,7 +21,12 @@ import {
 	contractReportBtcInvoicePaidOperation,
 } from './reportBtcInvoicePaid';
 import { contractReportRepaymentFields, contractReportRepaymentOperation } from './reportRepayment';
+import { contractSendFiatDetailsFields, contractSendFiatDetailsOperation } from './sendFiatDetails';
 import { contractIdField, contractSimplifyField } from './shared';
+import {
+	contractUpdateBorrowerAddressFields,
+	contractUpdateBorrowerAddressOperation,
+} from './updateBorrowerAddress';
 
 export const contractDescription: INodeProperties[] = [
 	{
@@ -26,18 +36,24 @@ export const contractDescription: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['contract'] } },
 		options: [
+			contractBroadcastArkClaimOperation,
 			contractBroadcastClaimOperation,
 			contractBroadcastRecoveryOperation,
 			contractCancelOperation,
 			contractCreateOperation,
 			contractCreateBtcInvoiceOperation,
 			contractExtendOperation,
+			contractFinishArkSettlementOperation,
 			contractGetOperation,
+			contractGetArkClaimPsbtsOperation,
+			contractGetArkSettlementOperation,
 			contractGetClaimPsbtOperation,
 			contractGetAllOperation,
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
+			contractSendFiatDetailsOperation,
+			contractUpdateBorrowerAddressOperation,
 		],
 		default: 'create',
 	},
@@ -47,6 +63,9 @@ export const contractDescription: INodeProperties[] = [
 	...contractReportRepaymentFields,
 	...contractReportBtcInvoicePaidFields,
 	...collateralFields,
+	...arkCollateralFields,
+	...contractUpdateBorrowerAddressFields,
+	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	contractSimplifyField,
 ];

@@ -24,8 +24,6 @@ export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 		'Tell Lendasat that you paid a Bitcoin repayment invoice, with the transaction ID of your payment. The installment becomes paid; when all are paid, the contract becomes RepaymentProvided until the lender confirms. The invoice must still be pending and unexpired. Output: the contract and invoice IDs, the txid and reported: true.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'reportBtcInvoicePaid',
 			label: 'Contract → Report Bitcoin Invoice Paid',
 			toolDescription:
 				'Report a Bitcoin repayment invoice as paid, with the txid of the payment you sent: marks the installment paid for the lender to confirm; returns a confirmation',

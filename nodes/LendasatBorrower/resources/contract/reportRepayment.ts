@@ -9,10 +9,17 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { requireText } from '../../validation/parameters';
+import { invalidParameter, requireText } from '../../validation/parameters';
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { checkUuid, describeValue, isRecord } from '../../validation/checks';
-import { contractIdOf, sendToContract } from './shared';
+import { liveErrorBodyWithout } from '../../transport/answer';
+import {
+	checkPositiveAmount,
+	checkUuid,
+	describeValue,
+	isRecord,
+	toNumber,
+} from '../../validation/checks';
+import { contractIdOf, installmentAmount, sendToContract } from './shared';
 
 const showOnlyForReportRepayment = {
 	show: { resource: ['contract'], operation: ['reportRepayment'] },
@@ -25,14 +32,12 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 	value: 'reportRepayment',
 	action: 'Report a repayment',
 	description:
-		'Tell the lender that an installment was paid, with the payment transaction ID. The output repeats the contract, installment and payment IDs with reported: true.',
+		'Tell the lender that an installment was paid, with the payment transaction ID and the amount paid. The output repeats the contract, installment and payment IDs and the amount with reported: true.',
 	routing: apiRoute(
 		{
-			resource: 'contract',
-			operation: 'reportRepayment',
 			label: 'Contract → Report Repayment',
 			toolDescription:
-				"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID",
+				"Report a repayment: tells the lender an installment was paid, with the payment's transaction ID and the amount (by default the installment's principal plus interest); returns what was reported",
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'empty',
@@ -84,6 +89,16 @@ export const contractReportRepaymentFields: INodeProperties[] = [
 		description: 'Transaction ID (hash) of the stablecoin transfer that repaid the installment',
 		displayOptions: showOnlyForReportRepayment,
 	},
+	{
+		displayName: 'Amount Paid',
+		name: 'amount',
+		type: 'string',
+		default: '',
+		placeholder: "e.g. 250.5 (empty: the installment's principal + interest)",
+		description:
+			"What was paid, in the loan asset (e.g. USD for USDC). Leave empty to report the installment's principal plus interest, as the contract lists it.",
+		displayOptions: showOnlyForReportRepayment,
+	},
 ];
 
 async function addRepaymentBody(
@@ -103,8 +118,20 @@ async function addRepaymentBody(
 			this.getNodeParameter('paymentId'),
 			checkPaymentId,
 		),
+		// Filled in from the contract when left empty (see reportWhenInstallmentExists).
+		amount: amountGiven(this),
 	};
 	return requestOptions;
+}
+
+/** Amount Paid as given, checked like every money field; null when left empty. */
+function amountGiven(context: IExecuteSingleFunctions): number | null {
+	const value = context.getNodeParameter('amount', '');
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+		return null;
+	const problem = checkPositiveAmount(value);
+	if (problem) throw invalidParameter(context, 'Amount Paid', problem);
+	return toNumber(value);
 }
 
 function checkPaymentId(value: unknown): string | null {
@@ -125,8 +152,8 @@ function checkPaymentId(value: unknown): string | null {
 
 /**
  * The live backend answers 200 for an installment that is not on the contract and records nothing,
- * so the contract is read first. The API answers the report with an empty 200; the output says what
- * was reported.
+ * so the contract is read first; it also gives the amount to report when none was given. The API
+ * answers the report with an empty 200; the output says what was reported.
  */
 async function reportWhenInstallmentExists(
 	this: IExecutePaginationFunctions,
@@ -134,39 +161,55 @@ async function reportWhenInstallmentExists(
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
-	const { installment_id: installmentId, payment_id: paymentId } = request.body as IDataObject;
+	const body = request.body as IDataObject;
 	const contract = await api.send(
 		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` },
 		'object',
+		{ check: (answer) => liveErrorBodyWithout(answer, 'id') },
 	);
 	const installments = isRecord(contract) ? contract.installments : undefined;
 	// A server that does not list installments cannot be checked; its own answer has to do.
-	if (
-		Array.isArray(installments) &&
-		!installments.some((installment) => sameId(installment, installmentId))
-	) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`Installment ${String(installmentId)} is not part of contract ${contractId}`,
-			{
-				itemIndex: this.getItemIndex(),
-				description: `Contract → Report Repayment: nothing was reported. The contract's installments are ${
-					installments.filter(isRecord).map(describeInstallment).join(', ') || 'none'
-				}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
-			},
-		);
-	}
-	await api.send(request, 'empty');
+	const installment = Array.isArray(installments)
+		? installmentOf(this, contractId, installments, body.installment_id)
+		: undefined;
+	// Without an amount given or listed, null: what Lendasat's mobile app sends ("server requires
+	// field to be present, can be null"; Lendasat then reads the amount from the payment itself).
+	const amount = body.amount ?? (installment ? (installmentAmount(installment) ?? null) : null);
+	await api.send({ ...request, body: { ...body, amount } }, 'empty', {
+		check: (answer) => liveErrorBodyWithout(answer, 'id'),
+	});
 	return [
 		{
 			json: {
 				id: contractId,
-				installment_id: installmentId,
-				payment_id: paymentId,
+				installment_id: body.installment_id,
+				payment_id: body.payment_id,
+				amount,
 				reported: true,
 			},
 		},
 	];
+}
+
+/** The installment the report is for, from the contract's list; an error listing them if it is not there. */
+function installmentOf(
+	context: IExecutePaginationFunctions,
+	contractId: string,
+	installments: unknown[],
+	installmentId: unknown,
+): IDataObject {
+	const installment = installments.find((candidate) => sameId(candidate, installmentId));
+	if (isRecord(installment)) return installment;
+	throw new NodeOperationError(
+		context.getNode(),
+		`Installment ${String(installmentId)} is not part of contract ${contractId}`,
+		{
+			itemIndex: context.getItemIndex(),
+			description: `Contract → Report Repayment: nothing was reported. The contract's installments are ${
+				installments.filter(isRecord).map(describeInstallment).join(', ') || 'none'
+			}; Contract → Get shows them under installments (Simplify off) or next_installment.`,
+		},
+	);
 }
 
 function sameId(installment: unknown, id: unknown): boolean {

@@ -13,16 +13,22 @@ import { isRecord } from '../../validation/checks';
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = [
+	'broadcastArkClaim',
 	'broadcastClaim',
 	'broadcastRecovery',
 	'cancel',
 	'createBtcInvoice',
 	'extend',
+	'finishArkSettlement',
 	'get',
+	'getArkClaimPsbts',
+	'getArkSettlement',
 	'getClaimPsbt',
 	'getRecoveryPsbt',
 	'reportBtcInvoicePaid',
 	'reportRepayment',
+	'sendFiatDetails',
+	'updateBorrowerAddress',
 ];
 
 /** Simplify as node version 1 gives it, kept for the workflows saved with it. */
@@ -45,8 +51,8 @@ const VERSION_1_SIMPLIFIED_FIELDS = [
 
 /**
  * What a workflow needs to act on a contract (node version 1.1 on): where it stands, what to send
- * where to fund it, what is due next and where to pay it. The full record also carries keys,
- * schedules and history.
+ * where to fund it, what is due next and where to pay it, which collateral path applies and where
+ * to do KYC. The full record also carries keys, schedules and history.
  */
 export function simplifyContract(contract: IDataObject): IDataObject {
 	const nextInstallment = nextOpenInstallment(contract.installments);
@@ -63,10 +69,46 @@ export function simplifyContract(contract: IDataObject): IDataObject {
 		// Includes the origination fee: exactly what Lendasat's own funding page asks for.
 		...(contract.initial_collateral_sats === undefined
 			? {}
-			: { collateral_to_send_sats: contract.initial_collateral_sats }),
+			: {
+					collateral_to_send_sats: awaitsCollateral(contract)
+						? contract.initial_collateral_sats
+						: null,
+				}),
 		...(nextInstallment ? { next_installment: nextInstallment } : {}),
 		...pickFields(contract, ['loan_repayment_address', 'can_extend', 'liquidation_status']),
+		...collateralAndKycOf(contract),
 	};
+}
+
+/** Simplify as node version 1 gives it: its fourteen fields, and the collateral and KYC keys added later. */
+function simplifyContractVersion1(contract: IDataObject): IDataObject {
+	return { ...pickFields(contract, VERSION_1_SIMPLIFIED_FIELDS), ...collateralAndKycOf(contract) };
+}
+
+/**
+ * Which collateral the contract holds and where its borrower does KYC, always as these four keys
+ * (null where the record has nothing): `collateral_asset` (BitcoinBtc or ArkadeBtc) and
+ * `requires_ark_settlement` tell the on-chain path from the Arkade ones; `kyc_link` and `kyc_done`
+ * are the record's `kyc_info` flattened (null without it: the offer asks for no KYC).
+ */
+export function collateralAndKycOf(contract: IDataObject): IDataObject {
+	const kycInfo = isRecord(contract.kyc_info) ? contract.kyc_info : {};
+	return {
+		collateral_asset: contract.collateral_asset ?? null,
+		requires_ark_settlement: contract.requires_ark_settlement ?? null,
+		kyc_link: kycInfo.kyc_link ?? null,
+		kyc_done: kycInfo.is_kyc_done ?? null,
+	};
+}
+
+/**
+ * The statuses in which the collateral is still to be sent: a request (the specification's
+ * `pending`, the live Requested) and an approved one. Past them, nothing is owed.
+ */
+const AWAITING_COLLATERAL = new Set(['Requested', 'Approved', 'pending']);
+
+function awaitsCollateral(contract: IDataObject): boolean {
+	return AWAITING_COLLATERAL.has(String(contract.status));
 }
 
 const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
@@ -79,9 +121,20 @@ function nextOpenInstallment(installments: unknown): IDataObject | undefined {
 		.filter((installment) => OPEN_INSTALLMENT_STATUSES.has(String(installment.status)))
 		.sort((a, b) => String(a.due_date).localeCompare(String(b.due_date)));
 	if (!open.length) return undefined;
-	const { id, due_date: dueDate, principal, interest, status } = open[0];
-	const amount = Number(principal ?? 0) + Number(interest ?? 0);
-	return { id, due_date: dueDate, amount: Math.round(amount * 100) / 100, status };
+	const { id, due_date: dueDate, status } = open[0];
+	return { id, due_date: dueDate, amount: installmentAmount(open[0]) ?? null, status };
+}
+
+/**
+ * What an installment asks for, in the loan asset: principal plus interest (a missing one counts
+ * as 0), rounded to cents as Lendasat rounds money. Undefined when the installment states neither,
+ * or something that is not a number.
+ */
+export function installmentAmount(installment: IDataObject): number | undefined {
+	const { principal, interest } = installment;
+	if (principal === undefined && interest === undefined) return undefined;
+	const sum = Number(principal ?? 0) + Number(interest ?? 0);
+	return Number.isFinite(sum) ? Math.round(sum * 100) / 100 : undefined;
 }
 
 /** The postReceive of the contract operations' Simplify switch. */
@@ -90,10 +143,7 @@ export async function simplifyContracts(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
-	const simplify =
-		this.getNode().typeVersion < 1.1
-			? (contract: IDataObject) => pickFields(contract, VERSION_1_SIMPLIFIED_FIELDS)
-			: simplifyContract;
+	const simplify = this.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
 	return items.map((item) => ({ ...item, json: simplify(item.json) }));
 }
 
@@ -103,41 +153,55 @@ export const contractSimplifyField = simplifyField({
 	operation: ['createBtcInvoice', 'extend', 'get', 'getAll'],
 });
 
-export const contractIdField: INodeProperties = {
-	displayName: 'Contract',
-	name: 'contractId',
-	type: 'resourceLocator',
-	required: true,
-	default: { mode: 'list', value: '' },
-	description: 'The contract to act on: pick one of your recent contracts, or enter its ID',
-	displayOptions: { show: { resource: ['contract'], operation: OPERATIONS_ON_ONE_CONTRACT } },
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a contract…',
-			typeOptions: { searchListMethod: 'searchContracts', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex:
-							'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-						errorMessage:
-							'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+export const contractIdField = contractLocatorField(
+	{ resource: ['contract'], operation: OPERATIONS_ON_ONE_CONTRACT },
+	'The contract to act on: pick one of your recent contracts, or enter its ID',
+);
+
+/**
+ * A Contract parameter (`contractId`): one of the key's recent contracts From List, or By ID.
+ * Other resources acting on a contract (disputes) show the same picker; `contractIdOf` reads it.
+ */
+export function contractLocatorField(
+	show: NonNullable<INodeProperties['displayOptions']>['show'],
+	description: string,
+): INodeProperties {
+	return {
+		displayName: 'Contract',
+		name: 'contractId',
+		type: 'resourceLocator',
+		required: true,
+		default: { mode: 'list', value: '' },
+		description,
+		displayOptions: { show },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a contract…',
+				typeOptions: { searchListMethod: 'searchContracts', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex:
+								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
+							errorMessage:
+								'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+						},
 					},
-				},
-			],
-		},
-	],
-};
+				],
+			},
+		],
+	};
+}
 
 /**
  * The contract ID of the current item, checked, without surrounding white space, in lower case:

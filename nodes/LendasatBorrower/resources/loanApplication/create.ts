@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import {
+	borrowerNpubField,
 	borrowerPublicKeyField,
 	clientContractIdField,
 	collateralAddressField,
@@ -26,7 +27,7 @@ import {
 import { apiRoute, credentialsOf } from '../../transport/apiRoute';
 import { bitcoinNetworkFor } from '../../transport/credentials';
 import {
-	checkBitcoinAddress,
+	checkCollateralAddress,
 	checkCompressedPublicKey,
 	checkDerivationPath,
 	checkNpub,
@@ -58,8 +59,6 @@ export const loanApplicationCreateOperation: INodePropertyOptions = {
 		'Post your own loan terms for lenders to take. Returns the application (status Available) with its ID, loan_deal_id.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'create',
 			label: 'Loan Application → Create',
 			toolDescription:
 				'Create a loan application: posts your own loan terms (amounts, durations, LTV, interest) for lenders to take; a lender taking it opens a contract that needs your Bitcoin collateral',
@@ -130,7 +129,9 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 		displayOptions: showOnlyForCreate,
 	},
 	{
-		...collateralAddressField('Sent as borrower_btc_address.'),
+		...collateralAddressField(
+			'Sent as borrower_btc_address. An application names no collateral asset, so either kind is accepted.',
+		),
 		required: true,
 		displayOptions: showOnlyForCreate,
 	},
@@ -145,15 +146,7 @@ export const loanApplicationCreateFields: INodeProperties[] = [
 			clientContractIdField(
 				'Your own UUID for your records, sent as client_contract_id and returned with the application',
 			),
-			{
-				displayName: 'Nostr Public Key (Npub)',
-				name: 'borrowerNpub',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg',
-				description:
-					'Your Nostr public key (npub1…), how lenders reach you. Sent as borrower_npub; without it Lendasat uses its own. Never enter an nsec: that is a private key.',
-			},
+			borrowerNpubField('Sent as borrower_npub; without it Lendasat uses its own.'),
 			repaymentAddressField('Sent as borrower_loan_address.'),
 		],
 	},
@@ -211,7 +204,8 @@ async function buildLoanApplication(
 			this,
 			'Collateral Address',
 			this.getNodeParameter('collateralAddress'),
-			(value) => checkBitcoinAddress(value, network),
+			// An application names no offer, so no collateral asset (CreateLoanApplicationSchema): either kind.
+			(value) => checkCollateralAddress(value, network, 'either'),
 		),
 	};
 

@@ -15,7 +15,6 @@ import {
 	DELETED,
 	applicationAnswer,
 	LOAN_APPLICATIONS_PATH,
-	RESOURCE,
 	TAKEN,
 	loanApplicationIdOf,
 	loanApplicationPath,
@@ -32,8 +31,6 @@ export const loanApplicationDeleteOperation: INodePropertyOptions = {
 		'Withdraw one of your loan applications: it becomes Deleted and lenders can no longer take it. The output is the ID with deleted: true.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'delete',
 			label: LABEL,
 			toolDescription:
 				'Delete a loan application: withdraws your posted terms so that no lender can take them (irreversible)',

@@ -8,7 +8,6 @@ import { apiRoute } from '../../transport/apiRoute';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	LOAN_APPLICATIONS_PATH,
-	RESOURCE,
 	loanApplicationIdOf,
 	loanApplicationPath,
 	simplifyLoanApplications,
@@ -22,8 +21,6 @@ export const loanApplicationGetOperation: INodePropertyOptions = {
 	description: 'Get one of your loan applications by its ID, whatever its status',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'get',
 			label: 'Loan Application → Get',
 			toolDescription:
 				'Get a loan application: its status (Available, Taken, Deleted…) and terms, by its loan_deal_id',

@@ -28,8 +28,6 @@ export const loanApplicationGetAllOperation: INodePropertyOptions = {
 		'List your loan applications, newest first. Lendasat lists every application the account ever posted, including deleted ones and the ones an Update replaced; they are left out unless Include Deleted is on.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'getAll',
 			label: 'Loan Application → Get Many',
 			toolDescription:
 				'Get many loan applications: your posted loan terms with their status, newest first; deleted and replaced ones only when asked',

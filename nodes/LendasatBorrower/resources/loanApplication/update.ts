@@ -45,8 +45,6 @@ export const loanApplicationUpdateOperation: INodePropertyOptions = {
 		'Change the terms of one of your loan applications; fields you leave out keep their current value. Lendasat posts the changed application under a new ID (loan_deal_id in the output) and marks the old one (previous_loan_deal_id) Deleted.',
 	routing: apiRoute(
 		{
-			resource: RESOURCE,
-			operation: 'update',
 			label: LABEL,
 			toolDescription:
 				'Update a loan application: changes its amounts, durations, LTV or interest rate; Lendasat replaces it, so the result has a NEW loan_deal_id and the old ID becomes Deleted',

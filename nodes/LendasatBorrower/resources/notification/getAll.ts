@@ -27,8 +27,6 @@ export const notificationGetAllOperation: INodePropertyOptions = {
 		'List notifications, newest first. Each item is {type, data}: type is ContractUpdate, InstallmentUpdate, ChatMessage or a newer kind; data holds its ID, contract_id, timestamp, read flag and the fields of that kind.',
 	routing: apiRoute(
 		{
-			resource: 'notification',
-			operation: 'getAll',
 			label: LABEL,
 			toolDescription:
 				'Get many notifications: contract, installment and chat updates, newest first, unread only by default',

@@ -11,8 +11,6 @@ export const notificationGetSettingsOperation: INodePropertyOptions = {
 		'Get which alerts the account receives by e-mail and Telegram, as {on_login_email, on_login_telegram, daily_offer_digest_email, new_loan_offer_telegram, contract_status_changed_email, contract_status_changed_telegram, new_chat_message_email, new_chat_message_telegram}, each true or false. An account that never changed them gets all true.',
 	routing: apiRoute(
 		{
-			resource: 'notification',
-			operation: 'getSettings',
 			label: 'Notification → Get Settings',
 			toolDescription:
 				'Get notification settings: which e-mail and Telegram alerts the account receives, eight true/false switches',

@@ -19,8 +19,6 @@ export const notificationMarkAsReadOperation: INodePropertyOptions = {
 	description: 'Mark one notification, or all of them, as read',
 	routing: apiRoute(
 		{
-			resource: 'notification',
-			operation: 'markAsRead',
 			label: 'Notification → Mark as Read',
 			toolDescription:
 				'Mark notifications as read: one by its ID, or all; changes only the read flag',

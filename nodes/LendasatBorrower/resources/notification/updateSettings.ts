@@ -39,8 +39,6 @@ export const notificationUpdateSettingsOperation: INodePropertyOptions = {
 		'Turn e-mail and Telegram alerts on or off. Only the switches added under Update Fields change; the node reads the current settings and writes them back with those changes. The output is the stored settings, all eight switches.',
 	routing: apiRoute(
 		{
-			resource: 'notification',
-			operation: 'updateSettings',
 			label: LABEL,
 			toolDescription:
 				'Update notification settings: turns the chosen e-mail and Telegram alerts on or off, keeps the others, returns all eight switches',

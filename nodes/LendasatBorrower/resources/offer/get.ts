@@ -21,8 +21,6 @@ export const offerGetOperation: INodePropertyOptions = {
 	description: 'Get one loan offer by its ID',
 	routing: apiRoute(
 		{
-			resource: 'offer',
-			operation: 'get',
 			label: 'Offer → Get',
 			toolDescription:
 				'Get a loan offer: its amount and duration ranges, interest rate, loan asset, collateral and lender',

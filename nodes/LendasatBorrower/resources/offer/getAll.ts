@@ -17,7 +17,8 @@ import { apiRoute } from '../../transport/apiRoute';
 import { offerFilterQuery, offerFiltersField } from '../../descriptions/offerFilters';
 import { simplifyOffers } from './simplify';
 
-const showOnlyForOfferGetAll = { show: { resource: ['offer'], operation: ['getAll'] } };
+/** Get Many and Get by Lender list offers alike: the same Return All, Limit, Filters and Simplify. */
+const showForOfferLists = { resource: ['offer'], operation: ['getAll', 'getByLender'] };
 
 export const offerGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
@@ -26,8 +27,6 @@ export const offerGetAllOperation: INodePropertyOptions = {
 	description: 'List the loan offers available to the borrower, optionally filtered',
 	routing: apiRoute(
 		{
-			resource: 'offer',
-			operation: 'getAll',
 			label: 'Offer → Get Many',
 			toolDescription:
 				'Get many loan offers: what lenders offer, optionally filtered by amount, duration, asset or rate',
@@ -39,14 +38,14 @@ export const offerGetAllOperation: INodePropertyOptions = {
 	),
 };
 
-export const offerGetAllFields: INodeProperties[] = [
-	...returnAllAndLimit(showOnlyForOfferGetAll.show),
-	offerFiltersField(showOnlyForOfferGetAll.show),
-	simplifyField(showOnlyForOfferGetAll.show),
+export const offerListFields: INodeProperties[] = [
+	...returnAllAndLimit(showForOfferLists),
+	offerFiltersField(showForOfferLists),
+	simplifyField(showForOfferLists),
 ];
 
 /** Reads the filters into the live API's query parameters, refusing bad values before sending. */
-async function addOfferFilters(
+export async function addOfferFilters(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {

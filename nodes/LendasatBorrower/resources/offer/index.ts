@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { offerGetFields, offerGetOperation } from './get';
-import { offerGetAllFields, offerGetAllOperation } from './getAll';
+import { offerGetAllOperation, offerListFields } from './getAll';
+import { offerGetByLenderFields, offerGetByLenderOperation } from './getByLender';
 
 export const offerDescription: INodeProperties[] = [
 	{
@@ -10,9 +11,10 @@ export const offerDescription: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['offer'] } },
-		options: [offerGetOperation, offerGetAllOperation],
+		options: [offerGetOperation, offerGetByLenderOperation, offerGetAllOperation],
 		default: 'getAll',
 	},
 	...offerGetFields,
-	...offerGetAllFields,
+	...offerGetByLenderFields,
+	...offerListFields,
 ];

@@ -40,8 +40,6 @@ export const priceGetHistoryOperation: INodePropertyOptions = {
 		'Get the price of bitcoin over a time range, in the chosen asset, as one item: {range, asset, count, first, latest, low, high, change_percent, prices}. prices is the series oldest first, each {timestamp, price}; first, latest, low and high are points of it.',
 	routing: apiRoute(
 		{
-			resource: 'price',
-			operation: 'getHistory',
 			label: 'Price → Get History',
 			toolDescription:
 				"Get bitcoin's price history over a time range (1D, 1W, 1M, 1Y or MAX): returns the latest, lowest and highest price, the change in percent and the whole series; changes nothing",

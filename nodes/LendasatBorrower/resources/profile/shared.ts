@@ -46,8 +46,6 @@ export function profileOperation(kind: ProfileKind): {
 			description: `Get the public profile of a ${who}: ${kind.fields}. ${kind.source}.`,
 			routing: apiRoute(
 				{
-					resource: 'profile',
-					operation: kind.operation,
 					label,
 					toolDescription: `Get a ${who}'s public profile by ID: name, joined date and number of successful contracts${kind.who === 'Lender' ? ', and whether Lendasat vetted the lender' : ''}; changes nothing`,
 					keyType: 'borrower',

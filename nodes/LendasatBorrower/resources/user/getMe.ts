@@ -22,8 +22,6 @@ export const userGetMeOperation: INodePropertyOptions = {
 		'Get the account the API key belongs to, as {user, enabled_features}. The personal Telegram token is left out.',
 	routing: apiRoute(
 		{
-			resource: 'user',
-			operation: 'getMe',
 			label: 'User → Get Me',
 			toolDescription:
 				'Get the current user: the account the API key belongs to (name, email, time zone)',

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { userGetMeOperation } from './getMe';
+import { userUpdateFields, userUpdateOperation } from './update';
 
 export const userDescription: INodeProperties[] = [
 	{
@@ -9,7 +10,8 @@ export const userDescription: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['user'] } },
-		options: [userGetMeOperation],
+		options: [userGetMeOperation, userUpdateOperation],
 		default: 'getMe',
 	},
+	...userUpdateFields,
 ];

@@ -1,0 +1,194 @@
+import {
+	decodeHex,
+	hasPsbtMagic,
+	parseBitcoinTransaction,
+	TransactionProblem,
+	TransactionReader,
+	type ParsedTransaction,
+} from './bitcoin';
+
+/** One key-value pair of a PSBT map: the key's type byte, the rest of the key, the value. */
+export interface PsbtEntry {
+	keyType: number;
+	keyData: Uint8Array;
+	value: Uint8Array;
+}
+
+/** What a PSBT (BIP-174, version 0) holds: the unsigned transaction and one map per input and output. */
+export interface ParsedPsbt {
+	unsignedTx: ParsedTransaction;
+	global: PsbtEntry[];
+	inputs: PsbtEntry[][];
+	outputs: PsbtEntry[][];
+}
+
+export type PsbtEncoding = 'hex' | 'base64';
+
+const MAGIC_LENGTH = 5;
+const PSBT_GLOBAL_UNSIGNED_TX = 0x00;
+const PSBT_GLOBAL_VERSION = 0xfb;
+/** Far beyond any PSBT Lendasat hands out; decoding junk beyond it is not worth the time. */
+const MAX_PSBT_TEXT_LENGTH = 2_000_000;
+const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** "psbt" and 0xff in base64: the start of every PSBT in that encoding. */
+const PSBT_MAGIC_BASE64 = 'cHNidP8';
+
+export const RAW_TRANSACTION_NOT_PSBT =
+	'this is a finished transaction, not a PSBT: give the signed PSBT itself, without finalizing or extracting it';
+
+/**
+ * A PSBT as text, in hex or base64 (white space, as in wrapped text, carries no meaning and is left
+ * out), decoded to its bytes. Hex is recognised first: a PSBT in base64 always starts with cHNidP8.
+ */
+export function decodePsbtText(
+	text: string,
+): { bytes: Uint8Array; encoding: PsbtEncoding } | { error: string } {
+	const compact = text.replace(/\s+/g, '');
+	if (compact === '') return { error: 'it is empty' };
+	if (compact.length > MAX_PSBT_TEXT_LENGTH) {
+		return { error: `it is ${compact.length} characters long, far more than any PSBT` };
+	}
+	if (/^[0-9a-f]+$/i.test(compact)) {
+		const hex = decodeHex(compact);
+		return 'error' in hex
+			? { error: `its hex ${hex.error}` }
+			: { bytes: hex.bytes, encoding: 'hex' };
+	}
+	if (/^[A-Za-z0-9+/=]+$/.test(compact)) {
+		if (!BASE64_PATTERN.test(compact) && !compact.startsWith(PSBT_MAGIC_BASE64)) {
+			return {
+				error:
+					'it starts neither with 70736274ff (hex) nor with cHNidP8 (base64), as every PSBT does',
+			};
+		}
+		if (!BASE64_PATTERN.test(compact)) {
+			return {
+				error: `its base64 is ${compact.length % 4 === 0 ? 'padded wrongly' : 'cut off or has a character too many (its length is not a multiple of 4)'}`,
+			};
+		}
+		return { bytes: base64ToBytes(compact), encoding: 'base64' };
+	}
+	const bad = compact.search(/[^A-Za-z0-9+/=]/);
+	return {
+		error: `it is neither hex nor base64: it contains ${JSON.stringify(compact[bad])} at position ${bad + 1}`,
+	};
+}
+
+/**
+ * Parses a PSBT of version 0 (BIP-174): the magic bytes, the global map with its unsigned
+ * transaction (no scriptSigs, no witnesses), then exactly one map per input and per output, each
+ * key unique in its map, and nothing after. A raw transaction in its place is named as such.
+ */
+export function parsePsbt(bytes: Uint8Array): ParsedPsbt | { error: string } {
+	if (!hasPsbtMagic(bytes)) {
+		return 'error' in parseBitcoinTransaction(bytes)
+			? {
+					error:
+						'it does not start with the PSBT magic bytes ("psbt" and 0xff; cHNidP8 in base64, 70736274ff in hex)',
+				}
+			: { error: RAW_TRANSACTION_NOT_PSBT };
+	}
+	const reader = new TransactionReader(bytes, 'is the PSBT cut off?');
+	reader.take(MAGIC_LENGTH, 'the magic bytes');
+	try {
+		const global = readMap(reader, 'the global map');
+		const unsignedTx = readUnsignedTransaction(global);
+		const inputs = unsignedTx.inputs.map((_, n) => readMap(reader, `input ${n + 1}'s map`));
+		const outputs = unsignedTx.outputs.map((_, n) => readMap(reader, `output ${n + 1}'s map`));
+		if (reader.remaining > 0) {
+			throw new TransactionProblem(
+				`it has ${reader.remaining} byte${reader.remaining === 1 ? '' : 's'} left after the map of its last output: a map too many, or extra data`,
+			);
+		}
+		return { unsignedTx, global, inputs, outputs };
+	} catch (error) {
+		return {
+			error: error instanceof TransactionProblem ? error.message : 'it could not be read as a PSBT',
+		};
+	}
+}
+
+/** The same for text in hex or base64, saying which encoding it was in. */
+export function parsePsbtText(
+	text: string,
+): (ParsedPsbt & { encoding: PsbtEncoding; bytes: Uint8Array }) | { error: string } {
+	const decoded = decodePsbtText(text);
+	if ('error' in decoded) return decoded;
+	const parsed = parsePsbt(decoded.bytes);
+	return 'error' in parsed ? parsed : { ...parsed, ...decoded };
+}
+
+/** Key-value pairs up to the 0x00 separator that ends the map. */
+function readMap(reader: TransactionReader, name: string): PsbtEntry[] {
+	const entries: PsbtEntry[] = [];
+	const seen = new Set<string>();
+	for (;;) {
+		const keyLength = reader.count(`a key length in ${name}`);
+		if (keyLength === 0) return entries;
+		const key = reader.take(keyLength, `a key in ${name}`);
+		const value = reader.take(reader.count(`a value length in ${name}`), `a value in ${name}`);
+		const keyText = Array.from(key).join(',');
+		if (seen.has(keyText)) {
+			throw new TransactionProblem(
+				`${name} holds the key of type 0x${key[0].toString(16).padStart(2, '0')} twice, which BIP-174 forbids`,
+			);
+		}
+		seen.add(keyText);
+		entries.push({ keyType: key[0], keyData: key.subarray(1), value });
+	}
+}
+
+function readUnsignedTransaction(global: PsbtEntry[]): ParsedTransaction {
+	const version = global.find((entry) => entry.keyType === PSBT_GLOBAL_VERSION);
+	if (version && version.value.some((byte) => byte !== 0)) {
+		throw new TransactionProblem(
+			`it is a PSBT of version ${version.value[0]}; Lendasat's PSBTs are of version 0`,
+		);
+	}
+	const entry = global.find(
+		(candidate) => candidate.keyType === PSBT_GLOBAL_UNSIGNED_TX && candidate.keyData.length === 0,
+	);
+	if (!entry) throw new TransactionProblem('its global map holds no unsigned transaction');
+	const parsed = parseBitcoinTransaction(entry.value);
+	if ('error' in parsed) {
+		throw new TransactionProblem(`its unsigned transaction is not a transaction: ${parsed.error}`);
+	}
+	if (parsed.segwit || parsed.inputs.some((input) => input.scriptSigBytes > 0)) {
+		throw new TransactionProblem(
+			'its unsigned transaction carries signatures (a scriptSig or a witness), which a PSBT keeps in its input maps',
+		);
+	}
+	return parsed;
+}
+
+/** Standard base64 with padding (the form BIP-174 and wallets use for PSBTs). */
+export function bytesToBase64(bytes: Uint8Array): string {
+	let text = '';
+	for (let i = 0; i < bytes.length; i += 3) {
+		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
+		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
+		text += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
+		text += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
+		text += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
+	}
+	return text;
+}
+
+/** Standard base64 (already checked against BASE64_PATTERN) to bytes. */
+function base64ToBytes(text: string): Uint8Array {
+	const body = text.replace(/=+$/, '');
+	const bytes = new Uint8Array(Math.floor((body.length * 6) / 8));
+	let accumulator = 0;
+	let bits = 0;
+	let at = 0;
+	for (const character of body) {
+		accumulator = ((accumulator << 6) | BASE64_ALPHABET.indexOf(character)) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			bytes[at++] = (accumulator >> bits) & 0xff;
+		}
+	}
+	return bytes;
+}
