@@ -1,37 +1,28 @@
 import { sleep } from 'n8n-workflow';
 
 /**
- * How much slower than its budget the gate paces (2.5 %): at 10 requests per second, a request may
- * arrive 25 ms later than the one ten places behind it before a server's 1-second window takes one
- * too many.
+ * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
+ * this process's requests than the rate, even when a timer wakes a little late.
  */
-export const MARGIN = 0.025;
-/** Before the first 429: requests in flight at first, one more per success (slow start). */
-export const INITIAL_WINDOW = 4;
-/**
- * Nothing got through at first, for less than this long (other processes fill the key's windows):
- * the rate climbs from one request per second, doubling every `SLOW_START_DOUBLING_MS`. After a
- * longer storm the gate starts afresh, as before its first 429.
- */
-export const LONG_STORM_MS = 5_000;
-export const SLOW_START_DOUBLING_MS = 500;
-/** A 429 this soon after the pacing resumed: the budget was far too high, learn it again. */
-export const QUICK_MS = 2_000;
-/** After the first budget is learned, it holds this long before probing one request per second more… */
-export const HOLD_INITIAL_MS = 90_000;
-/** …each 429 that answers a probe of its own doubles the hold, up to this… */
-export const HOLD_MAX_MS = 120_000;
-/** …and after a 429 met while holding (another process took more: the key is shared), this long. */
-export const HOLD_MIN_MS = 20_000;
-/** A 429 met while holding keeps the holds at `HOLD_MIN_MS` for this long. */
-export const CONTENDED_MS = 30_000;
-/** A 429 within this long after a probe answers that probe. */
-export const PROBE_ANSWER_MS = 3_000;
-/**
- * A probe no 429 answered found room: the next follows after this long (doubling with each one
- * while the key is shared, so that a process does not take over what another one gave up).
- */
-export const PROBE_STEP_MS = 3_000;
+export const MARGIN = 0.02;
+/** Before the first 429: requests in flight at first, one more per two successes (slow start). */
+export const INITIAL_WINDOW = 1;
+/** A 429 that does not answer a probe of this process's own: the rate drops to this share of itself. */
+export const DECREASE = 0.9;
+/** The lowest rate, requests per second; also the rate after a first burst of which nothing got through. */
+export const MIN_RATE = 1;
+/** The first probe after a hold adds this many requests per second; each probe that finds room doubles it. */
+export const STEP = 1;
+/** A 429 this soon after a probe answers it; a probe that meets none for this long found room. */
+export const PROBE_MS = 3_000;
+/** The rate holds this long (give or take half) after a 429 before probing… */
+export const HOLD_MIN_MS = 3_000;
+/** …while alone at the limit, twice as long after each probe a 429 answered, up to this… */
+export const HOLD_MAX_MS = 30_000;
+/** …and while the key is shared (a 429 of another process's probe came within this long), twice `HOLD_MIN_MS`. */
+export const SHARED_MS = 30_000;
+/** After a first burst of which nothing got through, the rate doubles this often while requests get through. */
+export const DOUBLING_MS = 500;
 
 /** Proof of a place in the gate's queue, given back with the answer it led to. */
 export interface GateTicket {
@@ -51,17 +42,9 @@ const IDLE_FORGET_MS = 60_000;
 /** After this long with nothing in flight, an unpaced burst starts with the initial window again. */
 const WINDOW_IDLE_MS = 1_000;
 /** How long successes are remembered. */
-const SUCCESSES_KEPT_MS = 5_000;
-
-/** One request per second more; two per cent more for a budget above 100 per second. */
-function higher(budget: number): number {
-	return budget + Math.max(1, Math.floor(budget / 50));
-}
-
-/** One request per second less (two per cent above 100), never below one. */
-function lower(budget: number): number {
-	return Math.max(1, budget - Math.max(1, Math.floor(budget / 50)));
-}
+const SUCCESSES_KEPT_MS = 3_000;
+/** What got through is averaged over this long where a sliding second would count two of the server's windows. */
+const AVERAGE_MS = 2_000;
 
 interface ConnectionWaiter {
 	cap: number;
@@ -78,28 +61,28 @@ interface TurnWaiter {
  *
  * n8n fires all items of a declarative node at once, so a thousand items against a rate-limited
  * API would mostly come back 429 and retry in herds. Each process paces on its own (n8n's queue-mode
- * workers share no memory, and the package has no store), and finds its share when processes share
- * a key:
+ * workers share no memory, and the package has no store); processes sharing a key find their shares
+ * the way TCP's congestion control does, by additive increase and multiplicative decrease:
  *
- * - Until the first 429 it sends unpaced: `INITIAL_WINDOW` requests in flight at first, one more per
- *   success. The first 429 teaches a **budget**: the requests per second the server accepted in the
- *   last second. The gate paces `MARGIN` below it, evenly spaced, so a server counting in windows
- *   sees at most the budget in any one of them.
- * - Every 429 pauses every request of the key for its Retry-After. The first request after a pause
- *   starts up to one spacing late at random, so that processes paused together do not resume in
- *   lockstep.
- * - After a 429 the budget holds, then probes: one request per second more. A probe that meets a 429
- *   is taken back; one that does not found room, and bigger steps follow soon (a process sharing
- *   the key finished, or the limit was raised). A process alone meets each 429 with a probe of its
- *   own, and probes more rarely (the hold doubles). A 429 met while holding means another process
- *   took more: the budget drops by one, and holds stay short while that goes on. A process with the
- *   larger budget sends more of the requests a full window refuses, so it gives up more often.
- * - A 429 soon after resuming (the budget was far too high, e.g. learned while others had not
- *   started yet) sets the budget to what got through since resuming.
- * - A 429 when nothing got through lately teaches nothing (the server refuses everything for now):
- *   it only pauses, and the pacing goes on where it was when the storm is over. Without a budget,
- *   one request per second asks; when one gets through, a short refusal (other processes fill the
- *   key's windows) leads to a slow start from one request per second, a long storm to a fresh start.
+ * - Until the first 429 it sends unpaced: `INITIAL_WINDOW` request in flight at first, one more per
+ *   two successes. The first 429 teaches a **rate**: the requests per second the server accepted in
+ *   the last second. The gate paces `MARGIN` below it, evenly spaced. When nothing got through (a
+ *   storm, or other processes already fill the key's windows), the rate starts at `MIN_RATE` and
+ *   doubles every `DOUBLING_MS` while requests get through, until the next 429 teaches it.
+ * - A 429 is one congestion event, with the 429s of requests already on their way. One that answers
+ *   no probe of this process's own (another process took more) lowers the rate to `DECREASE` of
+ *   itself: a server's full window refuses the requests that come last in it, so a process with a
+ *   larger share meets more of these 429s and gives up more, and shares even out. The gate pauses
+ *   for a spacing or two, with jitter, so that its next requests fall into the server's next window
+ *   and processes do not move in lockstep; the refused request waits out its own Retry-After. A 429
+ *   before anything got through since the last one pauses as briefly once, then for the Retry-After
+ *   (the server refuses everything for now, which says nothing about its rate).
+ * - The rate holds for about `HOLD_MIN_MS`, then probes: `STEP` request per second more. A probe no
+ *   429 answers within `PROBE_MS` found room, and the next one follows at once with twice the step (a
+ *   process sharing the key finished, the server accepts again after a storm): freed capacity is
+ *   taken back within seconds. A probe a 429 answers is taken back whole; alone at the limit the hold
+ *   then doubles (up to `HOLD_MAX_MS`), so that scenario 2's single process probes rarely, while the
+ *   key is shared (`SHARED_MS`) it stays short, so that the room a finished process leaves is found.
  */
 export class RateGate {
 	private readonly env: GateEnvironment;
@@ -108,35 +91,38 @@ export class RateGate {
 	private nextStartAt = 0;
 
 	/** Requests per second this process allows itself; 0 = unpaced, until the first 429. */
-	private budget = 0;
-
-	/** Without a budget: the slow start's rate (0 = unpaced), and since when nothing got through. */
-	private slowStart = 0;
-	private refusedSince = Infinity;
-	private lastClimbAt = 0;
+	private rate = 0;
 
 	private pausedUntil = 0;
 
-	/** Changes with every wave of 429s: answers to requests sent before it belong to that wave. */
+	/** Changes with every congestion event: answers to requests sent before it belong to that event. */
 	private pacing = 0;
+	/** Whether a request got through since the last congestion event, and 429s since without one. */
+	private succeededSinceEvent = false;
+	private refusedAgain = 0;
 
-	/** Until when the first wave may still refine the first budget (its pause). */
+	/**
+	 * The first rate was learned from a burst of which nothing got through (a storm, or other
+	 * processes filled the key's windows): it climbs while requests get through, until the next 429.
+	 */
+	private blind = false;
+	private lastClimbAt = 0;
+
+	/** Until when answers of the first burst may still refine the first rate. */
 	private learningUntil = 0;
 
 	/** When the answers of the last `SUCCESSES_KEPT_MS` succeeded. */
 	private successes: number[] = [];
-	private succeededSinceRefusal = false;
 
-	/** When the pacing resumed after the last pause. */
-	private resumedAt = 0;
-
-	/** How long the budget holds after a 429, until when it holds now, and the probing's state. */
-	private hold = HOLD_INITIAL_MS;
+	/** How long the rate holds after a 429, and until when it holds now. */
+	private hold = HOLD_MIN_MS;
 	private holdUntil = 0;
+	/** The probe under way: when it began, the rate before it, its step. */
 	private probedAt = -Infinity;
-	private probesFindingRoom = 0;
 	private beforeProbe = 0;
-	private lastContendedAt = -Infinity;
+	private step = STEP;
+	/** When a 429 last came that answered no probe of this process's own (another process took more). */
+	private sharedAt = -Infinity;
 
 	private lastUsedAt = 0;
 
@@ -175,7 +161,7 @@ export class RateGate {
 
 	/** The connections a request may count on: the caller's cap, and unpaced the slow start's window. */
 	private capFor(maxConcurrent: number): number {
-		return this.budget || this.slowStart ? maxConcurrent : Math.min(maxConcurrent, this.window);
+		return this.rate ? maxConcurrent : Math.min(maxConcurrent, this.window);
 	}
 
 	/**
@@ -253,7 +239,7 @@ export class RateGate {
 
 	/**
 	 * Lets the queued requests go one by one, each at the pace of the moment: a pace that changes
-	 * (a pause, a lower or higher budget) applies to every request still waiting.
+	 * (a pause, a lower or higher rate) applies to every request still waiting.
 	 */
 	private async dispatch(): Promise<void> {
 		if (this.dispatching) return;
@@ -270,7 +256,7 @@ export class RateGate {
 				const next = this.turnQueue.shift();
 				if (!next) break;
 				// Counted from when this turn was due, not from when the timer woke up (timers run late):
-				// the pace stays the budget's. After a quiet spell, from now.
+				// the pace stays the rate's. After a quiet spell, from now.
 				const due = Math.max(this.nextStartAt, this.pausedUntil);
 				this.nextStartAt = (now - due < this.spacingMs ? due : now) + this.spacingMs;
 				this.lastUsedAt = now;
@@ -299,21 +285,19 @@ export class RateGate {
 		const now = this.env.now();
 		this.successes.push(now);
 		this.dropOldSuccesses(now);
-		this.succeededSinceRefusal = true;
-		if (!this.budget && now - this.refusedSince >= LONG_STORM_MS) this.slowStart = 0;
-		this.refusedSince = Infinity;
-		// A success during the pause of the first 429 answers a request of the burst that led to it,
+		this.succeededSinceEvent = true;
+		// A success while the first 429 is being learned answers a request of the burst that led to it,
 		// read after that 429 (answers of one burst come back in any order): count it too.
 		if (now < this.learningUntil) {
 			this.learn(now);
 			return;
 		}
-		if (this.slowStart) {
+		if (this.blind) {
 			this.climb(now);
 			return;
 		}
-		if (!this.budget) {
-			this.window++;
+		if (!this.rate) {
+			this.window += 0.5;
 			this.handOverConnections();
 			return;
 		}
@@ -321,109 +305,109 @@ export class RateGate {
 	}
 
 	/**
-	 * A 429 for a request sent with `ticket`: everyone pauses for `pauseMs` (the server's
-	 * Retry-After), and the first 429 of each wave adjusts the budget.
+	 * A 429 for a request sent with `ticket`, which waits out `retryAfterMs` (the server's
+	 * Retry-After) itself. The first 429 of a congestion event lowers the rate (or takes a probe back)
+	 * and pauses the key briefly; 429s before anything got through since then pause it longer.
 	 */
-	recordRateLimited(ticket: GateTicket, pauseMs: number): void {
+	recordRateLimited(ticket: GateTicket, retryAfterMs: number): void {
 		const now = this.env.now();
 		this.dropOldSuccesses(now);
-		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		if (ticket.pacing !== this.pacing) {
-			// Another 429 of the same wave: it only pauses, or refines the first budget.
-			if (now < this.learningUntil && this.acceptedWithin(1000, now)) this.learn(now);
+			// Sent before the gate reacted: the same event.
+			if (now < this.learningUntil) this.learn(now);
 			return;
 		}
-		// Nothing got through since the last 429, or lately (a gate used long ago starts afresh).
-		const storm =
-			!this.succeededSinceRefusal ||
-			this.acceptedWithin(Math.max(1000, 2 * this.spacingMs), now) === 0;
-		const quick = now - this.resumedAt < QUICK_MS;
-		const sinceResuming = this.successes.filter((at) => at >= this.resumedAt).length;
-		this.succeededSinceRefusal = false;
-		this.resumedAt = this.pausedUntil;
-		if (storm) {
-			// The server refuses everything for now, which says nothing about its rate: the pacing
-			// resumes where it was. Unpaced, one request per second finds out when it is over.
-			this.refusedSince = Math.min(this.refusedSince, now);
-			if (!this.budget) this.slowStart = 1;
-			this.window = 1;
-		} else if (!this.budget) {
-			this.learningUntil = this.pausedUntil;
-			this.learn(now);
-		} else {
-			this.adjust(now, quick ? Math.min(lower(this.budget), Math.max(1, sinceResuming)) : 0);
-		}
 		this.pacing += 1;
-		this.nextStartAt = this.pausedUntil + this.env.random() * this.spacingMs;
+		if (this.rate && !this.succeededSinceEvent) {
+			// The window is still full (a spacing or two was not enough), or the server refuses
+			// everything for now, which says nothing about its rate: the second time, wait as it asks.
+			this.refusedAgain++;
+			this.pauseUntil(
+				now + (this.refusedAgain === 1 ? this.briefPause(retryAfterMs) : retryAfterMs),
+			);
+			return;
+		}
+		this.succeededSinceEvent = false;
+		this.refusedAgain = 0;
+		if (!this.rate || this.blind) {
+			this.learn(now);
+		} else if (now - this.probedAt < PROBE_MS) {
+			this.rate = this.beforeProbe;
+			// Alone at the limit a process probes ever more rarely; sharing the key, at a steady pace
+			// (a process that finishes leaves room that only probing finds).
+			this.hold =
+				now - this.sharedAt < SHARED_MS ? 2 * HOLD_MIN_MS : Math.min(HOLD_MAX_MS, this.hold * 2);
+		} else {
+			this.rate = Math.max(MIN_RATE, this.rate * DECREASE);
+			this.sharedAt = now;
+			this.hold = HOLD_MIN_MS;
+		}
+		this.probedAt = -Infinity;
+		this.step = STEP;
+		this.pauseUntil(now + this.briefPause(retryAfterMs));
+		if (!this.learningUntil) this.learningUntil = this.pausedUntil;
+		this.holdUntil = this.pausedUntil + this.hold * (0.5 + this.env.random());
+	}
+
+	/** One spacing or two, with jitter: past the server's full window, not in step with other processes. */
+	private briefPause(retryAfterMs: number): number {
+		return Math.min(retryAfterMs, (1 + this.env.random()) * this.spacingMs);
+	}
+
+	private pauseUntil(at: number): void {
+		this.pausedUntil = Math.max(this.pausedUntil, at);
+		this.nextStartAt = Math.max(this.nextStartAt, this.pausedUntil);
 		this.handOverConnections();
 	}
 
 	/**
-	 * The first budget: what the server let through in the last second. A window that is full holds
-	 * at least that many of our requests, so the budget is not below this process's share (it is
-	 * above when the first burst straddled two of the server's windows, and the next 429 corrects it).
+	 * The first rate: what the server let through in the last second. A window that is full holds at
+	 * least that many of our requests, so the rate is not below this process's share (it is above when
+	 * the first burst straddled two of the server's windows, and the next 429 brings it down). After a
+	 * blind start, the rate climbed fast: the average over `AVERAGE_MS` counts fewer straddled windows.
 	 */
 	private learn(now: number): void {
-		this.budget = Math.max(1, this.acceptedWithin(1000, now));
-		// Nothing got through at first (other processes already filled the key's windows): the key is
-		// shared, and this budget is whatever was left; probe soon.
-		if (this.slowStart) this.lastContendedAt = now;
-		this.slowStart = 0;
-		this.hold = now - this.lastContendedAt < CONTENDED_MS ? HOLD_MIN_MS : HOLD_INITIAL_MS;
-		this.holdFor(this.hold);
+		const accepted = this.acceptedWithin(1000, now);
+		this.rate = Math.max(
+			MIN_RATE,
+			this.blind ? (this.acceptedWithin(AVERAGE_MS, now) * 1000) / AVERAGE_MS : accepted,
+		);
+		this.blind = accepted === 0;
 	}
 
-	/** A 429 while pacing: back from a probe, one less when it came while holding, or `relearned`. */
-	private adjust(now: number, relearned: number): void {
-		const answersProbe = now - this.probedAt < PROBE_ANSWER_MS;
-		if (!answersProbe) this.lastContendedAt = now;
-		this.budget = relearned || (answersProbe ? this.beforeProbe : lower(this.budget));
-		const contended = now - this.lastContendedAt < CONTENDED_MS;
-		this.hold = answersProbe && !contended ? Math.min(HOLD_MAX_MS, this.hold * 2) : HOLD_MIN_MS;
-		this.holdFor(relearned ? PROBE_STEP_MS : this.hold);
-		this.probedAt = -Infinity;
-		this.probesFindingRoom = 0;
-	}
-
-	/** The slow start: the rate doubles every `SLOW_START_DOUBLING_MS`, never far ahead of what gets through. */
+	/** Blind: the rate doubles every `DOUBLING_MS`, never far ahead of what gets through. */
 	private climb(now: number): void {
-		const step = Math.min(1000, now - Math.max(this.lastClimbAt, this.resumedAt));
+		const elapsed = Math.min(1000, now - Math.max(this.lastClimbAt, this.pausedUntil));
 		this.lastClimbAt = now;
-		if (step <= 0) return;
+		if (elapsed <= 0) return;
 		const ceiling = 2 * this.acceptedWithin(1000, now) + 1;
-		this.slowStart = Math.min(ceiling, this.slowStart * 2 ** (step / SLOW_START_DOUBLING_MS));
+		this.rate = Math.max(this.rate, Math.min(ceiling, this.rate * 2 ** (elapsed / DOUBLING_MS)));
 	}
 
-	/** One request per second more once the hold is over, while requests are waiting for their turn. */
+	/** Once the hold is over, while requests are waiting for their turn: more, in growing steps while there is room. */
 	private probe(now: number): void {
-		if (now < this.holdUntil || this.turnQueue.length + this.waitingForConnection.length === 0)
-			return;
-		const contended = now - this.lastContendedAt < CONTENDED_MS;
-		// Room found again and again (a process sharing the key finished, the limit was raised): the
-		// steps grow. While the key is shared they stay single and come ever more slowly instead, so that
-		// a process does not take over what another one gave up for a moment.
-		const steps = contended ? 1 : 2 ** Math.min(this.probesFindingRoom, 4);
-		this.beforeProbe = this.budget;
-		for (let step = 0; step < steps; step++) this.budget = higher(this.budget);
-		this.holdUntil = now + PROBE_STEP_MS * (contended ? 2 ** this.probesFindingRoom : 1);
+		if (this.probedAt > -Infinity && now - this.probedAt >= PROBE_MS) {
+			// No 429 answered the last probe: there is room, and the next step follows at once, bigger.
+			this.step *= 2;
+			this.probedAt = -Infinity;
+			this.holdUntil = now;
+			this.hold = HOLD_MIN_MS;
+		}
+		if (now < this.holdUntil || this.probedAt > -Infinity) return;
+		if (this.turnQueue.length + this.waitingForConnection.length === 0) return;
+		this.beforeProbe = this.rate;
+		this.rate += this.step;
 		this.probedAt = now;
-		this.probesFindingRoom++;
-	}
-
-	/** The budget holds for about `ms` after the pause (give or take a quarter, so that processes do not probe at once). */
-	private holdFor(ms: number): void {
-		this.holdUntil = this.pausedUntil + ms * (0.75 + 0.5 * this.env.random());
 	}
 
 	/** The current spacing between request starts (0 = unpaced), for tests and diagnostics. */
 	get spacingMs(): number {
-		if (this.budget) return 1000 / (this.budget * (1 - MARGIN));
-		return this.slowStart ? 1000 / this.slowStart : 0;
+		return this.rate ? 1000 / (this.rate * (1 - MARGIN)) : 0;
 	}
 
-	/** The budget in requests per second (0 = unpaced), for tests and diagnostics. */
+	/** The rate in requests per second (0 = unpaced), for tests and diagnostics. */
 	get requestsPerSecond(): number {
-		return this.budget;
+		return this.rate;
 	}
 
 	private dropOldSuccesses(now: number): void {
@@ -445,17 +429,19 @@ export class RateGate {
 
 	/** Unpaced and quiet for a moment: the next burst starts small again. */
 	private restartWindowIfQuiet(now: number): void {
-		if (!this.budget && this.active === 0 && now - this.lastUsedAt > WINDOW_IDLE_MS)
+		if (!this.rate && this.active === 0 && now - this.lastUsedAt > WINDOW_IDLE_MS)
 			this.window = INITIAL_WINDOW;
 	}
 
-	/** After a minute without traffic the learned budget may be stale: start unpaced again. */
+	/** After a minute without traffic the learned rate may be stale: start unpaced again. */
 	private forgetIfIdle(now: number): void {
 		if (this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil) {
-			this.budget = 0;
-			this.slowStart = 0;
+			this.rate = 0;
 			this.window = INITIAL_WINDOW;
 			this.nextStartAt = 0;
+			this.learningUntil = 0;
+			this.succeededSinceEvent = false;
+			this.blind = false;
 		}
 	}
 }
