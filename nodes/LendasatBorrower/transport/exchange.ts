@@ -212,8 +212,8 @@ export async function exchange(
 		failures.push(failure);
 		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
 		const retryAfterMs = failure.kind === 'http' ? failure.retryAfterMs : undefined;
-		// A 429 pauses the whole key for the server's Retry-After; only without one (or with 0) does
-		// this request's own backoff stand in, so that one unlucky item does not hold up every other.
+		// A 429 waits the server's Retry-After; only without one (or with 0) does this request's own
+		// backoff stand in. The gate hears of it and paces the key's other requests accordingly.
 		const wait =
 			rateLimited && retryAfterMs
 				? Math.min(settings.retry.maxDelayMs, retryAfterMs)
@@ -227,8 +227,7 @@ export async function exchange(
 				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
-		// A 429 waits at the gate with everyone else; other failures back off on their own.
-		if (!rateLimited) await sleep(wait);
+		await sleep(wait);
 	}
 }
 
