@@ -382,6 +382,26 @@ describe('rate limiting', () => {
 		const bare = (await burst(3)).find((answer) => answer.status === 429);
 		expect(bare?.headers.get('retry-after')).toBeNull();
 	});
+
+	it('answers 429 to every request during a storm, and applies the limit after it', async () => {
+		sandbox.configure({ rateLimit: { requestsPerSecond: 100, stormUntilMs: Date.now() + 60_000 } });
+		const stormy = await burst(3);
+		expect(stormy.map((answer) => answer.status)).toEqual([429, 429, 429]);
+		expect(Number(stormy[0].headers.get('retry-after'))).toBe(1);
+		expect((await call('GET', '/api/offers', { key: sandbox.keys.otherBorrower })).status).toBe(
+			429,
+		);
+		sandbox.configure({ rateLimit: { requestsPerSecond: 100, stormUntilMs: Date.now() - 1 } });
+		expect((await burst(3)).map((answer) => answer.status)).toEqual([200, 200, 200]);
+	});
+
+	it('refuses a storm end that is not a time', () => {
+		expect(() =>
+			sandbox.configure({
+				rateLimit: { requestsPerSecond: 1, stormUntilMs: 'soon' as unknown as number },
+			}),
+		).toThrow(/stormUntilMs/);
+	});
 });
 
 describe('idempotency', () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8] [-- --endless-storm] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { measureLookupCost } from './lookupCost';
 import { SandboxProcess } from './lib/processes';
 import { profileOurNode } from './lib/profile';
 import {
@@ -20,6 +21,8 @@ import {
 	rateLimitedRows,
 	renderTable,
 	returnAllRows,
+	sharedKeyRows,
+	stormRows,
 	type Row,
 	type Verdict,
 } from './lib/report';
@@ -30,16 +33,22 @@ import {
 	overhead,
 	rateLimited,
 	returnAll,
+	sharedKey,
+	storm,
 	type Settings,
 } from './lib/scenarios';
+import { DEFAULT_TIME_BUDGET_MS } from '../../nodes/LendasatBorrower/transport/settings';
 
-const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6] [--profile] [--no-write]
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8] [--endless-storm] [--profile] [--no-write]
   Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
-  5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items)
+  5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items),
+  7 shared key: 1,000 items over 1, 2 and 4 processes at 10/s (about 6 min),
+  8 storm: 130 and 300 items, 20 s of nothing but 429, then 10/s (about 2 min)
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
   --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
-  --slow-reps N  repetitions of scenarios 2 and 5 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
+  --slow-reps N  repetitions of scenarios 2, 5, 7 and 8 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
+  --endless-storm  scenario 8 also with 200 items and a storm that never ends (about 3 min more)
   --profile      also profile our node in scenario 1 and print where its time goes
   --no-write     do not update bench/RESULTS.md`;
 
@@ -76,8 +85,9 @@ function parseArgs(argv: string[]): Options {
 		tunedBatching: true,
 		latencyItems: 2000,
 		sizes: [100, 1000, 10_000],
-		only: new Set([1, 2, 3, 4, 5, 6]),
+		only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
 		faultDialects: new Set<Dialect>(['spec', 'live']),
+		endlessStorm: false,
 		profile: false,
 		write: true,
 		log: (line) => console.error(`  ${line}`),
@@ -106,8 +116,11 @@ function parseArgs(argv: string[]): Options {
 					(part) => /^3-(spec|live)$/.exec(part)?.[1] ?? [],
 				) as Dialect[];
 				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
-				if (!list.length || numbers.some((scenario) => ![1, 2, 3, 4, 5, 6].includes(scenario))) {
-					fail('--only takes scenario numbers 1–6, 3-spec and 3-live');
+				if (
+					!list.length ||
+					numbers.some((scenario) => ![1, 2, 3, 4, 5, 6, 7, 8].includes(scenario))
+				) {
+					fail('--only takes scenario numbers 1–8, 3-spec and 3-live');
 				}
 				options.only = new Set(numbers);
 				options.faultDialects = new Set(
@@ -115,6 +128,9 @@ function parseArgs(argv: string[]): Options {
 				);
 				break;
 			}
+			case '--endless-storm':
+				options.endlessStorm = true;
+				break;
 			case '--profile':
 				options.profile = true;
 				break;
@@ -250,6 +266,19 @@ async function main(): Promise<void> {
 				`Scenario 5: latency 1 s, ${options.latencyItems} items (≥ ${options.latencyItems / 16} s for our node at 16 parallel)`,
 			);
 			rows.push(...latencyRows(await latency(sandbox, options)));
+		}
+		if (options.only.has(7)) {
+			console.error('Scenario 7: one key shared by 1, 2 and 4 processes, 10/s (≥ 100 s per run)');
+			const lookups = await measureLookupCost({ items: 1000, executions: 1 });
+			const lookupCost = `check for other contracts with the same key (dev/bench/lookupCost.ts, live dialect, 1,000 items with their own key, no limit): ${lookups.checkListRequestsPerItem.toFixed(3)} list requests/item after the last create, ${(lookups.listRequests / lookups.items).toFixed(3)}/item in all`;
+			console.error(`  ${lookupCost}`);
+			rows.push(...sharedKeyRows(await sharedKey(sandbox, options), verdicts, lookupCost));
+		}
+		if (options.only.has(8)) {
+			console.error(
+				`Scenario 8: storm of 429s (20 s, then 10/s)${options.endlessStorm ? ', and one without end' : ''}`,
+			);
+			rows.push(...stormRows(await storm(sandbox, options), verdicts, DEFAULT_TIME_BUDGET_MS));
 		}
 		if (options.profile) {
 			console.error('Profiling our node (scenario 1)');

@@ -1,11 +1,11 @@
 /**
- * `npm run sandbox [-- --port 7337 --dialect live --rate-limit 5 --idempotency --create-status 201 --latency 50]`
+ * `npm run sandbox [-- --port 7337 --dialect live --rate-limit 5 --storm 20 --idempotency --create-status 201 --latency 50]`
  * Starts the sandbox, prints how to use it and runs until Ctrl-C / SIGTERM.
  */
 import { PAGING_MODES } from './config';
 import { SEED_IDS, startSandbox, type PagingMode, type StartOptions } from './server';
 
-const USAGE = `Usage: npm run sandbox -- [--port N] [--dialect spec|live] [--rate-limit N] [--idempotency]
+const USAGE = `Usage: npm run sandbox -- [--port N] [--dialect spec|live] [--rate-limit N [--storm SECONDS]] [--idempotency]
                             [--create-status 200|201] [--latency MS] [--seed TEXT] [--extra-contracts N]
                             [--paging ignore-page|endless|lying-total-pages|no-ids]
 Port also from SANDBOX_PORT (default: a free port).`;
@@ -40,8 +40,14 @@ function parseArgs(argv: string[]): StartOptions {
 				break;
 			}
 			case '--rate-limit':
-				options.rateLimit = { requestsPerSecond: numberArg(flag, next()) };
+				options.rateLimit = { ...options.rateLimit, requestsPerSecond: numberArg(flag, next()) };
 				break;
+			case '--storm': {
+				const seconds = numberArg(flag, next());
+				if (!options.rateLimit) fail('--storm needs --rate-limit first');
+				options.rateLimit = { ...options.rateLimit, stormUntilMs: Date.now() + seconds * 1000 };
+				break;
+			}
 			case '--idempotency':
 				options.idempotency = true;
 				break;

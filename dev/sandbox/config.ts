@@ -49,6 +49,12 @@ function checkRateLimit(rateLimit: SandboxConfig['rateLimit']): void {
 	) {
 		throw invalid("rateLimit.retryAfter must be 'seconds', 'http-date' or 'none'");
 	}
+	if (
+		rateLimit.stormUntilMs !== undefined &&
+		!(typeof rateLimit.stormUntilMs === 'number' && Number.isFinite(rateLimit.stormUntilMs))
+	) {
+		throw invalid('rateLimit.stormUntilMs must be a time in epoch milliseconds');
+	}
 }
 
 /** Throws a 400 ApiError (code INVALID_CONFIG) on an unknown key or a bad value. */

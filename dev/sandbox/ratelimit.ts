@@ -24,9 +24,16 @@ function windowShape(config: RateLimitConfig): { length: number; allowance: numb
 export class RateLimiter {
 	private readonly windows = new Map<string, Window>();
 
-	/** Counts the request; a decision when it is over the limit, null when it may proceed. */
+	/**
+	 * Counts the request; a decision when it is over the limit, null when it may proceed. During a
+	 * storm (`stormUntilMs`) nothing is counted and every request is over the limit, as if its window
+	 * were already full.
+	 */
 	check(apiKey: string, config: RateLimitConfig, nowMs: number): RateDecision | null {
 		const { length, allowance } = windowShape(config);
+		if (config.stormUntilMs !== undefined && nowMs < config.stormUntilMs) {
+			return { retryAt: Math.floor(nowMs / length) * length + length };
+		}
 		let window = this.windows.get(apiKey);
 		const start =
 			config.requestsPerSecond >= 1

@@ -88,6 +88,11 @@ export interface FaultRule {
 export interface RateLimitConfig {
 	requestsPerSecond: number;
 	retryAfter?: 'seconds' | 'http-date' | 'none';
+	/**
+	 * A storm: until this time (epoch ms, the real clock) every request of every key is answered 429,
+	 * with the Retry-After the limiter would give for a full window; from then on the limit applies.
+	 */
+	stormUntilMs?: number;
 }
 
 export interface SandboxConfig {

@@ -79,7 +79,7 @@ async function nodeCreate(job: CreateJob, target: SandboxTarget): Promise<Outcom
 			keyType: 'borrower',
 			apiKey: target.apiKey,
 		},
-		items: inputItems(job.items),
+		items: inputItems(job.items, job.firstItem),
 	});
 	return succeededItems(run, 'Lendasat Borrower');
 }

@@ -78,6 +78,13 @@ export class SandboxProcess {
 		return this.admin('GET', '/__admin/stats') as Promise<SandboxStats>;
 	}
 
+	/** The requests recorded since the last reset, in the order they came. */
+	requests(): Promise<Array<{ method: string; path: string }>> {
+		return this.admin('GET', '/__admin/requests') as Promise<
+			Array<{ method: string; path: string }>
+		>;
+	}
+
 	/**
 	 * Waits until the connections of earlier runs are closed (the sandbox closes an idle keep-alive
 	 * connection after 5 s), so that a run's peak of open connections counts its own only.

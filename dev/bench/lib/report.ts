@@ -10,8 +10,11 @@ import {
 	OUR_NODE,
 	OUR_NODE_VARIANTS,
 	RATE_LIMIT_PER_SECOND,
+	STORM_MS,
 	type Measurement,
 	type ScenarioResult,
+	type SharedKeyResult,
+	type StormResult,
 } from './scenarios';
 
 export interface Row {
@@ -301,6 +304,106 @@ export function latencyRows(results: ScenarioResult[]): Row[] {
 		const parallel = result.contender.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
 		const bound = `bound items / ${parallel} × ${seconds(LATENCY_MS)} = ${seconds((result.items / parallel) * LATENCY_MS)}`;
 		row.notes = [sockets, bound, row.notes].filter(Boolean).join('; ');
+		return row;
+	});
+}
+
+/** Scenario 7's targets: of the limit in all, and answers 429 of all requests. */
+const MIN_SHARED_THROUGHPUT = 0.9;
+const MAX_SHARED_429_SHARE = 0.05;
+
+function percent(value: number): string {
+	return `${(value * 100).toFixed(1)} %`;
+}
+
+/**
+ * Scenario 7: aggregate throughput (items ÷ wall time ÷ the limit), answers 429 of all requests,
+ * duplicates, and the look-up requests (GET /api/contracts) per item; `lookupCost` is the cost of
+ * Contract → Create's check for other contracts with the same key when nothing collides.
+ */
+export function sharedKeyRows(
+	results: SharedKeyResult[],
+	verdicts: Verdict[],
+	lookupCost?: string,
+): Row[] {
+	return results.map((result) => {
+		const label = `Lendasat node, ${result.processes} process${result.processes > 1 ? 'es' : ''}, one key`;
+		const row = baseRow(`7 Shared key, ${result.processes} × ${result.items / result.processes}`, {
+			contender: { label, contender: 'node' },
+			items: result.items,
+			runs: result.runs,
+		});
+		const throughput = (run: Measurement) =>
+			result.items / (run.result.wallMs / 1000) / RATE_LIMIT_PER_SECOND;
+		const rejected = (run: Measurement) => run.stats.byStatus['429'] ?? 0;
+		const share429 = (run: Measurement) => rejected(run) / Math.max(1, run.stats.requests);
+		row.ratio = `${times(median(result.runs.map(throughput)))} limit`;
+		const met = result.runs.every(
+			(run) =>
+				run.result.succeeded === result.items &&
+				run.stats.duplicateContracts === 0 &&
+				throughput(run) >= MIN_SHARED_THROUGHPUT &&
+				share429(run) <= MAX_SHARED_429_SHARE,
+		);
+		const verdict = {
+			target: `${result.processes} process${result.processes > 1 ? 'es' : ''}: all succeed, 0 dupl., ≥ ${MIN_SHARED_THROUGHPUT}× limit, ≤ ${percent(MAX_SHARED_429_SHARE)} answers 429`,
+			met,
+		};
+		verdicts.push({ ...verdict, target: `7 Shared key: ${verdict.target}` });
+		const lookups = median(
+			result.runs.map((run) => (run.stats.byRoute[LOOKUP_ROUTE] ?? 0) / result.items),
+		);
+		const after = median(result.runs.map((run) => run.looksAfterLastCreate / result.items));
+		const each = result.runs
+			.map((run) => run.processes.map((one) => seconds(one.wallMs)).join(' / '))
+			.join('; ');
+		row.notes = [
+			verdictText(verdict),
+			`429 answers: ${statusCount(result.runs, '429')} (${percent(median(result.runs.map(share429)))} of requests)`,
+			`lookups ${lookups.toFixed(3)}/item, after the last create ${after.toFixed(3)}/item`,
+			...(result.processes === 1 && lookupCost ? [lookupCost] : []),
+			...(result.processes > 1 ? [`each process: ${each}`] : []),
+			row.notes,
+		]
+			.filter(Boolean)
+			.join('; ');
+		return row;
+	});
+}
+
+/**
+ * Scenario 8: a storm of 429s, then the limit: all succeed and the run ends within 1.2 × (items / the
+ * limit + the storm); a storm without end: the run ends within the time budget of each request.
+ */
+export function stormRows(results: StormResult[], verdicts: Verdict[], budgetMs: number): Row[] {
+	return results.map((result) => {
+		const endless = result.stormMs === Infinity;
+		const row = baseRow(
+			endless ? '8 Storm without end' : `8 Storm ${seconds(result.stormMs)}, then 10/s`,
+			result,
+		);
+		const bound = endless
+			? budgetMs
+			: 1.2 * ((result.items / RATE_LIMIT_PER_SECOND) * 1000 + result.stormMs);
+		const time = median(wall(result.runs));
+		row.ratio = endless
+			? `${times(time / budgetMs)} budget (${seconds(budgetMs)})`
+			: `${times(time / bound)} bound (${seconds(bound)})`;
+		const met = endless
+			? result.runs.every((run) => run.result.wallMs <= budgetMs * 1.05)
+			: result.runs.every(
+					(run) => run.result.succeeded === result.items && run.result.wallMs <= bound,
+				);
+		const verdict = {
+			target: endless
+				? `${result.items} items, 429 for ever: the run ends within the time budget (${seconds(budgetMs)}, + 5 %)`
+				: `${result.items} items, ${seconds(STORM_MS)} of 429 then 10/s: all succeed within 1.2 × (items / 10 + ${seconds(STORM_MS)}) = ${seconds(bound)}`,
+			met,
+		};
+		verdicts.push({ ...verdict, target: `8 Storm: ${verdict.target}` });
+		row.notes = [verdictText(verdict), `429 answers: ${statusCount(result.runs, '429')}`, row.notes]
+			.filter(Boolean)
+			.join('; ');
 		return row;
 	});
 }

@@ -10,8 +10,9 @@ export function loanAmountOf(itemIndex: number): number {
 	return 100 + itemIndex / 100;
 }
 
-export function inputItems(count: number): Array<{ amount: number }> {
-	return Array.from({ length: count }, (_, index) => ({ amount: loanAmountOf(index) }));
+/** `count` items from item `first` on. */
+export function inputItems(count: number, first = 0): Array<{ amount: number }> {
+	return Array.from({ length: count }, (_, index) => ({ amount: loanAmountOf(first + index) }));
 }
 
 export function contractRequestBody(amount: number): object {

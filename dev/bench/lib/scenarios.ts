@@ -28,6 +28,8 @@ export interface Settings {
 	/** Items of the latency scenario (1 s per request). */
 	latencyItems: number;
 	sizes: number[];
+	/** Scenario 8 also runs a storm that outlasts the time budget (about 3 minutes). */
+	endlessStorm: boolean;
 	log: (line: string) => void;
 }
 
@@ -139,6 +141,7 @@ function createJob(
 	items: number,
 	sandbox: SandboxProcess,
 	live?: LiveTarget,
+	extra: Pick<CreateJob, 'firstItem'> = {},
 ): Job {
 	const job: CreateJob = {
 		kind: 'create',
@@ -148,6 +151,7 @@ function createJob(
 		httpRequest: spec.httpRequest,
 		live,
 		maxConcurrent: spec.maxConcurrent,
+		...extra,
 	};
 	return { ...job, target: { url: sandbox.url, apiKey: sandbox.keys.borrower } };
 }
@@ -419,4 +423,148 @@ export async function latency(
 	} finally {
 		await Promise.all(processes.map((contender) => contender.close()));
 	}
+}
+
+/** Scenario 7: how many processes share the key (each its own n8n, as queue-mode workers are). */
+export const SHARED_KEY_PROCESSES = [1, 2, 4];
+export const SHARED_KEY_ITEMS = 1000;
+
+/** One run of scenario 7: the processes' figures side by side, and the sandbox's after all of them. */
+export interface SharedKeyRun extends Measurement {
+	processes: RunResult[];
+	/** GET /api/contracts after the last POST /api/contracts: the look after creating, in all. */
+	looksAfterLastCreate: number;
+}
+
+export interface SharedKeyResult {
+	processes: number;
+	items: number;
+	runs: SharedKeyRun[];
+}
+
+/**
+ * Scenario 7: `SHARED_KEY_ITEMS` Contract → Create in all, split evenly over N fresh contender
+ * processes that share one borrower key against one sandbox at 10 requests per second, all started
+ * at once, with default settings (the automatic Idempotency Key: nothing but the pacing is
+ * measured). The time is the orchestrator's, from sending the jobs to the last answer.
+ */
+export async function sharedKey(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<SharedKeyResult[]> {
+	const results: SharedKeyResult[] = [];
+	for (const count of SHARED_KEY_PROCESSES) {
+		const result: SharedKeyResult = { processes: count, items: SHARED_KEY_ITEMS, runs: [] };
+		for (let rep = 1; rep <= settings.slowReps; rep++) {
+			const contenders: ContenderProcess[] = [];
+			try {
+				for (let index = 0; index < count; index++)
+					contenders.push(await startWarm(sandbox, OUR_NODE, {}));
+				await sandbox.reset(RATE_LIMITED_CONFIG);
+				const run = await runTogether(sandbox, contenders, SHARED_KEY_ITEMS);
+				result.runs.push(run);
+				settings.log(
+					`shared key rep ${rep}/${settings.slowReps}: ${count} process${count > 1 ? 'es' : ''} × ${SHARED_KEY_ITEMS / count}: ${(run.result.wallMs / 1000).toFixed(2)} s, ${run.result.succeeded} succeeded, ${run.stats.byStatus['429'] ?? 0} answers 429, ${run.stats.duplicateContracts} duplicates, each ${run.processes.map((each) => `${(each.wallMs / 1000).toFixed(1)} s`).join(' / ')}${run.result.error ? `, error: ${run.result.error.slice(0, 80)}` : ''}`,
+				);
+			} finally {
+				await Promise.all(contenders.map((contender) => contender.close()));
+			}
+		}
+		results.push(result);
+	}
+	return results;
+}
+
+/** Starts one share of `items` on each contender at once; the wall time runs until the last is done. */
+async function runTogether(
+	sandbox: SandboxProcess,
+	contenders: ContenderProcess[],
+	items: number,
+): Promise<SharedKeyRun> {
+	const share = Math.ceil(items / contenders.length);
+	const started = performance.now();
+	const processes = await Promise.all(
+		contenders.map((contender, index) =>
+			contender.run(
+				createJob(OUR_NODE, Math.min(share, items - index * share), sandbox, undefined, {
+					firstItem: index * share,
+				}),
+			),
+		),
+	);
+	const wallMs = performance.now() - started;
+	const stats = await sandbox.stats();
+	const result: RunResult = {
+		wallMs,
+		succeeded: processes.reduce((sum, each) => sum + each.succeeded, 0),
+		error: processes.find((each) => each.error)?.error,
+		memory: {
+			peakGrowth: Math.max(...processes.map((each) => each.memory.peakGrowth)),
+			retained: Math.max(...processes.map((each) => each.memory.retained)),
+			peakRss: Math.max(...processes.map((each) => each.memory.peakRss)),
+		},
+	};
+	return {
+		result,
+		stats,
+		processes,
+		looksAfterLastCreate: looksAfterLastCreate(await sandbox.requests()),
+	};
+}
+
+function looksAfterLastCreate(requests: Array<{ method: string; path: string }>): number {
+	let last = -1;
+	requests.forEach((request, index) => {
+		if (request.method === 'POST' && request.path === '/api/contracts') last = index;
+	});
+	return requests
+		.slice(last + 1)
+		.filter((request) => `${request.method} ${request.path}` === LOOKUP_ROUTE).length;
+}
+
+/** Scenario 8: a storm of this long (every request answered 429), then the limit of scenario 2. */
+export const STORM_MS = 20_000;
+export const STORM_ITEMS = [130, 300];
+/** Scenario 8's storm that does not end within the run: every request's time budget runs out. */
+export const ENDLESS_STORM_ITEMS = 200;
+
+export interface StormResult extends ScenarioResult {
+	/** How long the server answered only 429; Infinity: for longer than the run. */
+	stormMs: number;
+}
+
+/**
+ * Scenario 8: our node in a fresh process, warmed up, against a sandbox that answers only 429 for
+ * `STORM_MS` from the moment the run starts and then accepts 10 requests per second; and once
+ * against a storm that outlasts every request's time budget (the node's default of 180 s).
+ */
+export async function storm(sandbox: SandboxProcess, settings: Settings): Promise<StormResult[]> {
+	const cases = [
+		...STORM_ITEMS.map((items) => ({ items, stormMs: STORM_MS })),
+		...(settings.endlessStorm ? [{ items: ENDLESS_STORM_ITEMS, stormMs: Infinity }] : []),
+	];
+	const results: StormResult[] = [];
+	for (const { items, stormMs } of cases) {
+		const result: StormResult = { contender: OUR_NODE, items, stormMs, runs: [] };
+		for (let rep = 1; rep <= settings.slowReps; rep++) {
+			const contender = await startWarm(sandbox, OUR_NODE, {});
+			try {
+				const job = createJob(OUR_NODE, items, sandbox);
+				const until = Date.now() + (stormMs === Infinity ? 3_600_000 : stormMs);
+				await sandbox.reset({
+					...RATE_LIMITED_CONFIG,
+					rateLimit: { requestsPerSecond: RATE_LIMIT_PER_SECOND, stormUntilMs: until },
+				});
+				const measurement = await measure(contender, sandbox, job, {}, true);
+				result.runs.push(measurement);
+				settings.log(
+					`storm ${stormMs === Infinity ? 'without end' : `${stormMs / 1000} s`} rep ${rep}/${settings.slowReps}: ${describe(OUR_NODE, items, measurement)}, ${measurement.stats.byStatus['429'] ?? 0} answers 429`,
+				);
+			} finally {
+				await contender.close();
+			}
+		}
+		results.push(result);
+	}
+	return results;
 }

@@ -39,6 +39,8 @@ export interface CreateJob {
 	live?: LiveTarget;
 	/** Our node only: its Options → Max Parallel Requests (unset: the node's default). */
 	maxConcurrent?: number;
+	/** The index of the first item (amounts go on from there), so that processes sharing a run differ. */
+	firstItem?: number;
 }
 
 export interface ListJob {

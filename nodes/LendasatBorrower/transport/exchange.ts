@@ -211,11 +211,13 @@ export async function exchange(
 		const failure = 'answer' in outcome ? httpFailureOf(outcome.answer) : outcome.failure;
 		failures.push(failure);
 		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
-		const wait = retryDelay(
-			failures.length,
-			settings.retry,
-			failure.kind === 'http' ? failure.retryAfterMs : undefined,
-		);
+		const retryAfterMs = failure.kind === 'http' ? failure.retryAfterMs : undefined;
+		// A 429 waits the server's Retry-After; only without one (or with 0) does this request's own
+		// backoff stand in. The gate hears of it and paces the key's other requests accordingly.
+		const wait =
+			rateLimited && retryAfterMs
+				? Math.min(settings.retry.maxDelayMs, retryAfterMs)
+				: retryDelay(failures.length, settings.retry, retryAfterMs);
 		if (rateLimited) gate.recordRateLimited(ticket, wait);
 		const retry = shouldRetry(failure, settings.retry, failures.length - 1, repeatable);
 		if (!retry || wait >= budgetEndsAt - Date.now()) {
@@ -225,8 +227,7 @@ export async function exchange(
 				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
-		// A 429 waits at the gate with everyone else; other failures back off on their own.
-		if (!rateLimited) await sleep(wait);
+		await sleep(wait);
 	}
 }
 

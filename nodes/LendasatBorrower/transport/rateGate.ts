@@ -1,16 +1,28 @@
 import { sleep } from 'n8n-workflow';
 
 /**
- * How much wider than the rate the server accepted the gate spaces requests (2.5 %): at 10 requests
- * per second, a request may arrive 25 ms later than the one ten places behind it before a
- * server's 1-second window takes one too many.
+ * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
+ * this process's requests than the rate, even when a timer wakes a little late.
  */
-export const MARGIN = 0.025;
-/** How much wider the spacing gets on a 429 that came although it kept the margin (2 %). */
-export const SLOWDOWN = 0.02;
-/** Probing upward: the spacing shrinks by `PROBE_STEP` after each `PROBE_EVERY_MS` without a 429. */
-export const PROBE_EVERY_MS = 60_000;
-export const PROBE_STEP = 0.01;
+export const MARGIN = 0.02;
+/** Before the first 429: requests in flight at first, one more per two successes (slow start). */
+export const INITIAL_WINDOW = 1;
+/** A 429 that does not answer a probe of this process's own: the rate drops to this share of itself. */
+export const DECREASE = 0.9;
+/** The lowest rate, requests per second; also the rate after a first burst of which nothing got through. */
+export const MIN_RATE = 1;
+/** The first probe after a hold adds this many requests per second; each probe that finds room doubles it. */
+export const STEP = 1;
+/** A 429 this soon after a probe answers it; a probe that meets none for this long found room. */
+export const PROBE_MS = 3_000;
+/** The rate holds this long (give or take half) after a 429 before probing… */
+export const HOLD_MIN_MS = 3_000;
+/** …while alone at the limit, twice as long after each probe a 429 answered, up to this… */
+export const HOLD_MAX_MS = 30_000;
+/** …and while the key is shared (a 429 of another process's probe came within this long), twice `HOLD_MIN_MS`. */
+export const SHARED_MS = 30_000;
+/** After a first burst of which nothing got through, the rate doubles this often while requests get through. */
+export const DOUBLING_MS = 500;
 
 /** Proof of a place in the gate's queue, given back with the answer it led to. */
 export interface GateTicket {
@@ -18,51 +30,119 @@ export interface GateTicket {
 	pacing: number;
 }
 
+/** What the gate reads the time from, waits with and draws its jitter from; injectable for tests. */
+export interface GateEnvironment {
+	now: () => number;
+	sleep: (ms: number) => Promise<void>;
+	random: () => number;
+}
+
 /** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
 const IDLE_FORGET_MS = 60_000;
+/** After this long with nothing in flight, an unpaced burst starts with the initial window again. */
+const WINDOW_IDLE_MS = 1_000;
+/** How long successes are remembered. */
+const SUCCESSES_KEPT_MS = 3_000;
+/** What got through is averaged over this long where a sliding second would count two of the server's windows. */
+const AVERAGE_MS = 2_000;
+
+interface ConnectionWaiter {
+	cap: number;
+	take: () => void;
+}
+
+interface TurnWaiter {
+	deadline: number;
+	resolve: (ticket: GateTicket | undefined) => void;
+}
 
 /**
- * Paces the requests of one API key across every item, execution and workflow of this n8n instance.
+ * Paces the requests of one API key across every item, execution and workflow of this n8n process.
  *
  * n8n fires all items of a declarative node at once, so a thousand items against a rate-limited
- * API would mostly come back 429 and retry in herds. The gate sends unpaced until the first 429,
- * takes what the server accepted in the last second as its rate, spaces requests a little wider
- * than that (`MARGIN`), pauses everyone for a Retry-After, and probes upward only very slowly
- * (`PROBE_STEP` per `PROBE_EVERY_MS` without a 429): every 429 costs everyone a Retry-After pause,
- * far more than a spacing a few per cent wider.
+ * API would mostly come back 429 and retry in herds. Each process paces on its own (n8n's queue-mode
+ * workers share no memory, and the package has no store); processes sharing a key find their shares
+ * the way TCP's congestion control does, by additive increase and multiplicative decrease:
+ *
+ * - Until the first 429 it sends unpaced: `INITIAL_WINDOW` request in flight at first, one more per
+ *   two successes. The first 429 teaches a **rate**: the requests per second the server accepted in
+ *   the last second. The gate paces `MARGIN` below it, evenly spaced. When nothing got through (a
+ *   storm, or other processes already fill the key's windows), the rate starts at `MIN_RATE` and
+ *   doubles every `DOUBLING_MS` while requests get through, until the next 429 teaches it.
+ * - A 429 is one congestion event, with the 429s of requests already on their way. One that answers
+ *   no probe of this process's own (another process took more) lowers the rate to `DECREASE` of
+ *   itself: a server's full window refuses the requests that come last in it, so a process with a
+ *   larger share meets more of these 429s and gives up more, and shares even out. The gate pauses
+ *   for a spacing or two, with jitter, so that its next requests fall into the server's next window
+ *   and processes do not move in lockstep; the refused request waits out its own Retry-After. A 429
+ *   before anything got through since the last one pauses as briefly once, then for the Retry-After
+ *   (the server refuses everything for now, which says nothing about its rate).
+ * - The rate holds for about `HOLD_MIN_MS`, then probes: `STEP` request per second more. A probe no
+ *   429 answers within `PROBE_MS` found room, and the next one follows at once with twice the step (a
+ *   process sharing the key finished, the server accepts again after a storm): freed capacity is
+ *   taken back within seconds. A probe a 429 answers is taken back whole; alone at the limit the hold
+ *   then doubles (up to `HOLD_MAX_MS`), so that scenario 2's single process probes rarely, while the
+ *   key is shared (`SHARED_MS`) it stays short, so that the room a finished process leaves is found.
  */
 export class RateGate {
+	private readonly env: GateEnvironment;
+
 	/** Earliest time the next request may start. */
 	private nextStartAt = 0;
 
-	/** Learned spacing between request starts; 0 = unpaced until the first 429. */
-	private intervalMs = 0;
+	/** Requests per second this process allows itself; 0 = unpaced, until the first 429. */
+	private rate = 0;
 
 	private pausedUntil = 0;
 
-	/** Changes with every slowdown: requests queued under an older pacing take a new place. */
+	/** Changes with every congestion event: answers to requests sent before it belong to that event. */
 	private pacing = 0;
+	/** Whether a request got through since the last congestion event, and 429s since without one. */
+	private succeededSinceEvent = false;
+	private refusedAgain = 0;
 
-	private recentSuccesses: number[] = [];
+	/**
+	 * The first rate was learned from a burst of which nothing got through (a storm, or other
+	 * processes filled the key's windows): it climbs while requests get through, until the next 429.
+	 */
+	private blind = false;
+	private lastClimbAt = 0;
+
+	/** Until when answers of the first burst may still refine the first rate. */
+	private learningUntil = 0;
+
+	/** When the answers of the last `SUCCESSES_KEPT_MS` succeeded. */
+	private successes: number[] = [];
+
+	/** How long the rate holds after a 429, and until when it holds now. */
+	private hold = HOLD_MIN_MS;
+	private holdUntil = 0;
+	/** The probe under way: when it began, the rate before it, its step. */
+	private probedAt = -Infinity;
+	private beforeProbe = 0;
+	private step = STEP;
+	/** When a 429 last came that answered no probe of this process's own (another process took more). */
+	private sharedAt = -Infinity;
 
 	private lastUsedAt = 0;
 
-	/** Since when the pacing has gone without a slowdown or a probe: the clock of the next probe. */
-	private steadySince = 0;
-
-	/** The spacing before the last slowdown, and when that slowdown's pause ends. */
-	private spacingBeforeSlowdown = 0;
-	private slowdownPauseEndsAt = 0;
+	/** Unpaced: how many requests may be in flight (slow start). */
+	private window = INITIAL_WINDOW;
 
 	/** Requests holding one of the connections, and those waiting for one, first come first served. */
 	private active = 0;
-	private readonly waitingForConnection: Array<() => void> = [];
+	private readonly waitingForConnection: ConnectionWaiter[] = [];
+
+	/** Requests holding a connection that wait for their turn, first come first served. */
+	private readonly turnQueue: TurnWaiter[] = [];
+	private dispatching = false;
 
 	/** When the gate was made: a gate not used yet is not idle. */
 	private readonly madeAt: number;
 
-	constructor(private readonly now: () => number = Date.now) {
-		this.madeAt = now();
+	constructor(environment: Partial<GateEnvironment> = {}) {
+		this.env = { now: Date.now, sleep, random: Math.random, ...environment };
+		this.madeAt = this.env.now();
 	}
 
 	/**
@@ -70,41 +150,59 @@ export class RateGate {
 	 * under the current pacing. Every acquire is followed by one `release` once the answer is in.
 	 */
 	async acquire(maxConcurrent = Infinity, deadline = Infinity): Promise<GateTicket | undefined> {
-		if (this.active < maxConcurrent) this.active++;
-		else if (!(await this.waitForConnection(deadline))) return undefined;
+		this.restartWindowIfQuiet(this.env.now());
+		if (this.waitingForConnection.length === 0 && this.active < this.capFor(maxConcurrent))
+			this.active++;
+		else if (!(await this.waitForConnection(maxConcurrent, deadline))) return undefined;
 		const ticket = await this.waitForTurn(deadline);
 		if (!ticket) this.release();
 		return ticket;
+	}
+
+	/** The connections a request may count on: the caller's cap, and unpaced the slow start's window. */
+	private capFor(maxConcurrent: number): number {
+		return this.rate ? maxConcurrent : Math.min(maxConcurrent, this.window);
 	}
 
 	/**
 	 * Waits for a connection another request gives back: true once it has one, false when `deadline`
 	 * (n8n's clock) comes first. The deadline's timer does not keep the process alive.
 	 */
-	private async waitForConnection(deadline: number): Promise<boolean> {
+	private async waitForConnection(cap: number, deadline: number): Promise<boolean> {
 		return await new Promise<boolean>((resolve) => {
-			const take = () => resolve(true);
-			this.waitingForConnection.push(take);
+			const waiter = { cap, take: () => resolve(true) };
+			this.waitingForConnection.push(waiter);
 			if (deadline === Infinity) return;
 			const expiry = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
 			expiry.addEventListener(
 				'abort',
 				() => {
-					const index = this.waitingForConnection.indexOf(take);
+					const index = this.waitingForConnection.indexOf(waiter);
 					if (index < 0) return; // it was given a connection meanwhile
 					this.waitingForConnection.splice(index, 1);
 					resolve(false);
+					this.handOverConnections();
 				},
 				{ once: true },
 			);
 		});
 	}
 
-	/** Gives the connection back: the next waiting request takes it over. */
+	/** Gives the connection back: the next waiting requests take what is free. */
 	release(): void {
-		const next = this.waitingForConnection.shift();
-		if (next) next();
-		else this.active = Math.max(0, this.active - 1);
+		this.active = Math.max(0, this.active - 1);
+		this.lastUsedAt = Math.max(this.lastUsedAt, this.env.now());
+		this.handOverConnections();
+	}
+
+	private handOverConnections(): void {
+		for (;;) {
+			const next = this.waitingForConnection[0];
+			if (!next || this.active >= this.capFor(next.cap)) return;
+			this.waitingForConnection.shift();
+			this.active++;
+			next.take();
+		}
 	}
 
 	/** Requests holding a connection right now, for tests and diagnostics. */
@@ -125,87 +223,225 @@ export class RateGate {
 
 	/** The request's turn, or undefined when it would come after `deadline` (no turn is taken then). */
 	private async waitForTurn(deadline: number): Promise<GateTicket | undefined> {
-		for (;;) {
-			const now = this.now();
-			this.forgetIfIdle(now);
-			const start = Math.max(now, this.nextStartAt, this.pausedUntil);
-			if (start >= deadline) return undefined;
-			this.nextStartAt = start + this.intervalMs;
-			this.lastUsedAt = start;
-			const pacing = this.pacing;
-			if (start > now) await sleep(start - now);
-			if (pacing === this.pacing) return { pacing };
+		this.forgetIfIdle(this.env.now());
+		if (this.turnOf(this.turnQueue.length) >= deadline) return undefined;
+		return await new Promise<GateTicket | undefined>((resolve) => {
+			this.turnQueue.push({ deadline, resolve });
+			void this.dispatch();
+		});
+	}
+
+	/** When the request at `position` of the queue would start, at the current pace. */
+	private turnOf(position: number): number {
+		const first = Math.max(this.env.now(), this.nextStartAt, this.pausedUntil);
+		return first + position * this.spacingMs;
+	}
+
+	/**
+	 * Lets the queued requests go one by one, each at the pace of the moment: a pace that changes
+	 * (a pause, a lower or higher rate) applies to every request still waiting.
+	 */
+	private async dispatch(): Promise<void> {
+		if (this.dispatching) return;
+		this.dispatching = true;
+		try {
+			while (this.turnQueue.length) {
+				this.dropPastDeadline();
+				const now = this.env.now();
+				const start = Math.max(now, this.nextStartAt, this.pausedUntil);
+				if (start > now) {
+					await this.env.sleep(start - now);
+					continue;
+				}
+				const next = this.turnQueue.shift();
+				if (!next) break;
+				// Counted from when this turn was due, not from when the timer woke up (timers run late):
+				// the pace stays the rate's. After a quiet spell, from now.
+				const due = Math.max(this.nextStartAt, this.pausedUntil);
+				this.nextStartAt = (now - due < this.spacingMs ? due : now) + this.spacingMs;
+				this.lastUsedAt = now;
+				next.resolve({ pacing: this.pacing });
+			}
+		} finally {
+			this.dispatching = false;
 		}
 	}
 
+	/** Requests whose turn now lies beyond their deadline get none (they give up at once). */
+	private dropPastDeadline(): void {
+		let position = 0;
+		for (const waiter of [...this.turnQueue]) {
+			if (this.turnOf(position) < waiter.deadline) {
+				position++;
+				continue;
+			}
+			this.turnQueue.splice(position, 1);
+			waiter.resolve(undefined);
+		}
+	}
+
+	/** An answer that was not a 429. */
 	recordSuccess(): void {
-		const now = this.now();
-		this.recentSuccesses.push(now);
+		const now = this.env.now();
+		this.successes.push(now);
 		this.dropOldSuccesses(now);
-		// A success during the pause of a slowdown is an answer to a request of the wave that led to
-		// it, read after its first 429 (answers of one burst come back in any order): count it too.
-		if (now < this.slowdownPauseEndsAt) this.learn();
-		// Probing upward: one small step after a long stretch without a 429, not per success. A step
-		// that overshoots costs one 429 and one Retry-After pause for everyone, then the rate is learned
-		// again: with the margin eaten up after about three steps, that is one pause every few minutes.
-		if (this.intervalMs > 0 && now - this.steadySince >= PROBE_EVERY_MS) {
-			this.intervalMs = this.intervalMs < 1 ? 0 : this.intervalMs * (1 - PROBE_STEP);
-			this.steadySince = now;
-		}
-	}
-
-	/** A 429 for a request sent with `ticket`: everyone pauses for `pauseMs`, and the pacing slows. */
-	recordRateLimited(ticket: GateTicket, pauseMs: number): void {
-		const now = this.now();
-		this.dropOldSuccesses(now);
-		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
-		// One slowdown per pacing: the other 429s of the same wave only pause, and refine the guess
-		// with the successes read since.
-		if (ticket.pacing !== this.pacing) {
-			if (now < this.slowdownPauseEndsAt) this.learn();
+		this.succeededSinceEvent = true;
+		// A success while the first 429 is being learned answers a request of the burst that led to it,
+		// read after that 429 (answers of one burst come back in any order): count it too.
+		if (now < this.learningUntil) {
+			this.learn(now);
 			return;
 		}
-		// What the server let through in the last second is the best guess of its limit: a window
-		// that is full holds at least that many of our requests, so the guess is never slower than
-		// the limit (it is faster when the first burst straddled two of the server's windows, and the
-		// next 429 corrects it). The spacing keeps a margin above it, so that a request a few
-		// milliseconds late does not tip a window over. A 429 while already pacing at or below the
-		// guess (jitter, a leftover of an earlier burst, a limit shared with someone else) widens the
-		// spacing a little instead.
-		this.spacingBeforeSlowdown = this.intervalMs;
-		this.slowdownPauseEndsAt = this.pausedUntil;
-		this.learn();
+		if (this.blind) {
+			this.climb(now);
+			return;
+		}
+		if (!this.rate) {
+			this.window += 0.5;
+			this.handOverConnections();
+			return;
+		}
+		this.probe(now);
+	}
+
+	/**
+	 * A 429 for a request sent with `ticket`, which waits out `retryAfterMs` (the server's
+	 * Retry-After) itself. The first 429 of a congestion event lowers the rate (or takes a probe back)
+	 * and pauses the key briefly; 429s before anything got through since then pause it longer.
+	 */
+	recordRateLimited(ticket: GateTicket, retryAfterMs: number): void {
+		const now = this.env.now();
+		this.dropOldSuccesses(now);
+		if (ticket.pacing !== this.pacing) {
+			// Sent before the gate reacted: the same event.
+			if (now < this.learningUntil) this.learn(now);
+			return;
+		}
 		this.pacing += 1;
-		this.nextStartAt = this.pausedUntil;
-		this.steadySince = this.pausedUntil;
+		if (this.rate && !this.succeededSinceEvent) {
+			// The window is still full (a spacing or two was not enough), or the server refuses
+			// everything for now, which says nothing about its rate: the second time, wait as it asks.
+			this.refusedAgain++;
+			this.pauseUntil(
+				now + (this.refusedAgain === 1 ? this.briefPause(retryAfterMs) : retryAfterMs),
+			);
+			return;
+		}
+		this.succeededSinceEvent = false;
+		this.refusedAgain = 0;
+		if (!this.rate || this.blind) {
+			this.learn(now);
+		} else if (now - this.probedAt < PROBE_MS) {
+			this.rate = this.beforeProbe;
+			// Alone at the limit a process probes ever more rarely; sharing the key, at a steady pace
+			// (a process that finishes leaves room that only probing finds).
+			this.hold =
+				now - this.sharedAt < SHARED_MS ? 2 * HOLD_MIN_MS : Math.min(HOLD_MAX_MS, this.hold * 2);
+		} else {
+			this.rate = Math.max(MIN_RATE, this.rate * DECREASE);
+			this.sharedAt = now;
+			this.hold = HOLD_MIN_MS;
+		}
+		this.probedAt = -Infinity;
+		this.step = STEP;
+		this.pauseUntil(now + this.briefPause(retryAfterMs));
+		if (!this.learningUntil) this.learningUntil = this.pausedUntil;
+		this.holdUntil = this.pausedUntil + this.hold * (0.5 + this.env.random());
 	}
 
-	/** The spacing after a slowdown, from what the server accepted in the last second. */
-	private learn(): void {
-		const acceptedPerSecond = Math.max(1, this.recentSuccesses.length);
-		this.intervalMs = Math.max(
-			this.spacingBeforeSlowdown * (1 + SLOWDOWN),
-			(1000 / acceptedPerSecond) * (1 + MARGIN),
+	/** One spacing or two, with jitter: past the server's full window, not in step with other processes. */
+	private briefPause(retryAfterMs: number): number {
+		return Math.min(retryAfterMs, (1 + this.env.random()) * this.spacingMs);
+	}
+
+	private pauseUntil(at: number): void {
+		this.pausedUntil = Math.max(this.pausedUntil, at);
+		this.nextStartAt = Math.max(this.nextStartAt, this.pausedUntil);
+		this.handOverConnections();
+	}
+
+	/**
+	 * The first rate: what the server let through in the last second. A window that is full holds at
+	 * least that many of our requests, so the rate is not below this process's share (it is above when
+	 * the first burst straddled two of the server's windows, and the next 429 brings it down). After a
+	 * blind start, the rate climbed fast: the average over `AVERAGE_MS` counts fewer straddled windows.
+	 */
+	private learn(now: number): void {
+		const accepted = this.acceptedWithin(1000, now);
+		this.rate = Math.max(
+			MIN_RATE,
+			this.blind ? (this.acceptedWithin(AVERAGE_MS, now) * 1000) / AVERAGE_MS : accepted,
 		);
+		this.blind = accepted === 0;
 	}
 
-	/** The current spacing, for tests and diagnostics. */
+	/** Blind: the rate doubles every `DOUBLING_MS`, never far ahead of what gets through. */
+	private climb(now: number): void {
+		const elapsed = Math.min(1000, now - Math.max(this.lastClimbAt, this.pausedUntil));
+		this.lastClimbAt = now;
+		if (elapsed <= 0) return;
+		const ceiling = 2 * this.acceptedWithin(1000, now) + 1;
+		this.rate = Math.max(this.rate, Math.min(ceiling, this.rate * 2 ** (elapsed / DOUBLING_MS)));
+	}
+
+	/** Once the hold is over, while requests are waiting for their turn: more, in growing steps while there is room. */
+	private probe(now: number): void {
+		if (this.probedAt > -Infinity && now - this.probedAt >= PROBE_MS) {
+			// No 429 answered the last probe: there is room, and the next step follows at once, bigger.
+			this.step *= 2;
+			this.probedAt = -Infinity;
+			this.holdUntil = now;
+			this.hold = HOLD_MIN_MS;
+		}
+		if (now < this.holdUntil || this.probedAt > -Infinity) return;
+		if (this.turnQueue.length + this.waitingForConnection.length === 0) return;
+		this.beforeProbe = this.rate;
+		this.rate += this.step;
+		this.probedAt = now;
+	}
+
+	/** The current spacing between request starts (0 = unpaced), for tests and diagnostics. */
 	get spacingMs(): number {
-		return this.intervalMs;
+		return this.rate ? 1000 / (this.rate * (1 - MARGIN)) : 0;
+	}
+
+	/** The rate in requests per second (0 = unpaced), for tests and diagnostics. */
+	get requestsPerSecond(): number {
+		return this.rate;
 	}
 
 	private dropOldSuccesses(now: number): void {
 		let stale = 0;
-		while (stale < this.recentSuccesses.length && this.recentSuccesses[stale] <= now - 1000)
+		while (stale < this.successes.length && this.successes[stale] <= now - SUCCESSES_KEPT_MS)
 			stale++;
-		if (stale) this.recentSuccesses.splice(0, stale);
+		if (stale) this.successes.splice(0, stale);
 	}
 
-	/** After a minute without traffic the learned limit may be stale: start unpaced again. */
+	/** Successes in the last `ms`. */
+	private acceptedWithin(ms: number, now: number): number {
+		let count = 0;
+		for (let index = this.successes.length - 1; index >= 0; index--) {
+			if (this.successes[index] <= now - ms) break;
+			count++;
+		}
+		return count;
+	}
+
+	/** Unpaced and quiet for a moment: the next burst starts small again. */
+	private restartWindowIfQuiet(now: number): void {
+		if (!this.rate && this.active === 0 && now - this.lastUsedAt > WINDOW_IDLE_MS)
+			this.window = INITIAL_WINDOW;
+	}
+
+	/** After a minute without traffic the learned rate may be stale: start unpaced again. */
 	private forgetIfIdle(now: number): void {
 		if (this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil) {
-			this.intervalMs = 0;
+			this.rate = 0;
+			this.window = INITIAL_WINDOW;
 			this.nextStartAt = 0;
+			this.learningUntil = 0;
+			this.succeededSinceEvent = false;
+			this.blind = false;
 		}
 	}
 }
