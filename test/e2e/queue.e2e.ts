@@ -19,12 +19,11 @@ import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/cont
 import { nodeOutput, runError, waitFor } from './helpers';
 
 /**
- * The fairness targets of issue 17 item 2 (aggregate throughput ≥ 0.9 × the limit, answers 429
- * ≤ 5 % of requests) hold only once the rate gate paces a key shared by several processes; switch
- * this on when it does. Scenario (b) measures and prints the figures either way.
+ * Scenario (b) prints the fairness figures of issue 17 item 2 (aggregate throughput against the
+ * limit, answers 429) for CI's log; tests do not assert on wall-clock time, so the targets are
+ * checked by the benchmark (dev/bench, scenario 7). Here every item must succeed within the default
+ * Time Budget per Request, which it does not when the processes hold each other back.
  */
-const ASSERT_FAIR_PACING_ACROSS_PROCESSES = false;
-
 const RATE_LIMIT = 10;
 const ORDERS = 25;
 const BATCHES = 10;
@@ -139,9 +138,7 @@ function batchWorkflow(): Json {
 				position: [220, 0],
 				parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields' },
 			},
-			// Today the processes sharing the key slow each other down below the limit (issue 17 item 2):
-			// a budget of 15 minutes per request, so that every item gets through while they do.
-			createNode('={{ $json.order }}', { timeBudget: 900_000, maxRetries: 30 }),
+			createNode('={{ $json.order }}', { maxRetries: 30 }),
 		],
 		connections: { ...connect('Webhook', 'Orders'), ...connect('Orders', CREATE_NODE) },
 		settings: { executionOrder: 'v1' },
@@ -373,10 +370,6 @@ const contractsWithKeys = (keys: string[]) => {
 			expect(new Set(ids).size).toBe(BATCHES * BATCH_ITEMS);
 			expect(created).toBe(BATCHES * BATCH_ITEMS);
 			for (const count of perWorker) expect(count).toBeGreaterThan(0);
-			if (ASSERT_FAIR_PACING_ACROSS_PROCESSES) {
-				expect(ratio).toBeGreaterThanOrEqual(0.9);
-				expect(share429).toBeLessThanOrEqual(0.05);
-			}
 		}, 960_000);
 
 		test('(c) the trigger, active on the main instance, fires once per change', async () => {
