@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { buildPsbt } from '../../dev/sandbox/bitcoin';
 import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
 import { standInSign, standInSignArk } from '../../dev/sandbox/standInSigner';
-import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import { runWorkflow, singleNodeWorkflow } from '../../dev/harness/n8n';
 import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.node';
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
 import { parsePsbtText } from '../../nodes/LendasatBorrower/validation/psbt';
 import { whatTheModelReads } from '../helpers/aiTool';
-import { everythingVisible } from '../helpers/secrets';
+import { NODE, borrowerOf, operationRunner } from '../helpers/operation';
 
 /*
  * Arkade collateral through n8n-core, against the sandbox's live dialect: taking an ArkadeBtc offer
@@ -30,7 +30,6 @@ beforeEach(() => {
 	sandbox.configure({ dialect: 'live' });
 });
 
-const NODE = 'Lendasat Borrower';
 const OFFERS = SEED_IDS.offers;
 const CONTRACTS = SEED_IDS.contracts;
 const TXID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
@@ -46,28 +45,18 @@ const LIVE_FIELDS = {
 	loanType: 'StableCoin',
 };
 
-const borrower = (): TestCredential => ({
-	environment: 'custom',
-	baseUrl: sandbox.url,
-	keyType: 'borrower',
-	apiKey: sandbox.keys.borrower,
-});
+const borrower = () => borrowerOf(sandbox);
 
 const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 
+const runContract = operationRunner(() => sandbox, 'contract');
+
 /** Runs one contract operation (node version 1.1) and returns its items, error and the whole run; no key is ever visible. */
-async function contract(
+const contract = async (
 	operation: string,
 	parameters: Record<string, unknown> = {},
 	items?: Record<string, unknown>[],
-) {
-	const result = await runWorkflow(
-		singleNodeWorkflow({ resource: 'contract', operation, ...parameters }, { typeVersion: 1.1 }),
-		{ credential: borrower(), items },
-	);
-	expect(everythingVisible(result.run, result.error)).not.toContain(sandbox.keys.borrower);
-	return { ...result, items: result.output(NODE).map((item) => item.json) };
-}
+) => await runContract(operation, parameters, { items, typeVersion: 1.1 });
 
 /** Contract → Create for `offer` with `collateralAddress` and everything else the live backend needs. */
 const take = (offer: string, collateralAddress: string, items?: Record<string, unknown>[]) =>
