@@ -37,13 +37,15 @@ import {
 	adminPost,
 	anyContract,
 	bodyOf,
+	collateralClaimed,
 	collateralSpent,
 	failure,
 	internal,
 	outstandingOf,
+	recordClaim,
 } from './lifecycle';
 import { ARKADE } from './loans';
-import { nowIso, type SandboxState } from './state';
+import type { SandboxState } from './state';
 import { jsonReply, type Route } from './router';
 import { borrowerStandInSignature, standInSignArk } from './standInSigner';
 import type { Contract, ContractEntry } from './types';
@@ -315,21 +317,8 @@ export function broadcastArkClaim(
 }
 
 function requireUnclaimed(contract: Contract, code: string): void {
-	if (
-		collateralSpent(contract) ||
-		contract.transactions.some((item) => item.transaction_type === 'ClaimCollateral')
-	)
+	if (collateralClaimed(contract))
 		throw arkServerRefuses(code, 'the collateral VTXOs were already spent');
-}
-
-function recordClaim(state: SandboxState, contract: Contract, txid: string): void {
-	contract.transactions.push({
-		id: state.ids.uuid(),
-		contract_id: contract.id,
-		txid,
-		timestamp: nowIso(state),
-		transaction_type: 'ClaimCollateral',
-	});
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -280,12 +280,21 @@ export function broadcastSpend(state: SandboxState, entry: ContractEntry, tx: Tr
 		throw refuse('the collateral input carries no witness (not signed)');
 	if (!signedSpendsOf(state, contract.id).has(txid))
 		throw refuse('the hub never signed this transaction (not from a PSBT of this contract)');
-	if (
+	if (collateralClaimed(contract)) throw refuse('the collateral was already spent');
+	recordClaim(state, contract, txid);
+	return txid;
+}
+
+/** The collateral was spent, or a claim of it was already broadcast (on-chain or on Ark). */
+export function collateralClaimed(contract: Contract): boolean {
+	return (
 		collateralSpent(contract) ||
 		contract.transactions.some((item) => item.transaction_type === 'ClaimCollateral')
-	) {
-		throw refuse('the collateral was already spent');
-	}
+	);
+}
+
+/** Records a broadcast claim of the collateral, on-chain or on Ark. */
+export function recordClaim(state: SandboxState, contract: Contract, txid: string): void {
 	contract.transactions.push({
 		id: state.ids.uuid(),
 		contract_id: contract.id,
@@ -293,7 +302,6 @@ export function broadcastSpend(state: SandboxState, entry: ContractEntry, tx: Tr
 		timestamp: nowIso(state),
 		transaction_type: 'ClaimCollateral',
 	});
-	return txid;
 }
 
 // ---------------------------------------------------------------------------------------------
