@@ -12,8 +12,7 @@
  */
 import { runWorkflow, singleNodeWorkflow } from '../harness/n8n';
 import { startSandbox } from '../sandbox/server';
-import type { RecordedRequest } from '../sandbox/types';
-import { LIVE_FIELDS } from './lib/requests';
+import { LIVE_FIELDS, countLooks } from './lib/requests';
 
 export interface LookupCostOptions {
 	/** Contract → Create items in all (default 1,000). */
@@ -112,20 +111,6 @@ export async function measureLookupCost(options: LookupCostOptions = {}): Promis
 	} finally {
 		await sandbox.close();
 	}
-}
-
-/** List requests in all, and after the last contract request. */
-function countLooks(requests: RecordedRequest[]): { all: number; afterLastCreate: number } {
-	const isList = (request: RecordedRequest) =>
-		request.method === 'GET' && request.path === '/api/contracts';
-	let lastCreate = -1;
-	requests.forEach((request, index) => {
-		if (request.method === 'POST' && request.path === '/api/contracts') lastCreate = index;
-	});
-	return {
-		all: requests.filter(isList).length,
-		afterLastCreate: requests.slice(lastCreate + 1).filter(isList).length,
-	};
 }
 
 function parseArgs(argv: string[]): LookupCostOptions {

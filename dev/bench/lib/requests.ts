@@ -45,3 +45,23 @@ export function liveContractRequestBody(live: LiveTarget, amount: number): objec
 		borrower_loan_address: LIVE_FIELDS.borrowerLoanAddress,
 	};
 }
+
+/**
+ * Contract → Create's lookups (GET /api/contracts) among the requests a sandbox recorded: in all,
+ * and after the last contract request (the checks for another contract with the same key).
+ */
+export function countLooks(requests: Array<{ method: string; path: string }>): {
+	all: number;
+	afterLastCreate: number;
+} {
+	const isList = (request: { method: string; path: string }) =>
+		request.method === 'GET' && request.path === '/api/contracts';
+	let lastCreate = -1;
+	requests.forEach((request, index) => {
+		if (request.method === 'POST' && request.path === '/api/contracts') lastCreate = index;
+	});
+	return {
+		all: requests.filter(isList).length,
+		afterLastCreate: requests.slice(lastCreate + 1).filter(isList).length,
+	};
+}

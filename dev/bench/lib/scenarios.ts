@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
 import type { SandboxConfig, SandboxStats } from '../../sandbox/types';
 import { ContenderProcess, type SandboxProcess } from './processes';
+import { countLooks } from './requests';
 import type {
 	ContenderName,
 	CreateJob,
@@ -508,18 +509,8 @@ async function runTogether(
 		result,
 		stats,
 		processes,
-		looksAfterLastCreate: looksAfterLastCreate(await sandbox.requests()),
+		looksAfterLastCreate: countLooks(await sandbox.requests()).afterLastCreate,
 	};
-}
-
-function looksAfterLastCreate(requests: Array<{ method: string; path: string }>): number {
-	let last = -1;
-	requests.forEach((request, index) => {
-		if (request.method === 'POST' && request.path === '/api/contracts') last = index;
-	});
-	return requests
-		.slice(last + 1)
-		.filter((request) => `${request.method} ${request.path}` === LOOKUP_ROUTE).length;
 }
 
 /** Scenario 8: a storm of this long (every request answered 429), then the limit of scenario 2. */
