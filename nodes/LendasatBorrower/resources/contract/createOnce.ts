@@ -153,14 +153,7 @@ export async function createContractOnce(
 		const userKey = usesOwnKey(this);
 		const since = Date.now();
 		const outcome = await run.sending.around(async () => {
-			// A key repeated within the run: the earlier item may have created the contract meanwhile.
-			const lookback = userKey
-				? USER_KEY_LOOKBACK_MS
-				: this.getNode().retryOnFail
-					? RETRY_ON_FAIL_LOOKBACK_MS
-					: earlier
-						? Date.now() - run.startedAt + CLOCK_ALLOWANCE_MS
-						: undefined;
+			const lookback = lookbackBeforeSending(this, userKey, earlier ? run.startedAt : undefined);
 			if (lookback !== undefined) {
 				const existing = await run.index.find(
 					clientId,
@@ -188,6 +181,21 @@ export async function createContractOnce(
 	})();
 	run.creating.set(clientId, attempt);
 	return await attempt;
+}
+
+/**
+ * How far back to look before the first attempt, or undefined to send straight away. `repeatedSince`:
+ * when the run began, for a key repeated within it (the earlier item may have created the contract
+ * meanwhile).
+ */
+function lookbackBeforeSending(
+	context: IExecutePaginationFunctions,
+	userKey: boolean,
+	repeatedSince: number | undefined,
+): number | undefined {
+	if (userKey) return USER_KEY_LOOKBACK_MS;
+	if (context.getNode().retryOnFail) return RETRY_ON_FAIL_LOOKBACK_MS;
+	return repeatedSince === undefined ? undefined : Date.now() - repeatedSince + CLOCK_ALLOWANCE_MS;
 }
 
 /** Whether the item's key is the user's own (Idempotency Key or Client Contract ID), the same in every execution. */
