@@ -32,7 +32,7 @@ export interface Service {
 	stop(): Promise<void>;
 }
 
-/** The first of `names` found on PATH. */
+/** Where `name` is found first on PATH. */
 function onPath(name: string): string | undefined {
 	for (const dir of (process.env.PATH ?? '').split(':')) {
 		const candidate = join(dir, name);

@@ -190,7 +190,8 @@ function serves(walk: Walk, need: { freshAfter: number; coverFrom: number }): bo
 	return walk.startedAt >= need.freshAfter && walk.coversFrom <= need.coverFrom;
 }
 
-function creationOf(record: IDataObject): number {
+/** When the contract was created (epoch ms), NaN when its `created_at` cannot be read. */
+export function creationOf(record: IDataObject): number {
 	return typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN;
 }
 

@@ -1,5 +1,7 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
+import { creationOf } from './contractIndex';
+
 /**
  * Several contracts carrying one client_contract_id: executions that ran at the same time with the
  * same key (a webhook delivered twice, one order handled by two workers) each looked, found nothing,
@@ -76,14 +78,14 @@ export function cancelledDuplicates(keep: IDataObject, contracts: IDataObject[])
 		.map((contract) => String(contract.id));
 }
 
-function creationOf(contract: IDataObject): number {
-	const time =
-		typeof contract.created_at === 'string' ? Date.parse(contract.created_at) : Number.NaN;
+/** A contract without a readable `created_at` counts as the latest. */
+function creationOrLatest(contract: IDataObject): number {
+	const time = creationOf(contract);
 	return Number.isNaN(time) ? Infinity : time;
 }
 
 function byCreation(a: IDataObject, b: IDataObject): number {
-	const difference = creationOf(a) - creationOf(b);
+	const difference = creationOrLatest(a) - creationOrLatest(b);
 	if (difference !== 0 && !Number.isNaN(difference)) return difference;
 	return String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0;
 }
