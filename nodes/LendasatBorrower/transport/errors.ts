@@ -341,20 +341,10 @@ function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
 /** The secret's UTF-8 bytes in base64, standard and URL-safe, with and without padding. */
 function base64Forms(secret: string): string[] {
-	const bytes = new TextEncoder().encode(secret);
-	let standard = '';
-	for (let i = 0; i < bytes.length; i += 3) {
-		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-		standard += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
-		standard += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
-		standard += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
-	}
-	const unpadded = standard.replace(/=+$/, '');
-	const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
-	return [...new Set([standard, unpadded, urlSafe])].filter((form) => form.length >= 8);
+	const bytes = Buffer.from(secret, 'utf8');
+	const standard = bytes.toString('base64');
+	const forms = [standard, standard.replace(/=+$/, ''), bytes.toString('base64url')];
+	return [...new Set(forms)].filter((form) => form.length >= 8);
 }
