@@ -155,6 +155,9 @@ export const credentialsOf: (
 	context.getCredentials(CREDENTIAL_TYPE),
 );
 
+/** The node, once per run: n8n's getNode makes a deep copy of it at every call. */
+export const nodeOf = oncePerRun((context) => context.getNode());
+
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
  * hands it to the operation's pagination hook, which this makes the one place where the operation
@@ -264,9 +267,6 @@ async function transportFor(
 		},
 	};
 }
-
-/** The node, once per run: n8n's getNode makes a deep copy of it at every call. */
-const nodeOf = oncePerRun((context) => context.getNode());
 
 /**
  * The connection of the credential's own key, per operation, kept for the run once it passed: every

@@ -18,6 +18,7 @@ import { invalidParameter, type Check } from '../../validation/parameters';
 import {
 	apiRoute,
 	credentialsOf,
+	nodeOf,
 	oncePerRun,
 	type ApiClient,
 	type OperationRequest,
@@ -475,5 +476,5 @@ function automaticIdempotencyKey(context: IExecuteSingleFunctions): string {
 	const executionId = context.getExecutionId();
 	// Without an execution ID there is nothing stable to build on; a random key still protects our own retries.
 	if (!executionId) return `n8n-${randomUUID()}`;
-	return `n8n-${executionId}-${context.getNode().id}-${runIndexOf(context)}-${context.getItemIndex()}`;
+	return `n8n-${executionId}-${nodeOf(context).id}-${runIndexOf(context)}-${context.getItemIndex()}`;
 }
