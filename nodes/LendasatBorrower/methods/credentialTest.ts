@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { headerText } from '../transport/answer';
+import { systemClock } from '../transport/clock';
 import { connectionOf, originOf } from '../transport/connection';
 import { probe, type Transport } from '../transport/exchange';
 import { viaCredentialTest } from '../transport/senders';
@@ -41,6 +42,7 @@ export async function lendasatApiTest(
 		settings: readTransportSettings(undefined, {}),
 		send: viaCredentialTest(this),
 		caller: { node: CREDENTIAL_TEST_NODE, label: 'Credential test' },
+		clock: systemClock,
 	};
 	const probed = await probe(transport, {
 		method: 'POST',

@@ -14,6 +14,7 @@ import {
 
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
+import { systemClock, type Clock } from './clock';
 import { requireConnection } from './connection';
 import {
 	exchange,
@@ -21,6 +22,7 @@ import {
 	type ApiRequest,
 	type RequestPolicy,
 	type Transport,
+	type TransportSettings,
 } from './exchange';
 import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
@@ -76,6 +78,10 @@ export interface ApiClient {
 	 * one given in Act as Borrower). What an operation shares between items belongs to one of these.
 	 */
 	keyIdentity: string;
+	/** The transport's settings (retries, the time a write is given to land before a lookup). */
+	settings: TransportSettings;
+	/** The transport's clock, for an operation that waits or judges times itself. */
+	clock: Clock;
 }
 
 /** How an operation sends its request: once (the default), or paging, looking up, checking first. */
@@ -266,6 +272,7 @@ async function transportFor(
 				? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
 				: meta.errors,
 		},
+		clock: systemClock,
 	};
 }
 
@@ -279,6 +286,8 @@ function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 				...policy,
 			}),
 		keyIdentity: keyIdentity(transport.connection),
+		settings: transport.settings,
+		clock: transport.clock,
 	};
 }
 

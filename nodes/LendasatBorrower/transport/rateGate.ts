@@ -1,4 +1,4 @@
-import { sleep } from 'n8n-workflow';
+import { systemClock, type Clock } from './clock';
 
 /**
  * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
@@ -28,13 +28,6 @@ export const DOUBLING_MS = 500;
 export interface GateTicket {
 	/** The pacing the request was sent under. */
 	pacing: number;
-}
-
-/** What the gate reads the time from, waits with and draws its jitter from; injectable for tests. */
-export interface GateEnvironment {
-	now: () => number;
-	sleep: (ms: number) => Promise<void>;
-	random: () => number;
 }
 
 /** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
@@ -85,7 +78,7 @@ interface TurnWaiter {
  *   key is shared (`SHARED_MS`) it stays short, so that the room a finished process leaves is found.
  */
 export class RateGate {
-	private readonly env: GateEnvironment;
+	private readonly env: Clock;
 
 	/** Earliest time the next request may start. */
 	private nextStartAt = 0;
@@ -140,8 +133,9 @@ export class RateGate {
 	/** When the gate was made: a gate not used yet is not idle. */
 	private readonly madeAt: number;
 
-	constructor(environment: Partial<GateEnvironment> = {}) {
-		this.env = { now: Date.now, sleep, random: Math.random, ...environment };
+	/** `clock`: what the gate reads the time from, waits with and draws its jitter from. */
+	constructor(clock: Partial<Clock> = {}) {
+		this.env = { ...systemClock, ...clock };
 		this.madeAt = this.env.now();
 	}
 
@@ -166,14 +160,14 @@ export class RateGate {
 
 	/**
 	 * Waits for a connection another request gives back: true once it has one, false when `deadline`
-	 * (n8n's clock) comes first. The deadline's timer does not keep the process alive.
+	 * comes first. The deadline's timer does not keep the process alive.
 	 */
 	private async waitForConnection(cap: number, deadline: number): Promise<boolean> {
 		return await new Promise<boolean>((resolve) => {
 			const waiter = { cap, take: () => resolve(true) };
 			this.waitingForConnection.push(waiter);
 			if (deadline === Infinity) return;
-			const expiry = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+			const expiry = this.env.timeout(Math.max(0, deadline - this.env.now()));
 			expiry.addEventListener(
 				'abort',
 				() => {
@@ -449,19 +443,17 @@ export class RateGate {
 const gates = new Map<string, RateGate>();
 
 /**
- * The gate of one key on one server; the key is identified by a hash, never stored. Gates of keys
- * that went idle are dropped when a new one is made, so a partner acting for thousands of borrowers
- * (Act as Borrower) does not keep a gate for each in memory forever.
+ * The gate of one key on one server; the key is identified by a hash, never stored. A new gate
+ * runs on `clock`. Gates of keys that went idle are dropped when a new one is made, so a partner
+ * acting for thousands of borrowers (Act as Borrower) does not keep a gate for each in memory forever.
  */
-export function rateGateFor(identity: string, now: number = Date.now()): RateGate {
+export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
 	let gate = gates.get(identity);
 	if (!gate) {
+		const now = clock.now();
 		for (const [other, idle] of gates) if (idle.isForgettable(now)) gates.delete(other);
-		gate = new RateGate();
+		gate = new RateGate(clock);
 		gates.set(identity, gate);
 	}
 	return gate;
 }
-
-/** How many gates are kept, for tests. */
-export const gateCount = (): number => gates.size;

@@ -1,5 +1,6 @@
-import { sleep, type IDataObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
+import { systemClock, type Clock } from '../../transport/clock';
 import { CLOCK_ALLOWANCE_MS } from '../../transport/exchange';
 
 /** One page of GET /api/contracts, newest first. */
@@ -57,7 +58,7 @@ export class ContractIndex {
 	 * items whose requests failed at about the same time) share it.
 	 */
 	constructor(
-		private readonly now: () => number = Date.now,
+		private readonly clock: Pick<Clock, 'now' | 'sleep'> = systemClock,
 		private readonly gatherMs = DEFAULT_GATHER_MS,
 	) {}
 
@@ -87,7 +88,7 @@ export class ContractIndex {
 
 	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
 		// The walk counts as started when it reads: every lookup asked for until then is served by it.
-		const startedAt = this.now() + this.gatherMs;
+		const startedAt = this.clock.now() + this.gatherMs;
 		const previous = this.complete;
 		// What the last complete walk saw need not be read again, if it reached back far enough.
 		const continues = previous !== undefined && previous.coversFrom <= coverFrom;
@@ -96,7 +97,7 @@ export class ContractIndex {
 			: coverFrom;
 		const coversFrom = continues ? previous.coversFrom : coverFrom;
 		const read = async () => {
-			if (this.gatherMs > 0) await sleep(this.gatherMs);
+			if (this.gatherMs > 0) await this.clock.sleep(this.gatherMs);
 			return await this.readUntil(stopBelow, readPage);
 		};
 		const walk: Walk = { startedAt, coversFrom, done: read() };

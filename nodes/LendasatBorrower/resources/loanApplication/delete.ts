@@ -9,7 +9,6 @@ import {
 
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { writeWithReadBack } from '../../transport/readBack';
-import { readRetrySettings } from '../../transport/retry';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	DELETED,
@@ -88,7 +87,7 @@ async function deleteWhenItExists(
 			})) as IDataObject;
 			return statusOf(after) === DELETED ? after : undefined;
 		},
-		readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+		api,
 	);
 	return [{ json: { loan_deal_id: id, deleted: true } }];
 }

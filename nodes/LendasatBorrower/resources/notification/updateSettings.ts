@@ -18,7 +18,6 @@ import {
 	type OperationRequest,
 } from '../../transport/apiRoute';
 import { writeWithReadBack } from '../../transport/readBack';
-import { readRetrySettings } from '../../transport/retry';
 import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
@@ -131,7 +130,7 @@ async function mergeAndWrite(
 					? stored
 					: undefined;
 			},
-			readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+			api,
 		);
 	});
 	return toItems(written);
