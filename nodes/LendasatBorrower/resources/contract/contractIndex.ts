@@ -63,8 +63,9 @@ export class ContractIndex {
 	) {}
 
 	/**
-	 * The contract carrying `clientId`, from a walk that started at or after `freshAfter` and
-	 * covers contracts created since `coverFrom` (both in ms since the epoch, n8n's clock).
+	 * The contract carrying `clientId`, from a walk that started after `freshAfter` and covers
+	 * contracts created since `coverFrom` (both in ms since the epoch, n8n's clock). A walk that began
+	 * reading in the very millisecond of `freshAfter` may have read before what the caller waits for.
 	 */
 	async find(
 		clientId: string,
@@ -188,7 +189,7 @@ export class ContractIndex {
 }
 
 function serves(walk: Walk, need: { freshAfter: number; coverFrom: number }): boolean {
-	return walk.startedAt >= need.freshAfter && walk.coversFrom <= need.coverFrom;
+	return walk.startedAt > need.freshAfter && walk.coversFrom <= need.coverFrom;
 }
 
 /** When the contract was created (epoch ms), NaN when its `created_at` cannot be read. */
