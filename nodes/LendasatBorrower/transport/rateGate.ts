@@ -32,6 +32,8 @@ export interface GateTicket {
 
 /** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
 const IDLE_FORGET_MS = 60_000;
+/** The clock going back by more than this is the clock being set, not two readings of the same moment. */
+const CLOCK_SET_BACK_MS = 1_000;
 /** After this long with nothing in flight, an unpaced burst starts with the initial window again. */
 const WINDOW_IDLE_MS = 1_000;
 /** How long successes are remembered. */
@@ -427,9 +429,22 @@ export class RateGate {
 			this.window = INITIAL_WINDOW;
 	}
 
-	/** After a minute without traffic the learned rate may be stale: start unpaced again. */
+	/**
+	 * After a minute without traffic the learned rate may be stale: start unpaced again. So too when
+	 * the clock was set back (n8n's clock is the wall clock): the times the gate keeps would hold its
+	 * requests back by as much.
+	 */
 	private forgetIfIdle(now: number): void {
-		if (this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil) {
+		const setBack = now < this.lastUsedAt - CLOCK_SET_BACK_MS;
+		if (setBack) {
+			this.pausedUntil = 0;
+			this.lastUsedAt = now;
+			this.successes = [];
+		}
+		if (
+			setBack ||
+			(this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil)
+		) {
 			this.rate = 0;
 			this.window = INITIAL_WINDOW;
 			this.nextStartAt = 0;
