@@ -368,6 +368,19 @@ describe('RateGate: idle', () => {
 		await starts(gate, clock, 1);
 		expect(gate.spacingMs).toBe(0);
 	});
+
+	it('starts unpaced again, at once, when the clock was set back', async () => {
+		const clock = new VirtualClock();
+		clock.now = 10 * 86_400_000;
+		const gate = await learnedGate(clock);
+		await starts(gate, clock, 5);
+		clock.now -= 86_400_000;
+		const setBackAt = clock.now;
+		expect(await gate.acquire(Infinity, setBackAt + 1000)).toBeDefined();
+		expect(clock.now).toBe(setBackAt);
+		expect(gate.spacingMs).toBe(0);
+		gate.release();
+	});
 });
 
 describe('RateGate: a connection awaited past the deadline', () => {
