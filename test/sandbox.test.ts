@@ -14,6 +14,7 @@ import {
 	checkCompressedPublicKey,
 	checkNpub,
 } from '../nodes/LendasatBorrower/validation/checks';
+import { useFakeTime } from './helpers/fakeTime';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -21,6 +22,8 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BORROWER_KEY = /^lndst_sk_[0-9a-f]{12}_[A-Za-z0-9]{43}$/;
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 interface CallOptions {
 	key?: string | null;

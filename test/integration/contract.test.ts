@@ -20,12 +20,14 @@ import {
 	type TestCredential,
 } from '../../dev/harness/n8n';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
+import { useFakeTime } from '../helpers/fakeTime';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 });

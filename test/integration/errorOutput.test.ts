@@ -7,6 +7,7 @@ import {
 	singleNodeWorkflow,
 	type TestCredential,
 } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * An expression that throws for one item (here `$('Missing Node')`, reached only when the item has
@@ -19,6 +20,8 @@ import {
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

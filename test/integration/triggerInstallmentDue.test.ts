@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError, type IDataObject } from 'n8n-workflow
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { loadPackage, pollTrigger, type TestCredential } from '../../dev/harness/n8n';
 import type { Contract, Installment } from '../../dev/sandbox/types';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * The trigger's Installment Due event: each test plays an active workflow whose scheduled polls
@@ -13,13 +14,13 @@ import type { Contract, Installment } from '../../dev/sandbox/types';
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 	await loadPackage();
 });
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
-afterEach(() => jest.useRealTimers());
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -82,29 +83,6 @@ const snapshot = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknow
 const emittedIds = (staticData: IDataObject) =>
 	Object.keys(((staticData.installments as IDataObject)?.emitted ?? {}) as IDataObject);
 
-/** Only Date is faked, so sockets and retries run on real timers while the clock is where the test puts it. */
-function freezeClock(at: number): void {
-	jest.useFakeTimers({
-		now: at,
-		doNotFake: [
-			'hrtime',
-			'nextTick',
-			'performance',
-			'queueMicrotask',
-			'requestAnimationFrame',
-			'cancelAnimationFrame',
-			'requestIdleCallback',
-			'cancelIdleCallback',
-			'setImmediate',
-			'clearImmediate',
-			'setInterval',
-			'clearInterval',
-			'setTimeout',
-			'clearTimeout',
-		],
-	});
-}
-
 describe('Installment Due: a borrower is reminded before each payment', () => {
 	it('on activation emits the installments already due soon, with the amount and where to pay, then never again', async () => {
 		const next = dueIn(CONTRACTS.principalGiven, DAY - HOUR);
@@ -162,7 +140,6 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 
 	it('emits nothing outside Days Ahead, then the installment once the window reaches it', async () => {
 		const start = Date.now();
-		freezeClock(start);
 		sandbox.reset();
 		const next = dueIn(CONTRACTS.principalGiven, 5 * DAY);
 		const trigger = activeTrigger({ daysAhead: 3 });
