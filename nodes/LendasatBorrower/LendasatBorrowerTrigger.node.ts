@@ -37,7 +37,7 @@ export class LendasatBorrowerTrigger implements INodeType {
 		subtitle: '={{ $parameter["event"] }}',
 		// The editor merges the node and its trigger into one entry, which shows this text: it speaks for both.
 		description:
-			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, repay in bitcoin and get the collateral back, and start workflows when contracts change, installments fall due, or offers and notifications arrive',
+			'Borrow stablecoins against Bitcoin with Lendasat, repay, and start workflows when loans change',
 		defaults: { name: 'Lendasat Borrower Trigger' },
 		polling: true,
 		inputs: [],
