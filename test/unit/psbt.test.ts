@@ -1,7 +1,7 @@
 import {
-	bytesToBase64,
 	decodePsbtText,
 	parsePsbt,
+	psbtEncodingOf,
 	parsePsbtText,
 	RAW_TRANSACTION_NOT_PSBT,
 } from '../../nodes/LendasatBorrower/validation/psbt';
@@ -182,9 +182,24 @@ describe('decodePsbtText', () => {
 	});
 });
 
-describe('bytesToBase64', () => {
-	test.each([0, 1, 2, 3, 4, 5, 64, 65, 66])('%i bytes as Node encodes them', (length) => {
-		const bytes = Buffer.from(Array.from({ length }, (_, i) => (i * 37 + 11) & 0xff));
-		expect(bytesToBase64(bytes)).toBe(bytes.toString('base64'));
+describe("psbtEncodingOf (how an answer's PSBT is recognised)", () => {
+	const base64 = Buffer.from(SANDBOX_PSBT, 'hex').toString('base64');
+
+	test.each([
+		['hex', SANDBOX_PSBT, 'hex'],
+		['hex in capitals', SANDBOX_PSBT.toUpperCase(), 'hex'],
+		['base64', base64, 'base64'],
+		['the magic alone', MAGIC, undefined],
+		['hex with a digit too many', `${SANDBOX_PSBT}0`, undefined],
+		['a raw transaction', unsignedTx(), undefined],
+		[
+			'base64 without its padding',
+			Buffer.from(`${SANDBOX_PSBT}00`, 'hex').toString('base64').replace(/=+$/, ''),
+			undefined,
+		],
+		['base64 wrapped on lines', base64.match(/.{1,76}/g)!.join('\n'), undefined],
+		['URL-safe base64', base64.replace(/\+/g, '-').replace(/\//g, '_'), undefined],
+	])('%s', (_case, text, encoding) => {
+		expect(psbtEncodingOf(text)).toBe(encoding);
 	});
 });

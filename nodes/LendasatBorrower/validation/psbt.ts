@@ -2,6 +2,8 @@ import {
 	decodeHex,
 	hasPsbtMagic,
 	parseBitcoinTransaction,
+	PSBT_MAGIC_BASE64,
+	PSBT_MAGIC_HEX,
 	TransactionProblem,
 	TransactionReader,
 	type ParsedTransaction,
@@ -29,10 +31,8 @@ const PSBT_GLOBAL_UNSIGNED_TX = 0x00;
 const PSBT_GLOBAL_VERSION = 0xfb;
 /** Far beyond any PSBT Lendasat hands out; decoding junk beyond it is not worth the time. */
 const MAX_PSBT_TEXT_LENGTH = 2_000_000;
+/** Standard base64 with its padding: Buffer.from(…, 'base64') takes far more (no padding, URL-safe letters), so it is checked first. */
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-/** "psbt" and 0xff in base64: the start of every PSBT in that encoding. */
-const PSBT_MAGIC_BASE64 = 'cHNidP8';
 
 export const RAW_TRANSACTION_NOT_PSBT =
 	'this is a finished transaction, not a PSBT: give the signed PSBT itself, without finalizing or extracting it';
@@ -67,12 +67,23 @@ export function decodePsbtText(
 				error: `its base64 is ${compact.length % 4 === 0 ? 'padded wrongly' : 'cut off or has a character too many (its length is not a multiple of 4)'}`,
 			};
 		}
-		return { bytes: base64ToBytes(compact), encoding: 'base64' };
+		return { bytes: Uint8Array.from(Buffer.from(compact, 'base64')), encoding: 'base64' };
 	}
 	const bad = compact.search(/[^A-Za-z0-9+/=]/);
 	return {
 		error: `it is neither hex nor base64: it contains ${JSON.stringify(compact[bad])} at position ${bad + 1}`,
 	};
+}
+
+/** The encoding of a PSBT's text as it stands (no white space): the magic bytes, then whole bytes. */
+export function psbtEncodingOf(text: string): PsbtEncoding | undefined {
+	if (
+		text.toLowerCase().startsWith(PSBT_MAGIC_HEX) &&
+		/^(?:[0-9a-f]{2})+$/i.test(text.slice(PSBT_MAGIC_HEX.length))
+	)
+		return 'hex';
+	if (text.startsWith(PSBT_MAGIC_BASE64) && BASE64_PATTERN.test(text)) return 'base64';
+	return undefined;
 }
 
 /**
@@ -160,35 +171,4 @@ function readUnsignedTransaction(global: PsbtEntry[]): ParsedTransaction {
 		);
 	}
 	return parsed;
-}
-
-/** Standard base64 with padding (the form BIP-174 and wallets use for PSBTs). */
-export function bytesToBase64(bytes: Uint8Array): string {
-	let text = '';
-	for (let i = 0; i < bytes.length; i += 3) {
-		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-		text += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
-		text += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
-		text += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
-	}
-	return text;
-}
-
-/** Standard base64 (already checked against BASE64_PATTERN) to bytes. */
-function base64ToBytes(text: string): Uint8Array {
-	const body = text.replace(/=+$/, '');
-	const bytes = new Uint8Array(Math.floor((body.length * 6) / 8));
-	let accumulator = 0;
-	let bits = 0;
-	let at = 0;
-	for (const character of body) {
-		accumulator = ((accumulator << 6) | BASE64_ALPHABET.indexOf(character)) & 0xffffff;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			bytes[at++] = (accumulator >> bits) & 0xff;
-		}
-	}
-	return bytes;
 }
