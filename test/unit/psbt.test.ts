@@ -7,10 +7,13 @@ import {
 } from '../../nodes/LendasatBorrower/validation/psbt';
 import { buildPsbt } from '../../dev/sandbox/bitcoin';
 import { standInSign } from '../../dev/sandbox/standInSigner';
+import { parseBitcoinTransaction } from '../../nodes/LendasatBorrower/validation/bitcoin';
+import BIP_174 from '../fixtures/bip174-vectors.json';
 
 /*
- * The node's PSBT reader (BIP-174, version 0), against PSBTs built here byte by byte and the sandbox's
- * own. Every PSBT a user gives the Ark operations goes through it before anything is sent.
+ * The node's PSBT reader (BIP-174, version 0), against BIP-174's published vectors, PSBTs built here
+ * byte by byte and the sandbox's own. Every PSBT a user gives the Ark operations goes through it
+ * before anything is sent.
  */
 
 const MAGIC = '70736274ff';
@@ -103,6 +106,19 @@ describe('parsePsbt', () => {
 			'a key twice in one map',
 			psbt({ maps: [pair('0e', 'aa') + pair('0e', 'bb') + '00', '00'] }),
 			"input 1's map holds the key of type 0x0e twice, which BIP-174 forbids",
+		],
+		[
+			'a hash preimage keyed by a hash of the wrong size',
+			psbt({ maps: [pair(`0b${'11'.repeat(20)}`, 'aa') + '00', '00'] }),
+			"input 1's map has a key of type 0x0b (a SHA256 preimage) with 20 bytes of key data where BIP-174 puts 32 bytes",
+		],
+		[
+			'an unsigned transaction that spends nothing',
+			psbt({
+				tx: `020000000002${`e803000000000000160014${'11'.repeat(20)}`.repeat(2)}00000000`,
+				maps: ['00', '00'],
+			}),
+			"its unsigned transaction spends no input; Lendasat's PSBTs spend at least one",
 		],
 		[
 			'a missing output map',
@@ -201,5 +217,54 @@ describe("psbtEncodingOf (how an answer's PSBT is recognised)", () => {
 		['URL-safe base64', base64.replace(/\+/g, '-').replace(/\//g, '_'), undefined],
 	])('%s', (_case, text, encoding) => {
 		expect(psbtEncodingOf(text)).toBe(encoding);
+	});
+});
+
+describe("BIP-174's published test vectors (test/fixtures/bip174-vectors.json)", () => {
+	const outcome = (parsed: ReturnType<typeof parsePsbt>) =>
+		'error' in parsed ? { refused: parsed.error } : 'parsed';
+	const vector = (name: string) => BIP_174.vectors.find((candidate) => candidate.case === name)!;
+
+	test.each(BIP_174.vectors)('$bip174: $case', ({ hex, base64, ours }) => {
+		expect(outcome(parsePsbt(Buffer.from(hex, 'hex')))).toEqual(ours);
+		if (base64 !== undefined) {
+			expect(decodePsbtText(base64)).toEqual({
+				bytes: Uint8Array.from(Buffer.from(hex, 'hex')),
+				encoding: 'base64',
+			});
+			expect(outcome(parsePsbtText(base64))).toEqual(ours);
+		}
+	});
+
+	test('refuses every PSBT BIP-174 calls invalid, and differs from it elsewhere only with a note saying why', () => {
+		for (const { bip174, ours, note, case: name } of BIP_174.vectors) {
+			const refused = ours !== 'parsed';
+			if (bip174 === 'invalid') expect({ name, refused }).toEqual({ name, refused: true });
+			if (bip174.startsWith('valid') && refused)
+				expect({ name, note }).toEqual({
+					name,
+					note: expect.stringMatching(/^Narrower on purpose/),
+				});
+		}
+	});
+
+	test("the extractor's transaction spends and pays what the finalized PSBT's does, signed", () => {
+		const finalized = parsePsbt(
+			Buffer.from(vector('Input finalizer: the merged PSBT finalized').hex, 'hex'),
+		);
+		const extracted = parseBitcoinTransaction(
+			Buffer.from(vector('Transaction extractor: the finished network transaction').hex, 'hex'),
+		);
+		if ('error' in finalized || 'error' in extracted) throw new Error('expected both to parse');
+		const spent = (tx: typeof extracted) =>
+			tx.inputs.map(({ previousTxid, previousVout, sequence }) => ({
+				previousTxid,
+				previousVout,
+				sequence,
+			}));
+		expect(spent(extracted)).toEqual(spent(finalized.unsignedTx));
+		expect(extracted.outputs).toEqual(finalized.unsignedTx.outputs);
+		expect(extracted.inputs.map((input) => input.scriptSigBytes > 0)).toEqual([true, true]);
+		expect(extracted.inputs.map((input) => input.witnessItems)).toEqual([0, 4]);
 	});
 });

@@ -29,6 +29,36 @@ export type PsbtEncoding = 'hex' | 'base64';
 const MAGIC_LENGTH = 5;
 const PSBT_GLOBAL_UNSIGNED_TX = 0x00;
 const PSBT_GLOBAL_VERSION = 0xfb;
+
+/** What BIP-174 puts after a key's type: no key data, a public key (33 or 65 bytes), or so many bytes. */
+type KeyData = 'none' | 'public key' | number;
+/** The key types BIP-174 defines, per map: their name and their key data. Other types pass unchecked. */
+type KeyRules = Record<number, [name: string, keyData: KeyData]>;
+const GLOBAL_KEYS: KeyRules = {
+	[PSBT_GLOBAL_UNSIGNED_TX]: ['the unsigned transaction', 'none'],
+	0x01: ['an extended public key', 78],
+	[PSBT_GLOBAL_VERSION]: ['the version', 'none'],
+};
+const INPUT_KEYS: KeyRules = {
+	0x00: ['the non-witness UTXO', 'none'],
+	0x01: ['the witness UTXO', 'none'],
+	0x02: ['a partial signature', 'public key'],
+	0x03: ['the sighash type', 'none'],
+	0x04: ['the redeem script', 'none'],
+	0x05: ['the witness script', 'none'],
+	0x06: ['a BIP 32 derivation', 'public key'],
+	0x07: ['the final scriptSig', 'none'],
+	0x08: ['the final script witness', 'none'],
+	0x0a: ['a RIPEMD160 preimage', 20],
+	0x0b: ['a SHA256 preimage', 32],
+	0x0c: ['a HASH160 preimage', 20],
+	0x0d: ['a HASH256 preimage', 32],
+};
+const OUTPUT_KEYS: KeyRules = {
+	0x00: ['the redeem script', 'none'],
+	0x01: ['the witness script', 'none'],
+	0x02: ['a BIP 32 derivation', 'public key'],
+};
 /** Far beyond any PSBT Lendasat hands out; decoding junk beyond it is not worth the time. */
 const MAX_PSBT_TEXT_LENGTH = 2_000_000;
 /** Standard base64 with its padding: Buffer.from(…, 'base64') takes far more (no padding, URL-safe letters), so it is checked first. */
@@ -88,8 +118,10 @@ export function psbtEncodingOf(text: string): PsbtEncoding | undefined {
 
 /**
  * Parses a PSBT of version 0 (BIP-174): the magic bytes, the global map with its unsigned
- * transaction (no scriptSigs, no witnesses), then exactly one map per input and per output, each
- * key unique in its map, and nothing after. A raw transaction in its place is named as such.
+ * transaction (no scriptSigs, no witnesses, at least one input and one output), then exactly one
+ * map per input and per output, each key unique in its map and of the shape BIP-174 gives its type,
+ * and nothing after. A raw transaction in its place is named as such. Values are not read beyond
+ * the unsigned transaction: Lendasat reads the rest.
  */
 export function parsePsbt(bytes: Uint8Array): ParsedPsbt | { error: string } {
 	if (!hasPsbtMagic(bytes)) {
@@ -103,10 +135,14 @@ export function parsePsbt(bytes: Uint8Array): ParsedPsbt | { error: string } {
 	const reader = new TransactionReader(bytes, 'is the PSBT cut off?');
 	reader.take(MAGIC_LENGTH, 'the magic bytes');
 	try {
-		const global = readMap(reader, 'the global map');
+		const global = readMap(reader, 'the global map', GLOBAL_KEYS);
 		const unsignedTx = readUnsignedTransaction(global);
-		const inputs = unsignedTx.inputs.map((_, n) => readMap(reader, `input ${n + 1}'s map`));
-		const outputs = unsignedTx.outputs.map((_, n) => readMap(reader, `output ${n + 1}'s map`));
+		const inputs = unsignedTx.inputs.map((_, n) =>
+			readMap(reader, `input ${n + 1}'s map`, INPUT_KEYS),
+		);
+		const outputs = unsignedTx.outputs.map((_, n) =>
+			readMap(reader, `output ${n + 1}'s map`, OUTPUT_KEYS),
+		);
 		if (reader.remaining > 0) {
 			throw new TransactionProblem(
 				`it has ${reader.remaining} byte${reader.remaining === 1 ? '' : 's'} left after the map of its last output: a map too many, or extra data`,
@@ -130,8 +166,31 @@ export function parsePsbtText(
 	return 'error' in parsed ? parsed : { ...parsed, ...decoded };
 }
 
-/** Key-value pairs up to the 0x00 separator that ends the map. */
-function readMap(reader: TransactionReader, name: string): PsbtEntry[] {
+/** Why a key's data does not fit its type (BIP-174's tables), or undefined when it does. */
+function keyDataProblem(keyType: number, keyData: Uint8Array, rules: KeyRules): string | undefined {
+	const rule = rules[keyType];
+	if (!rule) return undefined;
+	const [name, expected] = rule;
+	const fits =
+		expected === 'none'
+			? keyData.length === 0
+			: expected === 'public key'
+				? keyData.length === 33 || keyData.length === 65
+				: keyData.length === expected;
+	if (fits) return undefined;
+	const wanted =
+		expected === 'none'
+			? 'none'
+			: expected === 'public key'
+				? 'a public key (33 or 65 bytes)'
+				: `${expected} bytes`;
+	return `a key of type 0x${hexByte(keyType)} (${name}) with ${keyData.length} byte${keyData.length === 1 ? '' : 's'} of key data where BIP-174 puts ${wanted}`;
+}
+
+const hexByte = (byte: number) => byte.toString(16).padStart(2, '0');
+
+/** Key-value pairs up to the 0x00 separator that ends the map, each key checked against `rules`. */
+function readMap(reader: TransactionReader, name: string, rules: KeyRules): PsbtEntry[] {
 	const entries: PsbtEntry[] = [];
 	const seen = new Set<string>();
 	for (;;) {
@@ -142,10 +201,12 @@ function readMap(reader: TransactionReader, name: string): PsbtEntry[] {
 		const keyText = Array.from(key).join(',');
 		if (seen.has(keyText)) {
 			throw new TransactionProblem(
-				`${name} holds the key of type 0x${key[0].toString(16).padStart(2, '0')} twice, which BIP-174 forbids`,
+				`${name} holds the key of type 0x${hexByte(key[0])} twice, which BIP-174 forbids`,
 			);
 		}
 		seen.add(keyText);
+		const problem = keyDataProblem(key[0], key.subarray(1), rules);
+		if (problem) throw new TransactionProblem(`${name} has ${problem}`);
 		entries.push({ keyType: key[0], keyData: key.subarray(1), value });
 	}
 }
@@ -161,6 +222,15 @@ function readUnsignedTransaction(global: PsbtEntry[]): ParsedTransaction {
 		(candidate) => candidate.keyType === PSBT_GLOBAL_UNSIGNED_TX && candidate.keyData.length === 0,
 	);
 	if (!entry) throw new TransactionProblem('its global map holds no unsigned transaction');
+	// BIP-174's unsigned transaction never has the witness serialization, so 00 after the version is
+	// an input count of 0 (or, followed by 01, the marker and flag BIP-174 forbids here).
+	if (entry.value.length > 5 && entry.value[4] === 0) {
+		throw new TransactionProblem(
+			entry.value[5] === 1
+				? 'its unsigned transaction is in the witness serialization (00 01 after the version), which BIP-174 forbids, or spends no input'
+				: "its unsigned transaction spends no input; Lendasat's PSBTs spend at least one",
+		);
+	}
 	const parsed = parseBitcoinTransaction(entry.value);
 	if ('error' in parsed) {
 		throw new TransactionProblem(`its unsigned transaction is not a transaction: ${parsed.error}`);
