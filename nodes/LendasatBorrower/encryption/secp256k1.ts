@@ -1,8 +1,10 @@
 /**
- * secp256k1's constants and its points as SEC 1 bytes, with BigInt, for PUBLIC values only: reading
- * and checking the public keys the node is given (is x on the curve; a compressed key's y). These
- * branch on their input and are not constant-time. The one computation on a secret point, ECIES's
- * shared point, is ./sharedPoint.ts; the node has no point multiplication of its own.
+ * secp256k1's constants and its points as SEC 1 bytes, with BigInt: reading and checking the public
+ * keys the node is given (is x on the curve; a compressed key's y). liftX, isOnCurveX and
+ * parsePoint branch on their input and are for PUBLIC values only. ./sharedPoint.ts, the one
+ * computation on a secret point, also uses modPow (its branches follow the exponent alone, which
+ * it fixes) and the byte conversions (a loop over all 32 bytes, without branches). The node has no
+ * point multiplication of its own.
  */
 
 /** The field prime. */
@@ -20,6 +22,7 @@ export function mod(value: bigint, modulus: bigint): bigint {
 	return rest < 0n ? rest + modulus : rest;
 }
 
+/** base^exponent by square-and-multiply: for a base that is not negative, which steps run depends on the exponent alone. */
 export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
 	let result = 1n;
 	let b = mod(base, modulus);

@@ -633,7 +633,7 @@ export function checkTxid(value: unknown): ValidationProblem {
 	return null;
 }
 
-/** Why a transaction ID in an answer is none (64 hexadecimal characters), or undefined when it is one. */
+/** Why a value in an answer is no transaction ID (64 hexadecimal characters), or undefined when it is one. */
 export function txidAnswerProblem(value: unknown, field: string): string | undefined {
 	return typeof value === 'string' && TXID_PATTERN.test(value)
 		? undefined

@@ -61,6 +61,7 @@ const OUTPUT_KEYS: KeyRules = {
 };
 /** Far beyond any PSBT Lendasat hands out; decoding junk beyond it is not worth the time. */
 const MAX_PSBT_TEXT_LENGTH = 2_000_000;
+const PSBT_HEX_PATTERN = new RegExp(`^${PSBT_MAGIC_HEX}(?:[0-9a-f]{2})+$`, 'i');
 /** Standard base64 with its padding: Buffer.from(…, 'base64') takes far more (no padding, URL-safe letters), so it is checked first. */
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -107,11 +108,7 @@ export function decodePsbtText(
 
 /** The encoding of a PSBT's text as it stands (no white space): the magic bytes, then whole bytes. */
 export function psbtEncodingOf(text: string): PsbtEncoding | undefined {
-	if (
-		text.toLowerCase().startsWith(PSBT_MAGIC_HEX) &&
-		/^(?:[0-9a-f]{2})+$/i.test(text.slice(PSBT_MAGIC_HEX.length))
-	)
-		return 'hex';
+	if (PSBT_HEX_PATTERN.test(text)) return 'hex';
 	if (text.startsWith(PSBT_MAGIC_BASE64) && BASE64_PATTERN.test(text)) return 'base64';
 	return undefined;
 }
@@ -218,9 +215,7 @@ function readUnsignedTransaction(global: PsbtEntry[]): ParsedTransaction {
 			`it is a PSBT of version ${version.value[0]}; Lendasat's PSBTs are of version 0`,
 		);
 	}
-	const entry = global.find(
-		(candidate) => candidate.keyType === PSBT_GLOBAL_UNSIGNED_TX && candidate.keyData.length === 0,
-	);
+	const entry = global.find((candidate) => candidate.keyType === PSBT_GLOBAL_UNSIGNED_TX);
 	if (!entry) throw new TransactionProblem('its global map holds no unsigned transaction');
 	// BIP-174's unsigned transaction never has the witness serialization, so 00 after the version is
 	// an input count of 0 (or, followed by 01, the marker and flag BIP-174 forbids here).
