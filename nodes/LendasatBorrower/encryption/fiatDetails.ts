@@ -14,7 +14,8 @@ import { eciesEncrypt } from './ecies';
  *   hex(salt) "$" hex(ciphertext and tag);
  * - the key ECIES-encrypted to the borrower's and to the lender's public key, each in hex.
  * Only public keys are needed; each party opens its copy of the key with its own private key (the
- * node never decrypts; test/helpers/fiatDecryption.ts does, for the tests).
+ * node never decrypts; test/helpers/fiatDecryption.ts does, for the tests). HKDF is Node's crypto;
+ * AES-256-GCM-SIV is ./aesGcmSiv.ts and ECIES ./ecies.ts, which say what in them is written by hand.
  */
 
 const NONCE = new TextEncoder().encode('6by2d6wxps3a');
