@@ -19,7 +19,13 @@ import {
 	isRecord,
 	toNumber,
 } from '../../validation/checks';
-import { contractIdOf, installmentAmount, sendToContract } from './shared';
+import {
+	CONTRACTS_PATH,
+	contractIdOf,
+	contractPath,
+	installmentAmount,
+	sendToContract,
+} from './shared';
 
 const showOnlyForReportRepayment = {
 	show: { resource: ['contract'], operation: ['reportRepayment'] },
@@ -59,10 +65,10 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/installment-paid' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/installment-paid` },
 		{
-			prepare: [sendToContract('/installment-paid'), addRepaymentBody],
+			prepare: [sendToContract, addRepaymentBody],
 			send: reportWhenInstallmentExists,
 		},
 	),
@@ -162,11 +168,9 @@ async function reportWhenInstallmentExists(
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
 	const body = request.body as IDataObject;
-	const contract = await api.send(
-		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` },
-		'object',
-		{ check: (answer) => liveErrorBodyWithout(answer, 'id') },
-	);
+	const contract = await api.send({ method: 'GET', url: contractPath(contractId) }, 'object', {
+		check: (answer) => liveErrorBodyWithout(answer, 'id'),
+	});
 	const installments = isRecord(contract) ? contract.installments : undefined;
 	// A server that does not list installments cannot be checked; its own answer has to do.
 	const installment = Array.isArray(installments)
