@@ -1562,6 +1562,37 @@ describe('live dialect: other endpoints', () => {
 		).toBe(200);
 	});
 
+	it("installment-paid takes an empty payment_id on any loan but needs it present, as the backend's String does", async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
+		expect(contract.loan_asset).toBe('UsdtEth');
+		const [installment] = contract.installments.filter(
+			(candidate) => candidate.status === 'pending',
+		);
+		const path = `/api/contracts/${principalGiven}/installment-paid`;
+		const raw = `{"installment_id":"${installment.id}","amount":null}`;
+		const missing = await call('PUT', path, {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([missing.status, missing.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`payment_id\` at line 1 column ${raw.length}`,
+			},
+		]);
+		expect(installment.status).toBe('pending');
+		const empty = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '', amount: null },
+		});
+		expect([empty.status, empty.text]).toEqual([200, '']);
+		expect(installment).toMatchObject({ status: 'paid', payment_id: '' });
+		expect(contract.transactions.at(-1)).toMatchObject({
+			txid: '',
+			transaction_type: 'InstallmentPaid',
+		});
+	});
+
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
 		const unknown = await call(
 			'POST',
