@@ -83,9 +83,10 @@ export async function waitFor<T>(
 }
 
 /**
- * Whether this is a CI run: CI set to anything but '', 'false' or '0' (GitHub Actions and most CI
- * services set CI=true; ci-info, which gives Jest its --ci default, also takes any value but 'false').
- * .ci/run reads it the same way.
+ * Whether this is a CI run: the CI variable set to anything but '', 'false' or '0'. GitHub Actions and
+ * most CI services set CI=true. ci-info (Jest's --ci default) reads CI alike, but also counts '0' and
+ * looks at vendor variables (BUILD_ID and the like); here only CI decides, so that unsetting it (or
+ * CI=0) is how a developer gets the skip. .ci/run reads it the same way.
  */
 export function underCI(): boolean {
 	const ci = process.env.CI;
