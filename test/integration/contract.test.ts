@@ -1994,15 +1994,98 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 	);
 
 	it.each([
+		['Usd', ''],
+		['Eur', ''],
+		['Chf', ''],
+		['Mxn', '   '],
+	])(
+		"accepts an empty Payment Transaction ID on a fiat loan in %s (given as %j) and sends it empty, as Lendasat's schema allows",
+		async (asset, paymentId) => {
+			sandbox.configure({ dialect: 'live' });
+			const fiat = sandbox.admin.createContract(sandbox.keys.borrower, {
+				loan_id: SEED_IDS.offers.eurBankKyc,
+				loan_asset: asset,
+				status: 'PrincipalGiven',
+			});
+			const [installment] = fiat.installments;
+			const { items, error } = await contract('reportRepayment', {
+				contractId: byId(fiat.id),
+				installmentId: installment.id,
+				paymentId,
+			});
+
+			expect(error).toBeUndefined();
+			const amount = Math.round((installment.principal + installment.interest) * 100) / 100;
+			expect(items).toEqual([
+				{ id: fiat.id, installment_id: installment.id, payment_id: '', amount, reported: true },
+			]);
+			expect(received()).toEqual([
+				`GET /api/contracts/${fiat.id}`,
+				`PUT /api/contracts/${fiat.id}/installment-paid`,
+			]);
+			// Present and empty: the backend's payment_id is a String, so leaving it out is a 422.
+			expect(sandbox.requests[1].rawBody).toBe(
+				JSON.stringify({ installment_id: installment.id, payment_id: '', amount }),
+			);
+			expect(stored(fiat.id).installments[0]).toMatchObject({ status: 'paid', payment_id: '' });
+		},
+	);
+
+	it.each([
+		['empty', ''],
+		['only spaces', '   '],
+	])(
+		'refuses a Payment Transaction ID that is %s on a stablecoin loan: it reads the contract and reports nothing',
+		async (_case, paymentId) => {
+			const before = stored(CONTRACTS.marginCall);
+			const { items, error } = await contract('reportRepayment', {
+				contractId: byId(CONTRACTS.marginCall),
+				installmentId: before.installments[0].id,
+				paymentId,
+			});
+
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Invalid Payment Transaction ID [item 0]');
+			expect(describedBy(error)).toContain(
+				`Payment Transaction ID: Must not be empty for contract ${CONTRACTS.marginCall}: its loan is paid out in UsdcSol, not in a fiat currency. Enter the transaction ID of the repayment, e.g. 0x5c504ed4…; only a fiat loan (USD, EUR, CHF, MXN) may leave it empty. Nothing was reported.`,
+			);
+			expect(received()).toEqual([`GET /api/contracts/${CONTRACTS.marginCall}`]);
+			expect(stored(CONTRACTS.marginCall)).toEqual(before);
+		},
+	);
+
+	it('refuses an empty Payment Transaction ID when the contract does not say its loan asset', async () => {
+		const { requests, close, url } = await bareServer({
+			id: CONTRACTS.marginCall,
+			status: 'PrincipalGiven',
+		});
+		try {
+			const { error } = await contract(
+				'reportRepayment',
+				{
+					contractId: byId(CONTRACTS.marginCall),
+					installmentId: '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+					paymentId: '',
+				},
+				borrower({ baseUrl: url }),
+			);
+			expect(error?.message).toBe('Invalid Payment Transaction ID [item 0]');
+			expect(describedBy(error)).toContain(
+				'it does not say its loan asset (loan_asset), so it cannot be taken for a fiat loan',
+			);
+			expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+				`GET /api/contracts/${CONTRACTS.marginCall}`,
+			]);
+		} finally {
+			await close();
+		}
+	});
+
+	it.each([
 		[
 			'the installment ID is not a UUID',
 			{ installmentId: 'first' },
 			'Invalid Installment ID [item 0]',
-		],
-		[
-			'the payment transaction ID is empty',
-			{ paymentId: '   ' },
-			'Invalid Payment Transaction ID [item 0]',
 		],
 		[
 			'the payment transaction ID has a space inside',

@@ -315,6 +315,34 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 		expect(await trigger.emitted()).toEqual([]);
 	});
 
+	it('an unreadable due date fails the poll with the state kept; once readable, it is emitted once and nothing again', async () => {
+		const first = dueIn(CONTRACTS.marginCall, DAY);
+		const trigger = activeTrigger({});
+		expect(installmentIds(await trigger.emitted())).toEqual([first.id]);
+		const before = snapshot(trigger.staticData);
+
+		const unreadable = dueIn(CONTRACTS.principalGiven, 2 * DAY);
+		const readable = unreadable.due_date;
+		unreadable.due_date = 'next Tuesday';
+		const failed = await trigger.poll();
+		expect(failed.error).toBeInstanceOf(NodeOperationError);
+		expect(failed.error?.message).toBe(
+			'Lendasat Borrower Trigger (Installment Due): the due date of an installment cannot be read',
+		);
+		expect((failed.error as NodeOperationError).description).toContain(
+			`Installment ${unreadable.id} of contract ${CONTRACTS.principalGiven} is due "next Tuesday"`,
+		);
+		expect((failed.error as NodeOperationError).description).toContain(
+			'Nothing was emitted and the trigger kept its position; the next poll tries again.',
+		);
+		expect(failed.items).toBeNull();
+		expect(snapshot(trigger.staticData)).toEqual(before);
+
+		unreadable.due_date = readable;
+		expect(installmentIds(await trigger.emitted())).toEqual([unreadable.id]);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
 	it('120 loans over two pages: a failure on page 2 emits nothing; the next poll emits each installment once', async () => {
 		// Bullet loans of 7 days: each installment falls due 7 days after creation.
 		const loans = sandbox.admin.createContracts(sandbox.keys.borrower, 120, {

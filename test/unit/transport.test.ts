@@ -1,4 +1,4 @@
-import type { INode } from 'n8n-workflow';
+import { isDomainAllowed, type INode } from 'n8n-workflow';
 
 import { readAnswer, type Answer } from '../../nodes/LendasatBorrower/transport/answer';
 import { connectionOf, type Connection } from '../../nodes/LendasatBorrower/transport/connection';
@@ -135,6 +135,59 @@ describe('connectionOf: what the transport takes from a credential', () => {
 		});
 		expect(result).toEqual({ problem: expect.stringContaining(problem) });
 	});
+
+	// The node keeps its own copy of the rule (connection.ts says why); it must give n8n's verdict.
+	it.each([
+		['the host listed', 'https://apiborrow.lendasat.com', 'apiborrow.lendasat.com', true],
+		['a host in capitals', 'https://APIBORROW.Lendasat.com', 'apiborrow.lendasat.com', true],
+		['a list in capitals', 'https://apiborrow.lendasat.com', 'APIBORROW.LENDASAT.COM', true],
+		[
+			'a host with a trailing dot',
+			'https://apiborrow.lendasat.com.',
+			'apiborrow.lendasat.com',
+			true,
+		],
+		[
+			'a list with a trailing dot',
+			'https://apiborrow.lendasat.com',
+			'apiborrow.lendasat.com.',
+			true,
+		],
+		['a port in the URL', 'https://apiborrow.lendasat.com:8443', 'apiborrow.lendasat.com', true],
+		['a port in the list', 'https://apiborrow.lendasat.com', 'apiborrow.lendasat.com:443', false],
+		['a subdomain of a wildcard', 'https://apiborrow.lendasat.com', '*.lendasat.com', true],
+		['a deeper subdomain of a wildcard', 'https://a.b.lendasat.com', '*.lendasat.com', true],
+		["a wildcard's bare domain", 'https://lendasat.com', '*.lendasat.com', false],
+		['a look-alike of a wildcard', 'https://evil-lendasat.com', '*.lendasat.com', false],
+		['a look-alike of a host', 'https://lendasat.com.evil.io', 'lendasat.com', false],
+		['a wildcard of nothing', 'https://apiborrow.lendasat.com', '*.', false],
+		['a list of commas only', 'https://apiborrow.lendasat.com', ' , ,', false],
+		[
+			'spaces around entries',
+			'https://apiborrow.lendasat.com',
+			' example.com ,  apiborrow.lendasat.com ',
+			true,
+		],
+		['an IPv6 host', 'http://[::1]:7337', '[::1]', true],
+		['a user name and password', 'http://ops:pw@127.0.0.1:7337', '127.0.0.1', true],
+		['a host n8n would not list', 'http://127.0.0.1:7337', 'localhost', false],
+	])(
+		"decides Specific Domains for %s as n8n-workflow's isDomainAllowed does",
+		(_case, baseUrl, allowedDomains, allowed) => {
+			const result = connectionOf({
+				environment: 'custom',
+				baseUrl,
+				keyType: 'borrower',
+				apiKey: 'k-123456',
+				allowedHttpRequestDomains: 'domains',
+				allowedDomains,
+			});
+			expect(isDomainAllowed({ url: baseUrl, allowedDomains })).toBe(allowed);
+			expect('problem' in result ? result.problem : 'allowed').toEqual(
+				allowed ? 'allowed' : expect.stringContaining('do not include'),
+			);
+		},
+	);
 });
 
 describe('readAnswer: a success is used only when it has the expected shape', () => {

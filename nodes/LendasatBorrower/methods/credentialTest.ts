@@ -14,6 +14,7 @@ import { readTransportSettings } from '../transport/settings';
 import { KEY_TYPE_NAMES, type KeyType } from '../transport/credentials';
 import { excerptOf } from '../transport/errors';
 import { describeFailure } from '../transport/retry';
+import { CONTRACTS_PATH } from '../resources/contract/shared';
 
 /**
  * Each key type is probed on the one endpoint it is for, with an empty body: the server checks
@@ -22,7 +23,7 @@ import { describeFailure } from '../transport/retry';
  */
 const PROBE_PATHS: Record<KeyType, string> = {
 	master: '/api/create-api-account',
-	borrower: '/api/contracts',
+	borrower: CONTRACTS_PATH,
 };
 
 const ENVIRONMENT_NAMES: Record<string, string> = {

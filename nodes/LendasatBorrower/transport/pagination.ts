@@ -12,7 +12,10 @@ import { isRecord } from '../validation/checks';
 /** The API's largest page (GET /api/contracts and /api/notifications take limit 1–100). */
 export const MAX_PAGE_SIZE = 100;
 
-/** The most pages one walk reads: 100,000 records. A server that never ends is stopped here. */
+/**
+ * The most pages one walk reads (Get Many's and the trigger's): 100,000 records, far beyond any real
+ * backlog between two polls. A server that never ends is stopped here.
+ */
 export const MAX_PAGES = 1000;
 
 /** The records of a walk over the pages, and what the server said of their number. */

@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { collateralAndKycOf } from '../resources/contract/shared';
+import { collateralAndKycOf, CONTRACTS_PATH } from '../resources/contract/shared';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from './contractStatuses';
@@ -46,7 +46,6 @@ export interface ContractEventSettings {
 	statuses: string[];
 }
 
-export const CONTRACTS_PATH = '/api/contracts';
 const NEWEST_FIRST = { sort_by: 'updated_at', sort_order: 'desc' };
 
 /** GET /api/contracts as a listing for walkNewestFirst; other events pass their own query and time field. */

@@ -2,8 +2,9 @@ import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-w
 
 import { describeValue, isRecord } from '../validation/checks';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { CONTRACTS_PATH, isOpenInstallment } from '../resources/contract/shared';
 import { getPage } from './api';
-import { CONTRACTS_PATH, contractListing } from './contracts';
+import { contractListing } from './contracts';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
 import { KEPT_POSITION, timestampOf, walkNewestFirst } from './walk';
 
@@ -32,9 +33,6 @@ const DAY_MS = 24 * 60 * 60_000;
  * The list is asked of the server (status filter) and checked again here, for a server that ignores it.
  */
 export const INSTALLMENT_CONTRACT_STATUSES = ['PrincipalGiven', 'Undercollateralized'];
-
-/** Installment statuses that are still owed (InstallmentStatus: pending | paid | confirmed | late | cancelled). */
-const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
 
 /**
  * How long an emitted installment is remembered after the last poll that listed it as open. An
@@ -168,7 +166,8 @@ export function advanceInstallmentCursor(
 		// Listed as paid, confirmed or cancelled: no longer owed, nothing left to remember.
 		for (const installment of installmentsOf(contract)) {
 			const id = idOf(installment);
-			if (id !== undefined && !isOpen(installment)) delete emitted[markKey(contract, id)];
+			if (id !== undefined && !isOpenInstallment(installment))
+				delete emitted[markKey(contract, id)];
 		}
 		const read = readInstallments(contract, now);
 		unreadable.push(...read.unreadable);
@@ -261,10 +260,6 @@ function idOf(record: IDataObject): string | undefined {
 		: undefined;
 }
 
-function isOpen(installment: IDataObject): boolean {
-	return OPEN_INSTALLMENT_STATUSES.has(String(installment.status));
-}
-
 /**
  * The open installments of a watched contract, each as the item it would emit, and those it cannot
  * place (no id, or a due date it cannot read).
@@ -279,7 +274,7 @@ function readInstallments(
 	const installments = installmentsOf(contract);
 	const invoiceTarget = btcInvoiceTarget(contract, installments);
 	for (const installment of installments) {
-		if (!isOpen(installment)) continue;
+		if (!isOpenInstallment(installment)) continue;
 		const id = idOf(installment);
 		const dueAt = dueTimestampOf(installment.due_date);
 		if (id === undefined || !Number.isFinite(dueAt)) {

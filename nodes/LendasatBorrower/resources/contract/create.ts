@@ -37,6 +37,7 @@ import {
 	toNumber,
 } from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
+import { CONTRACTS_PATH } from './shared';
 import { requireCollateralKind } from './collateralKind';
 import {
 	borrowerNpubField,
@@ -212,7 +213,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			notFound: { parameter: 'loanId', label: 'loan offer' },
 			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
-		{ method: 'POST', url: '/api/contracts' },
+		{ method: 'POST', url: CONTRACTS_PATH },
 		{ prepare: [buildContractRequest], send: createForCollateralKind },
 	),
 };

@@ -12,7 +12,7 @@ import { mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { parseBitcoinAddress } from '../../validation/bitcoin';
 import { checkUuid, describeValue, isRecord } from '../../validation/checks';
 import { readBoolean } from '../../validation/parameters';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 const SATS_PER_BTC = 100_000_000;
 
@@ -55,10 +55,10 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/generate-btc-invoice' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/generate-btc-invoice` },
 		{
-			prepare: [sendToContract('/generate-btc-invoice'), withoutBody],
+			prepare: [sendToContract, withoutBody],
 			send: requestInvoice,
 			finish: [shapeInvoice],
 		},

@@ -28,7 +28,7 @@ import {
 } from '../../validation/bankDetails';
 import { describeValue } from '../../validation/checks';
 import { requireText, type Check } from '../../validation/parameters';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, contractPath, sendToContract } from './shared';
 
 const OPERATION = 'sendFiatDetails';
 const LABEL = 'Contract → Send Fiat Details';
@@ -52,9 +52,9 @@ export const contractSendFiatDetailsOperation: INodePropertyOptions = {
 			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/fiat-details' },
-		{ prepare: [sendToContract('/fiat-details'), readBankDetails], send: encryptAndSend },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/fiat-details` },
+		{ prepare: [sendToContract, readBankDetails], send: encryptAndSend },
 	),
 };
 
@@ -296,7 +296,7 @@ async function encryptAndSend(
 ): Promise<INodeExecutionData[]> {
 	const id = contractIdOf(this);
 	const contract = (await api.send(
-		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(id)}` },
+		{ method: 'GET', url: contractPath(id) },
 		'object',
 	)) as IDataObject;
 	refuseUnlessOpen(this, id, contract);

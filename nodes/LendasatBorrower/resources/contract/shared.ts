@@ -4,12 +4,19 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
-	PreSendAction,
 } from 'n8n-workflow';
 
 import { pickFields, simplifyField } from '../../descriptions/fields';
 import { readBoolean, requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
+
+/** The borrower's contracts: GET lists them, POST creates one; one of them is CONTRACTS_PATH/{id}. */
+export const CONTRACTS_PATH = '/api/contracts';
+
+/** The path of one contract (its ID encoded), e.g. for reading it before acting on it. */
+export function contractPath(contractId: string): string {
+	return `${CONTRACTS_PATH}/${encodeURIComponent(contractId)}`;
+}
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = [
@@ -111,14 +118,20 @@ function awaitsCollateral(contract: IDataObject): boolean {
 	return AWAITING_COLLATERAL.has(String(contract.status));
 }
 
+/** Installment statuses that are still owed (InstallmentStatus: pending | paid | confirmed | late | cancelled). */
 const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
+
+/** Whether an installment is still owed: pending, or late. */
+export function isOpenInstallment(installment: IDataObject): boolean {
+	return OPEN_INSTALLMENT_STATUSES.has(String(installment.status));
+}
 
 /** The earliest installment still to pay: its id, due date and amount (principal plus interest). */
 function nextOpenInstallment(installments: unknown): IDataObject | undefined {
 	if (!Array.isArray(installments)) return undefined;
 	const open = installments
 		.filter(isRecord)
-		.filter((installment) => OPEN_INSTALLMENT_STATUSES.has(String(installment.status)))
+		.filter(isOpenInstallment)
 		.sort((a, b) => String(a.due_date).localeCompare(String(b.due_date)));
 	if (!open.length) return undefined;
 	const { id, due_date: dueDate, status } = open[0];
@@ -216,15 +229,16 @@ export function contractIdOf(context: IExecuteSingleFunctions): string {
 }
 
 /**
- * A preSend that checks the contract ID and puts it into the path, followed by `suffix`
- * (e.g. '/extend'). The ID is a resource locator, which a URL expression cannot validate.
+ * A prepare step that checks the contract ID and puts it into the operation's path where its route
+ * says `{id}` (e.g. /api/contracts/{id}/extend). The ID is a resource locator, which a URL expression
+ * cannot validate.
  */
-export function sendToContract(suffix = ''): PreSendAction {
-	return async function setContractUrl(
-		this: IExecuteSingleFunctions,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		requestOptions.url = `/api/contracts/${encodeURIComponent(contractIdOf(this))}${suffix}`;
-		return requestOptions;
+export async function sendToContract(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	return {
+		...requestOptions,
+		url: requestOptions.url.replace('{id}', encodeURIComponent(contractIdOf(this))),
 	};
 }
