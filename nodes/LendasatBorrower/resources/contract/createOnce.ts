@@ -23,6 +23,7 @@ import {
 	type ApiClient,
 	type OperationRequest,
 } from '../../transport/apiRoute';
+import { CONTRACTS_PATH, contractPath } from './shared';
 import {
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
@@ -267,7 +268,7 @@ async function cancelDuplicate(
 	api: ApiClient,
 	contract: IDataObject,
 ): Promise<{ contract: IDataObject } | { contract: IDataObject; reason: string }> {
-	const path = `/api/contracts/${encodeURIComponent(String(contract.id))}`;
+	const path = contractPath(String(contract.id));
 	const cancelled = await settle(api.send({ method: 'DELETE', url: path }, 'empty'));
 	if ('value' in cancelled) return { contract: { ...contract, status: 'Cancelled' } };
 	const failed = `cancelling it failed (${(cancelled.error as Error)?.message ?? String(cancelled.error)})`;
@@ -403,7 +404,7 @@ function cannotCheckFirst(
 function contractListReader(api: ApiClient): ReadContractPage {
 	return async (page) => {
 		const qs = { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' };
-		const read = await settle(api.send({ method: 'GET', url: '/api/contracts', qs }, 'page'));
+		const read = await settle(api.send({ method: 'GET', url: CONTRACTS_PATH, qs }, 'page'));
 		if ('error' in read) {
 			if (listsNoContracts(read.error)) return 'unsupported';
 			throw read.error;
