@@ -310,7 +310,11 @@ export function latencyRows(results: ScenarioResult[]): Row[] {
 
 /** Scenario 7's targets: of the limit in all, and answers 429 of all requests. */
 const MIN_SHARED_THROUGHPUT = 0.9;
-const MAX_SHARED_429_SHARE = 0.05;
+/**
+ * 5 % of the requests; with 4 processes on one key, 10 % (decided after issue 17: without a store
+ * shared by the processes, evening out their shares costs 429s; see RESULTS.md).
+ */
+const maxShared429Share = (processes: number): number => (processes >= 4 ? 0.1 : 0.05);
 
 function percent(value: number): string {
 	return `${(value * 100).toFixed(1)} %`;
@@ -343,10 +347,10 @@ export function sharedKeyRows(
 				run.result.succeeded === result.items &&
 				run.stats.duplicateContracts === 0 &&
 				throughput(run) >= MIN_SHARED_THROUGHPUT &&
-				share429(run) <= MAX_SHARED_429_SHARE,
+				share429(run) <= maxShared429Share(result.processes),
 		);
 		const verdict = {
-			target: `${result.processes} process${result.processes > 1 ? 'es' : ''}: all succeed, 0 dupl., ≥ ${MIN_SHARED_THROUGHPUT}× limit, ≤ ${percent(MAX_SHARED_429_SHARE)} answers 429`,
+			target: `${result.processes} process${result.processes > 1 ? 'es' : ''}: all succeed, 0 dupl., ≥ ${MIN_SHARED_THROUGHPUT}× limit, ≤ ${percent(maxShared429Share(result.processes))} answers 429`,
 			met,
 		};
 		verdicts.push({ ...verdict, target: `7 Shared key: ${verdict.target}` });
