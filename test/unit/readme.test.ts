@@ -18,6 +18,22 @@ describe('the README is read in one sitting', () => {
 	});
 });
 
+describe('one version everywhere', () => {
+	const { version } = JSON.parse(readDoc('package.json')) as { version: string };
+
+	it('names only the tarball npm pack makes of this version', () => {
+		expect(new Set(README.match(/n8n-nodes-lendasat-\d+\.\d+\.\d+\.tgz/g))).toEqual(
+			new Set([`n8n-nodes-lendasat-${version}.tgz`]),
+		);
+	});
+
+	it("has the version's entry in CHANGELOG.md", () => {
+		expect(readDoc('CHANGELOG.md')).toMatch(
+			new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm'),
+		);
+	});
+});
+
 describe('the nodes panel describes the node in one or two lines', () => {
 	it.each([
 		['Lendasat Borrower', nodeDescription.description],
