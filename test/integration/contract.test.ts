@@ -237,7 +237,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 	});
 
 	it.each(['spec', 'live'] as const)(
-		"runs the README's workflow against the %s dialect",
+		"runs docs/contract-create.md's workflow against the %s dialect",
 		async (dialect) => {
 			sandbox.configure({ dialect });
 			const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
