@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { invalidParameter } from '../validation/parameters';
+import { invalidParameter, readBoolean } from '../validation/parameters';
 import { describeValue, toNumber } from '../validation/checks';
 
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
@@ -88,6 +88,21 @@ export function simplifyField(show: DisplayOptions['show']): INodeProperties {
 		description: 'Whether to return a simplified version of the response instead of the raw data',
 		displayOptions: { show },
 	};
+}
+
+/** The switch of simplifyField as the user set it: on unless turned off. */
+export function readSimplify(context: IExecuteSingleFunctions): boolean {
+	return readBoolean(context, 'simplify', 'Simplify', true);
+}
+
+/** The finish of a Simplify switch: with it on, each item's record through `simplify`; off, the items as they came. */
+export function simplifyItems(
+	context: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	simplify: (record: IDataObject) => IDataObject,
+): INodeExecutionData[] {
+	if (!readSimplify(context)) return items;
+	return items.map((item) => ({ ...item, json: simplify(item.json) }));
 }
 
 /** The fields of a record that it has, in the order given; fields it lacks are left out, not set to null. */

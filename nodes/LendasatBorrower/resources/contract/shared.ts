@@ -6,8 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField } from '../../descriptions/fields';
-import { readBoolean, requireIssuedId } from '../../validation/parameters';
+import { pickFields, simplifyField, simplifyItems } from '../../descriptions/fields';
+import { requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
 
 /** The borrower's contracts: GET lists them, POST creates one; one of them is CONTRACTS_PATH/{id}. */
@@ -155,9 +155,8 @@ export async function simplifyContracts(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
 	const simplify = this.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
-	return items.map((item) => ({ ...item, json: simplify(item.json) }));
+	return simplifyItems(this, items, simplify);
 }
 
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
