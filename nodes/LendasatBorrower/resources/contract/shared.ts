@@ -6,7 +6,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField, simplifyItems } from '../../descriptions/fields';
+import {
+	pickFields,
+	simplifyField,
+	simplifyItems,
+	uuidLocatorModes,
+} from '../../descriptions/fields';
 import { requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
 
@@ -186,32 +191,11 @@ export function contractLocatorField(
 		default: { mode: 'list', value: '' },
 		description,
 		displayOptions: { show },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a contract…',
-				typeOptions: { searchListMethod: 'searchContracts', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex:
-								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-							errorMessage:
-								'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-						},
-					},
-				],
-			},
-		],
+		modes: uuidLocatorModes(
+			{ placeholder: 'Select a contract…', searchListMethod: 'searchContracts' },
+			'contract',
+			'7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+		),
 	};
 }
 
