@@ -95,23 +95,18 @@ export async function sampleContract(
 	context: IPollFunctions,
 	settings: ContractEventSettings,
 ): Promise<IDataObject[] | null> {
+	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
+		...NEWEST_FIRST,
+		page: 1,
+		limit: MAX_PAGE_SIZE,
+	});
 	if (settings.event === 'marginCall') {
-		const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
-			...NEWEST_FIRST,
-			page: 1,
-			limit: MAX_PAGE_SIZE,
-		});
 		const contract = data.find((candidate) =>
 			MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)),
 		);
 		return contract ? [toItem({ contract, previous: null }, 'marginCall')] : null;
 	}
 	// Filtered here, not by the server: the live backend refuses the specification's `pending`.
-	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
-		...NEWEST_FIRST,
-		page: 1,
-		limit: MAX_PAGE_SIZE,
-	});
 	const contract = data.find(
 		(candidate) =>
 			settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),

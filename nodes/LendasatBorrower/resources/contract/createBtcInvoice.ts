@@ -7,11 +7,11 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { readSimplify } from '../../descriptions/fields';
 import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { parseBitcoinAddress } from '../../validation/bitcoin';
 import { checkUuid, describeValue, isRecord } from '../../validation/checks';
-import { readBoolean } from '../../validation/parameters';
 import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 const SATS_PER_BTC = 100_000_000;
@@ -119,7 +119,7 @@ async function shapeInvoice(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
-	const simplify = readBoolean(this, 'simplify', 'Simplify', true);
+	const simplify = readSimplify(this);
 	return items.map((item) => {
 		const { invoice, installment, ...rest } = item.json;
 		if (!isRecord(invoice)) return { json: { contract_id: contractId, ...item.json } };

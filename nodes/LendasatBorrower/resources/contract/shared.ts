@@ -6,8 +6,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField } from '../../descriptions/fields';
-import { readBoolean, requireIssuedId } from '../../validation/parameters';
+import {
+	pickFields,
+	simplifyField,
+	simplifyItems,
+	uuidLocatorModes,
+} from '../../descriptions/fields';
+import { requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
 
 /** The borrower's contracts: GET lists them, POST creates one; one of them is CONTRACTS_PATH/{id}. */
@@ -155,9 +160,8 @@ export async function simplifyContracts(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
 	const simplify = this.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
-	return items.map((item) => ({ ...item, json: simplify(item.json) }));
+	return simplifyItems(this, items, simplify);
 }
 
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
@@ -187,32 +191,11 @@ export function contractLocatorField(
 		default: { mode: 'list', value: '' },
 		description,
 		displayOptions: { show },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a contract…',
-				typeOptions: { searchListMethod: 'searchContracts', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex:
-								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-							errorMessage:
-								'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-						},
-					},
-				],
-			},
-		],
+		modes: uuidLocatorModes(
+			{ placeholder: 'Select a contract…', searchListMethod: 'searchContracts' },
+			'contract',
+			'7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+		),
 	};
 }
 
