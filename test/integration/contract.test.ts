@@ -2436,6 +2436,20 @@ describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat 
 	const sentBody = () =>
 		sandbox.requests.find((request) => request.method === 'PUT')?.body as FiatDetailsWrapper;
 
+	it("takes Lendasat's {message} body with a 200 for the contract it reads first as an error, and sends nothing", async () => {
+		const id = fiatContract();
+		sandbox.configure({
+			dialect: 'live',
+			faults: [
+				{ kind: 'bad-200', body200: 'message-body', method: 'GET', path: `/api/contracts/${id}` },
+			],
+		});
+		const { items, error } = await sendDetails(id);
+		expect(items).toEqual([]);
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
 	it.each(['spec', 'live'] as const)(
 		'encrypts the details for the borrower and the lender alone, and sends them once (%s dialect)',
 		async (dialect) => {
