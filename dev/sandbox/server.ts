@@ -309,6 +309,8 @@ class SandboxServer implements AdminHost {
 			return;
 		}
 		this.record(req, method, url.pathname, query, raw ?? '');
+		this.counters.requestStarted();
+		res.on('close', () => this.counters.requestEnded());
 		const fault = this.faults.pick(method, url.pathname);
 		if (fault) this.counters.faultInjected();
 		// 'trickle' and 'cut-body' without a fixed body need the real answer: they always process first.

@@ -31,6 +31,8 @@ export function emptyStats(): SandboxStats {
 		openConnections: 0,
 		peakConnections: 0,
 		connections: 0,
+		requestsInFlight: 0,
+		peakRequestsInFlight: 0,
 	};
 }
 
@@ -51,6 +53,20 @@ export class Counters {
 
 	connectionClosed(): void {
 		this.current.openConnections = Math.max(0, this.current.openConnections - 1);
+	}
+
+	/** An API request received; it is in flight until requestEnded. */
+	requestStarted(): void {
+		this.current.requestsInFlight += 1;
+		this.current.peakRequestsInFlight = Math.max(
+			this.current.peakRequestsInFlight,
+			this.current.requestsInFlight,
+		);
+	}
+
+	/** An API request answered, or its client gone. */
+	requestEnded(): void {
+		this.current.requestsInFlight = Math.max(0, this.current.requestsInFlight - 1);
 	}
 
 	/** An API request recorded; `route` is its method and route pattern (see SandboxStats.byRoute). */
@@ -93,10 +109,16 @@ export class Counters {
 		};
 	}
 
-	/** Starts counting again; connections open now stay counted (the peak starts at them). */
+	/** Starts counting again; connections and requests open now stay counted (the peaks start at them). */
 	clear(): void {
-		const open = this.current.openConnections;
-		this.current = { ...emptyStats(), openConnections: open, peakConnections: open };
+		const { openConnections: open, requestsInFlight: inFlight } = this.current;
+		this.current = {
+			...emptyStats(),
+			openConnections: open,
+			peakConnections: open,
+			requestsInFlight: inFlight,
+			peakRequestsInFlight: inFlight,
+		};
 		this.created.clear();
 	}
 }
