@@ -284,7 +284,7 @@ describe('one borrower cannot spoil the others', () => {
 		expect(failed).toHaveLength(1);
 		expect(failed[0].error?.message).toMatch(/^Lendasat rejected the Act as Borrower API key/);
 		expect(failed[0].pairedItem).toEqual({ item: 1 });
-		// Behind a node that gave the items, n8n adds the input item's fields (the e2e shows it).
+		// n8n keeps only the error of a failed item; its pairedItem says whom it concerns.
 		expect(failed[0].json).toEqual({ error: failed[0].error?.message });
 	});
 
@@ -315,6 +315,7 @@ describe('one borrower cannot spoil the others', () => {
 		});
 		expect(events).toEqual([]);
 		expect(error?.message).toBe('Invalid Borrower [item 0]');
+
 		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
 		expect(sandbox.requests.length).toBe(before);
 	});
