@@ -139,37 +139,42 @@ type Changes = (watch: PartnerWatch) => string[];
 
 /**
  * Activates the twin, waits for each poll in turn and makes the next changes as soon as a poll has
- * finished (20 seconds before the next one starts); checks that no poll started before its
- * changes were made. Returns what each poll did and what each was expected to alert.
+ * finished (20 seconds before the next one starts), then runs `afterChanges`; checks that no poll
+ * started before its changes were made. Returns what each poll did and what each was expected to
+ * alert.
  */
 export async function runPolls(
 	server: N8nServer,
 	receiver: Receiver,
 	watch: PartnerWatch,
 	changes: Changes[],
+	afterChanges: (index: number, poll: Poll) => Promise<void> = async () => {},
 ): Promise<{ polls: Poll[]; expected: string[][] }> {
 	const alerts = () => receiver.received.filter((request) => request.path === ALERT_PATH);
 	const polls: Poll[] = [];
 	const expected: string[][] = [[]];
 	await server.activate(watch.workflowId);
+	let alertsBefore = 0;
+	let changesMadeAt = 0;
 	try {
 		for (let index = 0; index <= changes.length; index++) {
-			const before = alerts().length;
-			const madeAt = Date.now();
 			const execution = await finishedPoll(server, watch.workflowId, index + 1);
-			if (Date.parse(execution.startedAt) < madeAt - 1000 && index > 0)
+			if (Date.parse(execution.startedAt) < changesMadeAt - 1000)
 				throw new Error(`poll ${index + 1} started before its changes were made`);
 			const runData = execution.data;
+			const sent = alerts();
 			polls.push({
 				executionId: String(execution.id),
 				startedAt: execution.startedAt,
-				alerts: alerts()
-					.slice(before)
-					.map((alert) => alert.body),
+				alerts: sent.slice(alertsBefore).map((alert) => alert.body),
 				failed: failedBorrowers(runData),
 				events: nodeOutput(runData, EVENTS_NODE).length,
 			});
-			if (index < changes.length) expected.push(changes[index](watch));
+			alertsBefore = sent.length;
+			if (index === changes.length) break;
+			expected.push(changes[index](watch));
+			changesMadeAt = Date.now();
+			await afterChanges(index, polls[index]);
 		}
 	} finally {
 		await deactivate(server, watch.workflowId);
