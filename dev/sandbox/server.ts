@@ -241,6 +241,10 @@ class SandboxServer implements AdminHost {
 		return this.counters.snapshot();
 	}
 
+	clearStats(): void {
+		this.counters.clear();
+	}
+
 	configure(patch: Partial<SandboxConfig>): void {
 		validateConfigPatch(patch);
 		this.config = cloneConfig({ ...this.config, ...patch });
@@ -398,6 +402,8 @@ class SandboxServer implements AdminHost {
 	): void {
 		const match = this.router.match(method, path);
 		this.counters.request(`${method} ${match.kind === 'found' ? match.route.pattern : path}`);
+		const apiKey = headerValue(req, 'x-api-key');
+		if (apiKey !== undefined) this.counters.keyRequest(apiKey, Date.now());
 		this.recorded.push({
 			method,
 			path,

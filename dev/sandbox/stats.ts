@@ -33,6 +33,7 @@ export function emptyStats(): SandboxStats {
 		connections: 0,
 		requestsInFlight: 0,
 		peakRequestsInFlight: 0,
+		peakRequestsPerKeySecond: 0,
 	};
 }
 
@@ -40,6 +41,8 @@ export class Counters {
 	private current = emptyStats();
 	/** API key → identity slots (see identitySlot) of the contracts it created. */
 	private readonly created = new Map<string, Set<string>>();
+	/** API key → when its requests of the last second came (ms). */
+	private readonly lastSecond = new Map<string, number[]>();
 
 	/** A TCP connection accepted. */
 	connectionOpened(): void {
@@ -53,6 +56,17 @@ export class Counters {
 
 	connectionClosed(): void {
 		this.current.openConnections = Math.max(0, this.current.openConnections - 1);
+	}
+
+	/** An API request of this key at this time (ms): counts toward its busiest second. */
+	keyRequest(apiKey: string, at: number): void {
+		const times = (this.lastSecond.get(apiKey) ?? []).filter((time) => time > at - 1000);
+		times.push(at);
+		this.lastSecond.set(apiKey, times);
+		this.current.peakRequestsPerKeySecond = Math.max(
+			this.current.peakRequestsPerKeySecond,
+			times.length,
+		);
 	}
 
 	/** An API request received; it is in flight until requestEnded. */
@@ -120,5 +134,6 @@ export class Counters {
 			peakRequestsInFlight: inFlight,
 		};
 		this.created.clear();
+		this.lastSecond.clear();
 	}
 }

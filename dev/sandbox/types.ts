@@ -150,6 +150,8 @@ export interface SandboxStats {
 	requestsInFlight: number;
 	/** Most API requests in flight at the same time since the start or the last reset (a reset starts it at requestsInFlight). */
 	peakRequestsInFlight: number;
+	/** Most API requests one key sent within any one second (a sliding window) since the start or the last reset. */
+	peakRequestsPerKeySecond: number;
 }
 
 export interface LenderStats {
