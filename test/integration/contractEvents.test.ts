@@ -13,7 +13,7 @@ import {
 	type TestCredential,
 } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
-import { NODE } from '../helpers/operation';
+import { borrowerOf, NODE } from '../helpers/operation';
 
 const CONTRACTS = SEED_IDS.contracts;
 const DAY_MS = 24 * 60 * 60_000;
@@ -26,13 +26,10 @@ beforeAll(async () => {
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const credential = (keyType: 'master' | 'borrower', apiKey: string): TestCredential => ({
-	environment: 'custom',
-	baseUrl: sandbox.url,
-	keyType,
-	apiKey,
+const master = (): TestCredential => ({
+	...borrowerOf(sandbox, sandbox.keys.master),
+	keyType: 'master',
 });
-const master = () => credential('master', sandbox.keys.master);
 
 /** The partner's list: its own reference and the key of each borrower. */
 interface ListedBorrower {

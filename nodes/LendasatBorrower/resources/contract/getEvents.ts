@@ -7,7 +7,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { CONTRACT_STATUS_OPTIONS } from '../../descriptions/contractStatuses';
+import { DEFAULT_DAYS_AHEAD, daysAheadField, statusesField } from '../../descriptions/eventFields';
 import { readSimplify } from '../../descriptions/fields';
 import { actingBorrowerKey } from '../../transport/actAs';
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
@@ -29,9 +29,6 @@ const NOTHING_OUTPUT = 'Nothing was output for this borrower; the next run tries
 
 /** Created first, newest first: an update does not move a contract to another page while the walk reads them. */
 const LISTING_ORDER = { sort_by: 'created_at', sort_order: 'desc' };
-
-/** The trigger's Installment Due default. */
-const DEFAULT_DAYS_AHEAD = 3;
 
 const showOnlyForGetEvents = { resource: ['contract'], operation: ['getEvents'] };
 
@@ -100,26 +97,14 @@ export const contractGetEventsFields: INodeProperties[] = [
 		],
 		displayOptions: { show: showOnlyForGetEvents },
 	},
-	{
-		displayName: 'Statuses',
-		name: 'statuses',
-		type: 'multiOptions',
-		options: CONTRACT_STATUS_OPTIONS,
-		default: [],
-		description:
-			'Give Contract Status Changed only for contracts in these statuses. Leave empty for every status.',
-		displayOptions: { show: { ...showOnlyForGetEvents, events: ['contractStatusChanged'] } },
-	},
-	{
-		displayName: 'Days Ahead',
-		name: 'daysAhead',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		default: DEFAULT_DAYS_AHEAD,
-		description:
-			'How many days before its due date an installment is given. 0: only installments due now or overdue.',
-		displayOptions: { show: { ...showOnlyForGetEvents, events: ['installmentDue'] } },
-	},
+	statusesField(
+		{ ...showOnlyForGetEvents, events: ['contractStatusChanged'] },
+		'Give Contract Status Changed only for contracts in these statuses. Leave empty for every status.',
+	),
+	daysAheadField(
+		{ ...showOnlyForGetEvents, events: ['installmentDue'] },
+		'How many days before its due date an installment is given. 0: only installments due now or overdue.',
+	),
 ];
 
 /** The borrower's contracts, every page, as the events they stand at now. */
