@@ -13,12 +13,15 @@ import {
 	type TestCredential,
 } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 import { borrowerOf, NODE } from '../helpers/operation';
 
 const CONTRACTS = SEED_IDS.contracts;
 const DAY_MS = 24 * 60 * 60_000;
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ dialect: 'live' });
