@@ -2457,6 +2457,26 @@ describe('connection counting', () => {
 		agent.destroy();
 		await waitFor(() => own.stats().openConnections === 0);
 	});
+
+	it('counts the API requests in flight, keys apart or not, and the most at once', async () => {
+		own.configure({ latencyMs: 50 });
+		const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+		const keys = [own.keys.borrower, own.keys.otherBorrower];
+		const answers = await Promise.all(
+			Array.from({ length: 12 }, (_, index) =>
+				rawGet(`${own.url}/api/offers`, { key: keys[index % 2], agent }),
+			),
+		);
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(own.stats()).toMatchObject({
+			requestsInFlight: 0,
+			peakRequestsInFlight: 4,
+			// 6 requests per key within about 0.2 s.
+			peakRequestsPerKeySecond: 6,
+		});
+		agent.destroy();
+		await waitFor(() => own.stats().openConnections === 0);
+	});
 });
 
 describe('everything the sandbox hands out is well formed', () => {

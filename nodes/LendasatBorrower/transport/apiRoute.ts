@@ -28,6 +28,7 @@ import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
 import { redactSecrets, type ErrorGuidance } from './errors';
+import { Semaphore } from './semaphore';
 
 export { failureOf, settle } from './exchange';
 
@@ -161,6 +162,13 @@ export const credentialsOf: (
 );
 
 /**
+ * The requests of one run of the node under way at once, across every key its items act as: Max
+ * Parallel Requests again. The rate gate caps each key on its own, so a partner's run over 500
+ * borrowers, each with a key of its own, would otherwise open 500 connections at once.
+ */
+const requestsOfRun = oncePerRun((): Semaphore => new Semaphore());
+
+/**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
  * hands it to the operation's pagination hook, which this makes the one place where the operation
  * runs: its checks, its request(s) through the transport, and its output. What the operation is
@@ -205,7 +213,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 				headers: {},
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport, meta);
+			const api = clientOf(transport, meta, requestsOfRun(this));
 			let items = extras.send
 				? await extras.send.call(this, api, request)
 				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
@@ -276,15 +284,20 @@ async function transportFor(
 	};
 }
 
-function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
+function clientOf(transport: Transport, meta: OperationMeta, run: Semaphore): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
 	return {
+		// The slot is taken before the exchange starts its time budget, so waiting for it costs none.
 		send: async (request, expect, policy) =>
-			await exchange(transport, apiRequestOf(request), expect, {
-				resolvesUnsafeRetries,
-				...policy,
-			}),
+			await run.run(
+				transport.settings.maxConcurrent,
+				async () =>
+					await exchange(transport, apiRequestOf(request), expect, {
+						resolvesUnsafeRetries,
+						...policy,
+					}),
+			),
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
 		clock: transport.clock,

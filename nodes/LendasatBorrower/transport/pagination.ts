@@ -35,18 +35,18 @@ export function recordIdOf(record: IDataObject): unknown {
 /**
  * Get Many over the API's page/limit pagination (`{data, page, limit, total, total_pages}`), one
  * item per record, each page through the transport. It stops at a short page, at the server's last
- * page or at the Limit, and skips records already seen when new ones shift the pages while it walks
- * them. Every walk ends: a page without record IDs, a page that brings nothing new and more pages
- * than MAX_PAGES are errors, never a loop and never a silent partial list.
+ * page or at the Limit (`wanted`: the operation's Return All and Limit unless it reads every record
+ * anyway), and skips records already seen when new ones shift the pages while it walks them. Every
+ * walk ends: a page without record IDs, a page that brings nothing new and more pages than
+ * MAX_PAGES are errors, never a loop and never a silent partial list.
  */
 export async function walkPages(
 	context: IExecuteSingleFunctions,
 	api: ApiClient,
 	request: OperationRequest,
 	label: string,
+	wanted: number = wantedByLimit(context),
 ): Promise<Walked> {
-	const { returnAll, limit } = readLimit(context);
-	const wanted = returnAll ? Infinity : limit;
 	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
 	const items: INodeExecutionData[] = [];
 	const seen = new Set<unknown>();
@@ -87,6 +87,12 @@ export async function walkPages(
 		if (records.length < pageSize || lastPage) break;
 	}
 	return { items: items.slice(0, wanted), total, wanted };
+}
+
+/** Return All as Infinity, or the Limit. */
+function wantedByLimit(context: IExecuteSingleFunctions): number {
+	const { returnAll, limit } = readLimit(context);
+	return returnAll ? Infinity : limit;
 }
 
 function walkError(

@@ -204,7 +204,7 @@ function toItem(change: ContractChange, event: ContractEvent): IDataObject {
 }
 
 /** The full record with the four keys Simplify gives too: collateral_asset, requires_ark_settlement, kyc_link, kyc_done. */
-function withCollateralAndKyc(contract: IDataObject): IDataObject {
+export function withCollateralAndKyc(contract: IDataObject): IDataObject {
 	return { ...contract, ...collateralAndKycOf(contract) };
 }
 
@@ -221,8 +221,8 @@ function stringOrNull(value: unknown): string | null {
 	return value === undefined || value === null ? null : String(value);
 }
 
-/** The status before the current one, from the contract's timeline, for the test event. */
-function previousStatusInTimeline(contract: IDataObject): string | null {
+/** The status before the current one, from the contract's timeline (the test event, and Contract → Get Events). */
+export function previousStatusInTimeline(contract: IDataObject): string | null {
 	const timeline = Array.isArray(contract.timeline) ? (contract.timeline as IDataObject[]) : [];
 	const statuses = timeline
 		.map((entry) => entry?.event as IDataObject | undefined)

@@ -160,14 +160,20 @@ export async function simplifyContracts(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const simplify = this.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
-	return simplifyItems(this, items, simplify);
+	return simplifyItems(this, items, contractSimplifierOf(this));
+}
+
+/** Simplify as the node's version gives it (the switch itself is readSimplify's). */
+export function contractSimplifierOf(
+	context: IExecuteSingleFunctions,
+): (contract: IDataObject) => IDataObject {
+	return context.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
 }
 
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
 export const contractSimplifyField = simplifyField({
 	resource: ['contract'],
-	operation: ['createBtcInvoice', 'extend', 'get', 'getAll'],
+	operation: ['createBtcInvoice', 'extend', 'get', 'getAll', 'getEvents'],
 });
 
 export const contractIdField = contractLocatorField(
