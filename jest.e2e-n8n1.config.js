@@ -11,7 +11,12 @@ module.exports = {
 	...base,
 	displayName: `n8n ${dependencies.n8n}`,
 	// The editor smoke test drives n8n 2.x's editor; queue mode has its own suite.
-	testMatch: ['**/demo.e2e.ts', '**/aiTool.e2e.ts', '**/credentialTest.e2e.ts'],
+	testMatch: [
+		'**/demo.e2e.ts',
+		'**/aiTool.e2e.ts',
+		'**/credentialTest.e2e.ts',
+		'**/partner.e2e.ts',
+	],
 	testPathIgnorePatterns: ['/node_modules/'],
 	setupFiles: ['<rootDir>/test/e2e/on-n8n-1.x.js'],
 };

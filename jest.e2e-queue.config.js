@@ -1,6 +1,6 @@
 /**
  * The end-to-end tests of n8n in queue mode (test/e2e/queue.e2e.ts): Postgres, Redis, an n8n main
- * instance and two workers. Run with `npm run test:e2e:queue`; .ci/run runs it after `npm run test:e2e`.
+ * instance and two workers. Run with `npm run test:e2e:queue`; .ci/run runs it after the other e2e suites.
  */
 const base = require('./jest.e2e.config.js');
 

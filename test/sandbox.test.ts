@@ -14,6 +14,7 @@ import {
 	checkCompressedPublicKey,
 	checkNpub,
 } from '../nodes/LendasatBorrower/validation/checks';
+import { useFakeTime } from './helpers/fakeTime';
 
 const OFFER = SEED_IDS.offers.usdcPolygon; // 100–10000 USD, 7–365 days
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -21,6 +22,8 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BORROWER_KEY = /^lndst_sk_[0-9a-f]{12}_[A-Za-z0-9]{43}$/;
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 interface CallOptions {
 	key?: string | null;
@@ -1491,6 +1494,20 @@ describe('live dialect: idempotency, duplicates and faults', () => {
 describe('live dialect: other endpoints', () => {
 	beforeEach(() => sandbox.configure({ dialect: 'live' }));
 
+	/** A PUT of `raw` (JSON without `field`) answered with serde's 422 for that field. */
+	async function expectMissingField(path: string, raw: string, field: string): Promise<void> {
+		const answer = await call('PUT', path, {
+			raw,
+			headers: { 'content-type': 'application/json' },
+		});
+		expect([answer.status, answer.json]).toEqual([
+			422,
+			{
+				message: `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ${raw.length}`,
+			},
+		]);
+	}
+
 	it('installment-paid with an unknown installment id answers 200 and changes nothing but the transactions', async () => {
 		const { principalGiven } = SEED_IDS.contracts;
 		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
@@ -1529,16 +1546,7 @@ describe('live dialect: other endpoints', () => {
 			.contract.installments.filter((candidate) => candidate.status === 'pending');
 		const path = `/api/contracts/${principalGiven}/installment-paid`;
 		const raw = `{"installment_id":"${installment.id}","payment_id":"0xabc"}`;
-		const missing = await call('PUT', path, {
-			raw,
-			headers: { 'content-type': 'application/json' },
-		});
-		expect([missing.status, missing.json]).toEqual([
-			422,
-			{
-				message: `Failed to deserialize the JSON body into the target type: missing field \`amount\` at line 1 column ${raw.length}`,
-			},
-		]);
+		await expectMissingField(path, raw, 'amount');
 		expect(installment.status).toBe('pending');
 		const text = await call('PUT', path, {
 			body: { installment_id: installment.id, payment_id: '0xabc', amount: '250' },
@@ -1560,6 +1568,28 @@ describe('live dialect: other endpoints', () => {
 		expect(
 			(await call('PUT', path, { body: { installment_id: next.id, payment_id: '0xdef' } })).status,
 		).toBe(200);
+	});
+
+	it("installment-paid takes an empty payment_id on any loan but needs it present, as the backend's String does", async () => {
+		const { principalGiven } = SEED_IDS.contracts;
+		const contract = sandbox.state.contracts.get(principalGiven)!.contract;
+		expect(contract.loan_asset).toBe('UsdtEth');
+		const [installment] = contract.installments.filter(
+			(candidate) => candidate.status === 'pending',
+		);
+		const path = `/api/contracts/${principalGiven}/installment-paid`;
+		const raw = `{"installment_id":"${installment.id}","amount":null}`;
+		await expectMissingField(path, raw, 'payment_id');
+		expect(installment.status).toBe('pending');
+		const empty = await call('PUT', path, {
+			body: { installment_id: installment.id, payment_id: '', amount: null },
+		});
+		expect([empty.status, empty.text]).toEqual([200, '']);
+		expect(installment).toMatchObject({ status: 'paid', payment_id: '' });
+		expect(contract.transactions.at(-1)).toMatchObject({
+			txid: '',
+			transaction_type: 'InstallmentPaid',
+		});
 	});
 
 	it('extend of an unknown contract is 400 "Missing contract: …", of a foreign one 500', async () => {
@@ -2424,6 +2454,26 @@ describe('connection counting', () => {
 		);
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		expect(own.stats()).toMatchObject({ requests: 30, peakConnections: 3, connections: 3 });
+		agent.destroy();
+		await waitFor(() => own.stats().openConnections === 0);
+	});
+
+	it('counts the API requests in flight, keys apart or not, and the most at once', async () => {
+		own.configure({ latencyMs: 50 });
+		const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+		const keys = [own.keys.borrower, own.keys.otherBorrower];
+		const answers = await Promise.all(
+			Array.from({ length: 12 }, (_, index) =>
+				rawGet(`${own.url}/api/offers`, { key: keys[index % 2], agent }),
+			),
+		);
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(own.stats()).toMatchObject({
+			requestsInFlight: 0,
+			peakRequestsInFlight: 4,
+			// 6 requests per key within about 0.2 s.
+			peakRequestsPerKeySecond: 6,
+		});
 		agent.destroy();
 		await waitFor(() => own.stats().openConnections === 0);
 	});

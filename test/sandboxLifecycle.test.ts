@@ -2,6 +2,7 @@ import { SEED_IDS, startSandbox, type Contract, type Sandbox } from '../dev/sand
 import { parseTransactionHex, txidOf, withDescriptorChecksum } from '../dev/sandbox/bitcoin';
 import { standInSign } from '../dev/sandbox/standInSigner';
 import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoin';
+import { useFakeTime } from './helpers/fakeTime';
 
 /*
  * The sandbox's end-of-loan routes over HTTP, in both dialects: Bitcoin repayment invoices, the claim
@@ -9,6 +10,8 @@ import { parseBitcoinAddress } from '../nodes/LendasatBorrower/validation/bitcoi
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

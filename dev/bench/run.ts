@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8] [-- --endless-storm] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8,9] [-- --endless-storm] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -18,6 +18,7 @@ import {
 	latencyRows,
 	liveFaultRows,
 	overheadRows,
+	partnerPollRows,
 	rateLimitedRows,
 	renderTable,
 	returnAllRows,
@@ -31,6 +32,7 @@ import {
 	latency,
 	liveFaults,
 	overhead,
+	partnerPoll,
 	rateLimited,
 	returnAll,
 	sharedKey,
@@ -39,14 +41,16 @@ import {
 } from './lib/scenarios';
 import { DEFAULT_TIME_BUDGET_MS } from '../../nodes/LendasatBorrower/transport/settings';
 
-const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8] [--endless-storm] [--profile] [--no-write]
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8,9] [--endless-storm] [--profile] [--no-write]
   Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
   5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items),
   7 shared key: 1,000 items over 1, 2 and 4 processes at 10/s (about 6 min),
   8 storm: 130 and 300 items, 20 s of nothing but 429, then 10/s (about 2 min)
+  9 partner poll: Contract → Get Events over 500 borrowers, each with its own key, latency 200 ms,
+    at Max Parallel Requests 16, 32, 64 (about 1 min)
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
   --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
-  --slow-reps N  repetitions of scenarios 2, 5, 7 and 8 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
+  --slow-reps N  repetitions of scenarios 2, 5, 7, 8 and 9 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --endless-storm  scenario 8 also with 200 items and a storm that never ends (about 3 min more)
   --profile      also profile our node in scenario 1 and print where its time goes
@@ -85,7 +89,7 @@ function parseArgs(argv: string[]): Options {
 		tunedBatching: true,
 		latencyItems: 2000,
 		sizes: [100, 1000, 10_000],
-		only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
+		only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
 		faultDialects: new Set<Dialect>(['spec', 'live']),
 		endlessStorm: false,
 		profile: false,
@@ -118,9 +122,9 @@ function parseArgs(argv: string[]): Options {
 				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
 				if (
 					!list.length ||
-					numbers.some((scenario) => ![1, 2, 3, 4, 5, 6, 7, 8].includes(scenario))
+					numbers.some((scenario) => ![1, 2, 3, 4, 5, 6, 7, 8, 9].includes(scenario))
 				) {
-					fail('--only takes scenario numbers 1–8, 3-spec and 3-live');
+					fail('--only takes scenario numbers 1–9, 3-spec and 3-live');
 				}
 				options.only = new Set(numbers);
 				options.faultDialects = new Set(
@@ -186,6 +190,11 @@ our node adds a client_contract_id, by which it looks for the contract after an 
 Ratio column is GET /api/contracts requests per item: those lookups. Scenario 5 delays every API
 answer by 1 s (the sandbox's latencyMs) and counts the sandbox's peak of open TCP connections;
 the fetch loop and each setting of our node's Max Parallel Requests run in a warm process of their own.
+Scenario 9 onboards 500 borrowers through the API before each run (Account → Create's call; each
+gets one PrincipalGiven contract), then sets the sandbox's latency to 200 ms and clears its
+counters, and times one Contract → Get Events run acting as each borrower with its own key; its
+bound is ⌈500 ÷ Max Parallel Requests⌉ × 200 ms × 1 request (each list is one page), and the
+sandbox counts the most requests in flight at once and the most any one key sent within a second.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
@@ -279,6 +288,12 @@ async function main(): Promise<void> {
 				`Scenario 8: storm of 429s (20 s, then 10/s)${options.endlessStorm ? ', and one without end' : ''}`,
 			);
 			rows.push(...stormRows(await storm(sandbox, options), verdicts, DEFAULT_TIME_BUDGET_MS));
+		}
+		if (options.only.has(9)) {
+			console.error(
+				'Scenario 9: partner poll, 500 borrowers with keys of their own, latency 200 ms',
+			);
+			rows.push(...partnerPollRows(await partnerPoll(sandbox, options), verdicts));
 		}
 		if (options.profile) {
 			console.error('Profiling our node (scenario 1)');

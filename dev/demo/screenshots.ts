@@ -17,8 +17,7 @@ import { ROOT, ensureN8n } from '../n8n/ensure-n8n';
 import { DEMO_WORKFLOWS, importDemo } from './demo';
 import { seconds, step } from '../n8n/steps';
 import { DEMO_OWNER, createN8nHome, type Json } from '../n8n/n8n-env';
-
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { chromiumPath } from './chromium';
 
 /** Console errors that concern this package (n8n itself logs unrelated ones, e.g. 401 before sign-in). */
 export const isOurError = (text: string): boolean => /lendasat/i.test(text);
@@ -46,7 +45,7 @@ async function main(): Promise<void> {
 		await server.setupOwner();
 		return server;
 	});
-	const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+	const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
 	const consoleErrors: string[] = [];
 	try {
 		const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });

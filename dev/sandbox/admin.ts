@@ -46,6 +46,8 @@ export interface AdminHost {
 	configure(patch: Partial<SandboxConfig>): void;
 	reset(): void;
 	stats(): SandboxStats;
+	/** Counters back to zero (the peaks start at what is open now); the state stays. */
+	clearStats(): void;
 	requests(): RecordedRequest[];
 	keys: SandboxKeys;
 }
@@ -428,6 +430,10 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			return jsonReply({ ok: true });
 		}),
 		route('GET', '/stats', () => jsonReply(admin.stats())),
+		noBody('POST', '/stats/clear', () => {
+			host.clearStats();
+			return jsonReply(admin.stats());
+		}),
 		route('GET', '/requests', () => jsonReply(admin.requests())),
 		route('POST', '/contracts', (ctx) => createContractsOverHttp(admin, ctx)),
 		route('POST', '/contracts/:id/status', (ctx) =>

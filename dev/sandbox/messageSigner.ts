@@ -9,17 +9,13 @@
 import { createHash } from 'node:crypto';
 
 import {
-	G,
 	N,
-	addPoints,
 	bigIntTo32Bytes,
 	bytesToBigInt,
 	liftX,
 	mod,
-	modInverse,
-	multiply,
-	serializePoint,
 } from '../../nodes/LendasatBorrower/encryption/secp256k1';
+import { G, addPoints, modInverse, multiply, serializePoint } from './curve';
 
 const MAGIC = Buffer.from('\x18Bitcoin Signed Message:\n', 'latin1');
 

@@ -241,6 +241,10 @@ class SandboxServer implements AdminHost {
 		return this.counters.snapshot();
 	}
 
+	clearStats(): void {
+		this.counters.clear();
+	}
+
 	configure(patch: Partial<SandboxConfig>): void {
 		validateConfigPatch(patch);
 		this.config = cloneConfig({ ...this.config, ...patch });
@@ -309,6 +313,8 @@ class SandboxServer implements AdminHost {
 			return;
 		}
 		this.record(req, method, url.pathname, query, raw ?? '');
+		this.counters.requestStarted();
+		res.on('close', () => this.counters.requestEnded());
 		const fault = this.faults.pick(method, url.pathname);
 		if (fault) this.counters.faultInjected();
 		// 'trickle' and 'cut-body' without a fixed body need the real answer: they always process first.
@@ -396,6 +402,8 @@ class SandboxServer implements AdminHost {
 	): void {
 		const match = this.router.match(method, path);
 		this.counters.request(`${method} ${match.kind === 'found' ? match.route.pattern : path}`);
+		const apiKey = headerValue(req, 'x-api-key');
+		if (apiKey !== undefined) this.counters.keyRequest(apiKey, Date.now());
 		this.recorded.push({
 			method,
 			path,

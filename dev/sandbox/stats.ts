@@ -31,6 +31,9 @@ export function emptyStats(): SandboxStats {
 		openConnections: 0,
 		peakConnections: 0,
 		connections: 0,
+		requestsInFlight: 0,
+		peakRequestsInFlight: 0,
+		peakRequestsPerKeySecond: 0,
 	};
 }
 
@@ -38,6 +41,8 @@ export class Counters {
 	private current = emptyStats();
 	/** API key → identity slots (see identitySlot) of the contracts it created. */
 	private readonly created = new Map<string, Set<string>>();
+	/** API key → when its requests of the last second came (ms). */
+	private readonly lastSecond = new Map<string, number[]>();
 
 	/** A TCP connection accepted. */
 	connectionOpened(): void {
@@ -51,6 +56,31 @@ export class Counters {
 
 	connectionClosed(): void {
 		this.current.openConnections = Math.max(0, this.current.openConnections - 1);
+	}
+
+	/** An API request of this key at this time (ms): counts toward its busiest second. */
+	keyRequest(apiKey: string, at: number): void {
+		const times = (this.lastSecond.get(apiKey) ?? []).filter((time) => time > at - 1000);
+		times.push(at);
+		this.lastSecond.set(apiKey, times);
+		this.current.peakRequestsPerKeySecond = Math.max(
+			this.current.peakRequestsPerKeySecond,
+			times.length,
+		);
+	}
+
+	/** An API request received; it is in flight until requestEnded. */
+	requestStarted(): void {
+		this.current.requestsInFlight += 1;
+		this.current.peakRequestsInFlight = Math.max(
+			this.current.peakRequestsInFlight,
+			this.current.requestsInFlight,
+		);
+	}
+
+	/** An API request answered, or its client gone. */
+	requestEnded(): void {
+		this.current.requestsInFlight = Math.max(0, this.current.requestsInFlight - 1);
 	}
 
 	/** An API request recorded; `route` is its method and route pattern (see SandboxStats.byRoute). */
@@ -93,10 +123,17 @@ export class Counters {
 		};
 	}
 
-	/** Starts counting again; connections open now stay counted (the peak starts at them). */
+	/** Starts counting again; connections and requests open now stay counted (the peaks start at them). */
 	clear(): void {
-		const open = this.current.openConnections;
-		this.current = { ...emptyStats(), openConnections: open, peakConnections: open };
+		const { openConnections: open, requestsInFlight: inFlight } = this.current;
+		this.current = {
+			...emptyStats(),
+			openConnections: open,
+			peakConnections: open,
+			requestsInFlight: inFlight,
+			peakRequestsInFlight: inFlight,
+		};
 		this.created.clear();
+		this.lastSecond.clear();
 	}
 }

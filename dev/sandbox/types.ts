@@ -146,6 +146,12 @@ export interface SandboxStats {
 	peakConnections: number;
 	/** TCP connections accepted since the start or the last reset. */
 	connections: number;
+	/** API requests received and not yet answered (or given up by the client) now. */
+	requestsInFlight: number;
+	/** Most API requests in flight at the same time since the start or the last reset (a reset starts it at requestsInFlight). */
+	peakRequestsInFlight: number;
+	/** Most API requests one key sent within any one second (a sliding window) since the start or the last reset. */
+	peakRequestsPerKeySecond: number;
 }
 
 export interface LenderStats {

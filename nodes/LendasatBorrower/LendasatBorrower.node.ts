@@ -29,7 +29,7 @@ export class LendasatBorrower implements INodeType {
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
-			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, repay in bitcoin and get the collateral back, and start workflows when contracts change, installments fall due, or offers and notifications arrive',
+			'Borrow stablecoins against Bitcoin with Lendasat, repay, and start workflows when loans change',
 		defaults: { name: 'Lendasat Borrower' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -8,7 +8,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { CONTRACT_STATUS_OPTIONS } from './descriptions/contractStatuses';
+import { DEFAULT_DAYS_AHEAD, daysAheadField, statusesField } from './descriptions/eventFields';
 import { lendasatApiTest } from './methods/credentialTest';
 import { pollContracts, sampleContract, type ContractEvent } from './trigger/contracts';
 import { pollInstallments, sampleInstallment } from './trigger/installments';
@@ -37,7 +37,7 @@ export class LendasatBorrowerTrigger implements INodeType {
 		subtitle: '={{ $parameter["event"] }}',
 		// The editor merges the node and its trigger into one entry, which shows this text: it speaks for both.
 		description:
-			'Borrow stablecoins against Bitcoin with the Lendasat Borrower API, repay in bitcoin and get the collateral back, and start workflows when contracts change, installments fall due, or offers and notifications arrive',
+			'Borrow stablecoins against Bitcoin with Lendasat, repay, and start workflows when loans change',
 		defaults: { name: 'Lendasat Borrower Trigger' },
 		polling: true,
 		inputs: [],
@@ -97,26 +97,14 @@ export class LendasatBorrowerTrigger implements INodeType {
 				default: '',
 				displayOptions: { show: { event: ['installmentDue'] } },
 			},
-			{
-				displayName: 'Days Ahead',
-				name: 'daysAhead',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 0 },
-				default: 3,
-				description:
-					'How many days before its due date an installment starts the workflow. 0: only installments due now or overdue.',
-				displayOptions: { show: { event: ['installmentDue'] } },
-			},
-			{
-				displayName: 'Statuses',
-				name: 'statuses',
-				type: 'multiOptions',
-				options: CONTRACT_STATUS_OPTIONS,
-				default: [],
-				description:
-					'Start the workflow only for changes to these statuses. Leave empty for every change.',
-				displayOptions: { show: { event: ['contractStatusChanged'] } },
-			},
+			daysAheadField(
+				{ event: ['installmentDue'] },
+				'How many days before its due date an installment starts the workflow. 0: only installments due now or overdue.',
+			),
+			statusesField(
+				{ event: ['contractStatusChanged'] },
+				'Start the workflow only for changes to these statuses. Leave empty for every change.',
+			),
 			offerFiltersField({ event: ['newOffer'] }),
 		],
 	};
@@ -178,7 +166,7 @@ async function pollEvent(
 
 /** Days Ahead as a whole number ≥ 0; an expression can give anything, so it is checked before any request. */
 function readDaysAhead(context: IPollFunctions): number {
-	const value = context.getNodeParameter('daysAhead', 3);
+	const value = context.getNodeParameter('daysAhead', DEFAULT_DAYS_AHEAD);
 	const problem = checkDaysAhead(value);
 	if (problem) {
 		throw new NodeOperationError(context.getNode(), 'Invalid Days Ahead', {

@@ -3,29 +3,20 @@
  * dev/demo/screenshots.ts signs in, opens the node creator, adds "Create a contract" from the
  * actions panel and finds it on the canvas under that short name, opens the "Request the loan" node,
  * checks that our icon, fields and offer picker render and that it shows no (tool-only) Description,
- * runs the demo, and fails on console errors that mention this package. Skipped when chromium or
- * playwright-core is missing.
+ * runs the demo, and fails on console errors that mention this package. Without chromium or
+ * playwright-core it fails under CI and is skipped elsewhere, saying what is missing.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM_PATH_DEFAULT } from './helpers';
+import { editorBrowserMissing } from '../../dev/demo/chromium';
+import { describeNeeding } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
-const hasPlaywright = (() => {
-	try {
-		require.resolve('playwright-core');
-		return true;
-	} catch {
-		return false;
-	}
-})();
-const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM_PATH_DEFAULT);
 
-(canRun ? test : test.skip)(
-	'the node renders in the n8n editor, is named after its short action, and logs no console errors',
-	() => {
+describeNeeding('the editor smoke test', editorBrowserMissing(), () => {
+	test('the node renders in the n8n editor, is named after its short action, and logs no console errors', () => {
 		const out = mkdtempSync(join(tmpdir(), 'lendasat-shots-'));
 		try {
 			const result = spawnSync(
@@ -57,5 +48,5 @@ const canRun = hasPlaywright && existsSync(process.env.CHROMIUM_PATH ?? CHROMIUM
 		} finally {
 			rmSync(out, { recursive: true, force: true });
 		}
-	},
-);
+	});
+});

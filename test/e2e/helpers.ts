@@ -82,5 +82,39 @@ export async function waitFor<T>(
 	}
 }
 
-/** Debian's chromium package; CHROMIUM_PATH overrides it (also in dev/demo/screenshots.ts). */
-export const CHROMIUM_PATH_DEFAULT = '/usr/bin/chromium';
+/**
+ * Whether this is a CI run: the CI variable set to anything but '', 'false' or '0'. GitHub Actions and
+ * most CI services set CI=true. ci-info (Jest's --ci default) reads CI alike, but also counts '0' and
+ * looks at vendor variables (BUILD_ID and the like); here only CI decides, so that unsetting it (or
+ * CI=0) is how a developer gets the skip. .ci/run reads it the same way.
+ */
+export function underCI(): boolean {
+	const ci = process.env.CI;
+	return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/**
+ * A suite that needs a service this machine may lack: `missing` names what is missing and how to
+ * install it, or is undefined. Outside CI the suite is skipped, and one line says why. Under CI a
+ * missing service fails the run: the suite is then one test that fails naming it.
+ */
+export function describeNeeding(
+	name: string,
+	missing: string | undefined,
+	suite: () => void,
+): void {
+	if (!missing) {
+		describe(name, suite);
+	} else if (!underCI()) {
+		process.stdout.write(`${name}: skipped, this machine lacks ${missing}\n`);
+		describe.skip(name, suite);
+	} else {
+		describe(name, () =>
+			test(`has what it needs (CI=${process.env.CI})`, () => {
+				throw new Error(
+					`${name} cannot run: this machine lacks ${missing}. Under CI a missing service fails the run; install it (.ci/run does, with apt-get).`,
+				);
+			}),
+		);
+	}
+}

@@ -7,7 +7,12 @@
  *     order ID, the live dialect (no idempotency): one live contract per order;
  * (b) 10 executions of 50 items at once against a rate limit of 10 requests per second: throughput,
  *     answers 429, duplicates;
- * (c) the trigger, active on the main instance, fires once per change.
+ * (c) the trigger, active on the main instance, fires once per change;
+ * (d) the partner template (templates/partner-borrower-alerts.json) over 50 borrowers, its polls run
+ *     by the workers: each change alerted once, Remove Duplicates' memory in Postgres.
+ *
+ * Without Redis or Postgres (dev/n8n/services.ts) it fails under CI and is skipped elsewhere, saying
+ * what is missing.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -16,7 +21,22 @@ import { queueServicesMissing, startQueueCluster, type QueueCluster } from '../.
 import type { Json } from '../../dev/n8n/n8n-env';
 import { LIVE_CREATE_FIELDS } from '../../dev/bench/lookupCost';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
-import { nodeOutput, runError, waitFor } from './helpers';
+import { onboardBorrowers } from '../../dev/sandbox/partner';
+import {
+	describeNeeding,
+	nodeOutput,
+	runError,
+	startReceiver,
+	waitFor,
+	type Receiver,
+} from './helpers';
+import {
+	BAD_BORROWER,
+	expectEachChangeOnce,
+	partnerChanges,
+	runPolls,
+	setUpPartnerWatch,
+} from './partnerWatch';
 
 /**
  * Scenario (b) prints the fairness figures of issue 17 item 2 (aggregate throughput against the
@@ -36,9 +56,6 @@ interface CredentialRef {
 	id: string;
 	name: string;
 }
-
-const missing = queueServicesMissing();
-if (missing) process.stdout.write(`queue-mode e2e skipped: this machine lacks ${missing}\n`);
 
 /** Prints how long a phase took (CI's log shows where the time goes). */
 async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -60,6 +77,7 @@ let orderWorkflowId: string;
 let batchWorkflowId: string;
 let triggerWorkflowId: string;
 let triggerActivatedAt: number;
+let receiver: Receiver | undefined;
 
 /** Saves a credential through the main instance's REST API, as the editor does. */
 async function createCredential(name: string, apiKey: string): Promise<CredentialRef> {
@@ -211,8 +229,9 @@ const contractsWithKeys = (keys: string[]) => {
 		.filter((contract) => clientIds.has(String(contract.client_contract_id)));
 };
 
-(missing ? describe.skip : describe)(
+describeNeeding(
 	'n8n 2.41.1 in queue mode: a main instance and two workers',
+	queueServicesMissing(),
 	() => {
 		beforeAll(async () => {
 			sandbox = await startSandbox({ dialect: 'live' });
@@ -238,6 +257,7 @@ const contractsWithKeys = (keys: string[]) => {
 		afterAll(async () => {
 			await cluster?.stop();
 			await sandbox?.close();
+			await receiver?.close();
 		}, 120_000);
 
 		test('(a) 25 orders, each delivered twice, 50 executions at once: one live contract per order, all outputs name it, both workers ran some', async () => {
@@ -410,5 +430,44 @@ const contractsWithKeys = (keys: string[]) => {
 				`(c) one execution, run by worker ${ranBy.get(String(execution.id)) ?? '?'}; ${polls().length} polls by the main instance\n`,
 			);
 		}, 300_000);
+
+		test('(d) the partner template over 50 borrowers, its polls run by the workers: each change alerted once, nothing for unchanged contracts, a rejected key fails its borrower alone', async () => {
+			receiver = await startReceiver();
+			const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 50, [
+				{ status: 'PrincipalGiven' },
+				{ status: 'Approved' },
+			]);
+			const watch = await setUpPartnerWatch(cluster.main, sandbox, receiver, borrowers);
+			// After the second poll the worker that ran it stops: the later polls run on the other one,
+			// which must know from Postgres what the first let through.
+			let stopped: number | undefined;
+			const { polls, expected } = await phase('(d) four polls of the partner template', () =>
+				runPolls(
+					cluster.main,
+					receiver as Receiver,
+					watch,
+					partnerChanges(sandbox),
+					async (index, poll) => {
+						if (index !== 1) return;
+						stopped = workerOf().get(poll.executionId);
+						await cluster.workers[stopped as number].stop();
+					},
+				),
+			);
+			const ranBy = workerOf();
+			process.stdout.write(
+				`(d) ${polls.map((poll, index) => `poll ${index + 1}: ${poll.alerts.length} alerts, worker ${ranBy.get(poll.executionId) ?? '?'}`).join('; ')}\n`,
+			);
+			expectEachChangeOnce(polls, expected, watch, [
+				sandbox.keys.master,
+				BAD_BORROWER.api_key,
+				...borrowers.map((borrower) => borrower.api_key),
+			]);
+			// Every poll ran on a worker, none on the main instance; the last two on the one still running.
+			for (const poll of polls) expect(ranBy.has(poll.executionId)).toBe(true);
+			expect(polls.slice(2).map((poll) => ranBy.get(poll.executionId))).toEqual(
+				polls.slice(2).map(() => 1 - (stopped as number)),
+			);
+		}, 400_000);
 	},
 );

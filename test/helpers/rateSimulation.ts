@@ -8,45 +8,9 @@
 import { RateGate, type GateTicket } from '../../nodes/LendasatBorrower/transport/rateGate';
 import { RateLimiter, retryAfterHeader } from '../../dev/sandbox/ratelimit';
 import type { RateLimitConfig } from '../../dev/sandbox/types';
+import { VirtualClock } from './virtualClock';
 
-/** A clock that only moves when every pending promise has settled: `sleep` resolves in time order. */
-export class VirtualClock {
-	now = 0;
-	private sequence = 0;
-	private readonly timers: Array<{ at: number; sequence: number; wake: () => void }> = [];
-
-	readonly sleep = (ms: number): Promise<void> =>
-		new Promise((wake) => {
-			this.timers.push({ at: this.now + Math.max(0, ms), sequence: this.sequence++, wake });
-		});
-
-	/** Runs the timers in order until `done()` or until `untilMs`. */
-	async run(done: () => boolean, untilMs = Infinity): Promise<void> {
-		for (;;) {
-			await settle();
-			if (done() || !this.timers.length) return;
-			let next = 0;
-			for (let index = 1; index < this.timers.length; index++) {
-				const timer = this.timers[index];
-				const best = this.timers[next];
-				if (timer.at < best.at || (timer.at === best.at && timer.sequence < best.sequence))
-					next = index;
-			}
-			if (this.timers[next].at > untilMs) {
-				this.now = untilMs;
-				return;
-			}
-			const [timer] = this.timers.splice(next, 1);
-			this.now = Math.max(this.now, timer.at);
-			timer.wake();
-		}
-	}
-}
-
-/** Lets every pending promise callback run. */
-async function settle(): Promise<void> {
-	for (let round = 0; round < 3; round++) await new Promise((resolve) => setImmediate(resolve));
-}
+export { VirtualClock };
 
 /** A small deterministic random source (mulberry32), so that a simulation is the same every run. */
 export function seededRandom(seed: number): () => number {
@@ -156,7 +120,7 @@ export async function simulate(options: SimulationOptions): Promise<Simulation> 
 	};
 	const spread = options.startSpreadMs ?? 300;
 	for (let index = 0; index < options.processes; index++) {
-		const gate = new RateGate({ now: () => clock.now, sleep: late, random });
+		const gate = new RateGate({ ...clock.asClock(random), sleep: late });
 		const startedAt = index === 0 ? 0 : random() * spread;
 		const process: SimulatedProcess = { gate, startedAt, accepted: [], refusedAt: [] };
 		simulation.processes.push(process);

@@ -5,8 +5,11 @@ import { checkOwnApiKey, generateApiKey } from '../../nodes/LendasatBorrower/val
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import partnerOnboarding from '../workflows/partner-onboarding.json';
+import { useFakeTime } from '../helpers/fakeTime';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -15,6 +15,7 @@ import {
 } from '../../dev/harness/n8n';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 const ACCOUNT_NODE = 'Create borrower account';
 const ACTING_NODE = 'Act as the new borrower';
@@ -23,6 +24,8 @@ const OFFER = SEED_IDS.offers.usdcPolygon;
 const FROM_INPUT = '={{ $json.api_key }}';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -1,6 +1,7 @@
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * Bringin, where a Bringin loan pays out: connect the account by e-mail, then see whether Bringin has
@@ -8,6 +9,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

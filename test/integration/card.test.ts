@@ -2,6 +2,7 @@ import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { SEEDED_CARD_SECRETS } from '../../dev/sandbox/moon';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * PayWithMoon cards: list them (the moon_card_id a PayWithMoon loan tops up), order one or load one
@@ -10,6 +11,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -2,10 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { publicKeyOf, standInSignMessage } from '../../dev/sandbox/messageSigner';
-import {
-	decryptFiatDetails,
-	type FiatDetailsWrapper,
-} from '../../nodes/LendasatBorrower/encryption/fiatDetails';
+import { type FiatDetailsWrapper } from '../../nodes/LendasatBorrower/encryption/fiatDetails';
 import {
 	startSandbox,
 	SEED_IDS,
@@ -20,12 +17,15 @@ import {
 	type TestCredential,
 } from '../../dev/harness/n8n';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
+import { useFakeTime } from '../helpers/fakeTime';
+import { decryptFiatDetails } from '../helpers/fiatDecryption';
 import { everythingVisible } from '../helpers/secrets';
 import takeALoanMinimal from '../workflows/take-a-loan-minimal.json';
 import takeALoan from '../workflows/take-a-loan.json';
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 });
@@ -237,7 +237,7 @@ describe('Contract → Create: a borrower asks for a loan', () => {
 	});
 
 	it.each(['spec', 'live'] as const)(
-		"runs the README's workflow against the %s dialect",
+		"runs docs/contract-create.md's workflow against the %s dialect",
 		async (dialect) => {
 			sandbox.configure({ dialect });
 			const { output, error } = await runWorkflow(takeALoan, { credential: borrower() });
@@ -1994,15 +1994,98 @@ describe('Contract → Report Repayment: a borrower reports a paid installment',
 	);
 
 	it.each([
+		['Usd', ''],
+		['Eur', ''],
+		['Chf', ''],
+		['Mxn', '   '],
+	])(
+		"accepts an empty Payment Transaction ID on a fiat loan in %s (given as %j) and sends it empty, as Lendasat's schema allows",
+		async (asset, paymentId) => {
+			sandbox.configure({ dialect: 'live' });
+			const fiat = sandbox.admin.createContract(sandbox.keys.borrower, {
+				loan_id: SEED_IDS.offers.eurBankKyc,
+				loan_asset: asset,
+				status: 'PrincipalGiven',
+			});
+			const [installment] = fiat.installments;
+			const { items, error } = await contract('reportRepayment', {
+				contractId: byId(fiat.id),
+				installmentId: installment.id,
+				paymentId,
+			});
+
+			expect(error).toBeUndefined();
+			const amount = Math.round((installment.principal + installment.interest) * 100) / 100;
+			expect(items).toEqual([
+				{ id: fiat.id, installment_id: installment.id, payment_id: '', amount, reported: true },
+			]);
+			expect(received()).toEqual([
+				`GET /api/contracts/${fiat.id}`,
+				`PUT /api/contracts/${fiat.id}/installment-paid`,
+			]);
+			// Present and empty: the backend's payment_id is a String, so leaving it out is a 422.
+			expect(sandbox.requests[1].rawBody).toBe(
+				JSON.stringify({ installment_id: installment.id, payment_id: '', amount }),
+			);
+			expect(stored(fiat.id).installments[0]).toMatchObject({ status: 'paid', payment_id: '' });
+		},
+	);
+
+	it.each([
+		['empty', ''],
+		['only spaces', '   '],
+	])(
+		'refuses a Payment Transaction ID that is %s on a stablecoin loan: it reads the contract and reports nothing',
+		async (_case, paymentId) => {
+			const before = stored(CONTRACTS.marginCall);
+			const { items, error } = await contract('reportRepayment', {
+				contractId: byId(CONTRACTS.marginCall),
+				installmentId: before.installments[0].id,
+				paymentId,
+			});
+
+			expect(items).toEqual([]);
+			expect(error?.message).toBe('Invalid Payment Transaction ID [item 0]');
+			expect(describedBy(error)).toContain(
+				`Payment Transaction ID: Must not be empty for contract ${CONTRACTS.marginCall}: its loan is paid out in UsdcSol, not in a fiat currency. Enter the transaction ID of the repayment, e.g. 0x5c504ed4…; only a fiat loan (USD, EUR, CHF, MXN) may leave it empty. Nothing was reported.`,
+			);
+			expect(received()).toEqual([`GET /api/contracts/${CONTRACTS.marginCall}`]);
+			expect(stored(CONTRACTS.marginCall)).toEqual(before);
+		},
+	);
+
+	it('refuses an empty Payment Transaction ID when the contract does not say its loan asset', async () => {
+		const { requests, close, url } = await bareServer({
+			id: CONTRACTS.marginCall,
+			status: 'PrincipalGiven',
+		});
+		try {
+			const { error } = await contract(
+				'reportRepayment',
+				{
+					contractId: byId(CONTRACTS.marginCall),
+					installmentId: '3f2b8c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+					paymentId: '',
+				},
+				borrower({ baseUrl: url }),
+			);
+			expect(error?.message).toBe('Invalid Payment Transaction ID [item 0]');
+			expect(describedBy(error)).toContain(
+				'it does not say its loan asset (loan_asset), so it cannot be taken for a fiat loan',
+			);
+			expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+				`GET /api/contracts/${CONTRACTS.marginCall}`,
+			]);
+		} finally {
+			await close();
+		}
+	});
+
+	it.each([
 		[
 			'the installment ID is not a UUID',
 			{ installmentId: 'first' },
 			'Invalid Installment ID [item 0]',
-		],
-		[
-			'the payment transaction ID is empty',
-			{ paymentId: '   ' },
-			'Invalid Payment Transaction ID [item 0]',
 		],
 		[
 			'the payment transaction ID has a space inside',
@@ -2353,6 +2436,20 @@ describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat 
 	const sentBody = () =>
 		sandbox.requests.find((request) => request.method === 'PUT')?.body as FiatDetailsWrapper;
 
+	it("takes Lendasat's {message} body with a 200 for the contract it reads first as an error, and sends nothing", async () => {
+		const id = fiatContract();
+		sandbox.configure({
+			dialect: 'live',
+			faults: [
+				{ kind: 'bad-200', body200: 'message-body', method: 'GET', path: `/api/contracts/${id}` },
+			],
+		});
+		const { items, error } = await sendDetails(id);
+		expect(items).toEqual([]);
+		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
+		expect(sandbox.requests.map((request) => request.method)).toEqual(['GET']);
+	});
+
 	it.each(['spec', 'live'] as const)(
 		'encrypts the details for the borrower and the lender alone, and sends them once (%s dialect)',
 		async (dialect) => {
@@ -2409,17 +2506,16 @@ describe('Contract → Send Fiat Details: a borrower gives the lender of a fiat 
 		expect(error).toBeUndefined();
 		expect(items[0]).toMatchObject({ transfer_type: 'swift' });
 		const body = sentBody();
-		expect(
-			decryptFiatDetails(
-				body.details,
-				body.encrypted_encryption_key_lender,
-				Buffer.from(LENDER_WALLET, 'hex'),
-			),
-		).toMatchObject({
+		const plain = decryptFiatDetails(
+			body.details,
+			body.encrypted_encryption_key_lender,
+			Buffer.from(LENDER_WALLET, 'hex'),
+		);
+		expect(plain).toMatchObject({
 			swift_transfer_details: { swift_or_bic: 'BOFAUS3N', account_number: '000123456789' },
-			iban_transfer_details: undefined,
 			comments: 'Reference 1042',
 		});
+		expect(plain?.iban_transfer_details).toBeUndefined();
 	});
 
 	it.each([

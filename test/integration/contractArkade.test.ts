@@ -10,6 +10,7 @@ import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute
 import { parsePsbtText } from '../../nodes/LendasatBorrower/validation/psbt';
 import { whatTheModelReads } from '../helpers/aiTool';
 import { NODE, borrowerOf, operationRunner } from '../helpers/operation';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * Arkade collateral through n8n-core, against the sandbox's live dialect: taking an ArkadeBtc offer
@@ -20,6 +21,8 @@ import { NODE, borrowerOf, operationRunner } from '../helpers/operation';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

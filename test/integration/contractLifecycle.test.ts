@@ -13,6 +13,7 @@ import { LendasatBorrower } from '../../nodes/LendasatBorrower/LendasatBorrower.
 import { parseBitcoinTransactionHex } from '../../nodes/LendasatBorrower/validation/bitcoin';
 import { whatTheModelReads } from '../helpers/aiTool';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * The end of a loan through n8n-core: repaying an installment in bitcoin, then getting the collateral
@@ -21,6 +22,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -9,8 +9,11 @@ import {
 	type TestCredential,
 } from '../../dev/harness/n8n';
 import { interpretProbe } from '../../nodes/LendasatBorrower/methods/credentialTest';
+import { useFakeTime } from '../helpers/fakeTime';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

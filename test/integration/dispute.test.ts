@@ -1,6 +1,7 @@
 import { startSandbox, SEED_IDS, type FaultRule, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * Disputes: a borrower whose lender never paid out asks Lendasat's support to step in, writes to the
@@ -9,6 +10,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -14,8 +14,11 @@ import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 let proxy: http.Server;
 let proxyUrl: string;
 const proxied: string[] = [];

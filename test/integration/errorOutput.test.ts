@@ -7,6 +7,7 @@ import {
 	singleNodeWorkflow,
 	type TestCredential,
 } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * An expression that throws for one item (here `$('Missing Node')`, reached only when the item has
@@ -15,10 +16,12 @@ import {
  * without pairedItem; WorkflowExecute then fills pairedItem only when the node had a single input
  * item (or, on one output, as many output items as input items). These tests document what n8n
  * 2.41 does: if one fails, n8n changed it (see n8n-io/n8n#30050, and the unmerged #24501 that set
- * pairedItem in RoutingNode), and the README's troubleshooting row must change too.
+ * pairedItem in RoutingNode), and docs/troubleshooting.md's row must change too.
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

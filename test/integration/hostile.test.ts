@@ -22,6 +22,7 @@ import {
 	type RunResult,
 	type TestCredential,
 } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 import { everythingVisible } from '../helpers/secrets';
 
 const NODE = 'Lendasat Borrower';
@@ -33,6 +34,7 @@ const quickRetries = { initialDelay: 20, maxDelay: 200 };
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 });

@@ -9,8 +9,11 @@ import {
 	TERMS_GUIDANCE,
 } from '../../nodes/LendasatBorrower/resources/loanApplication/shared';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

@@ -1,6 +1,7 @@
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * The price of bitcoin over time (GET /api/historical-prices, newer than hub 0.8.2: the sandbox follows
@@ -9,6 +10,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ now: () => new Date('2026-11-21T09:00:00Z') });

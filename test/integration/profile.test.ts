@@ -1,5 +1,6 @@
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { borrowerOf, operationRunner } from '../helpers/operation';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * Public profiles: a lender's before taking its offer, a borrower's own. Against the sandbox's live
@@ -7,6 +8,8 @@ import { borrowerOf, operationRunner } from '../helpers/operation';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

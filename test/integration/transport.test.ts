@@ -7,10 +7,12 @@ import type { AddressInfo } from 'node:net';
 
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 import { everythingVisible } from '../helpers/secrets';
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 });

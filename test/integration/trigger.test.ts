@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError, type IDataObject } from 'n8n-workflow
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { loadPackage, pollTrigger, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * The Lendasat Borrower Trigger polls: each test plays an active workflow whose scheduled polls
@@ -10,6 +11,8 @@ import { everythingVisible } from '../helpers/secrets';
  */
 
 let sandbox: Sandbox;
+
+useFakeTime();
 /** The sandbox's clock: real time, unless a test stops it to stamp changes at chosen instants. */
 let frozenAt: Date | null = null;
 

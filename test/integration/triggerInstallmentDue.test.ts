@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError, type IDataObject } from 'n8n-workflow
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
 import { loadPackage, pollTrigger, type TestCredential } from '../../dev/harness/n8n';
 import type { Contract, Installment } from '../../dev/sandbox/types';
+import { useFakeTime } from '../helpers/fakeTime';
 
 /*
  * The trigger's Installment Due event: each test plays an active workflow whose scheduled polls
@@ -13,13 +14,13 @@ import type { Contract, Installment } from '../../dev/sandbox/types';
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 	await loadPackage();
 });
 afterAll(async () => sandbox.close());
 beforeEach(() => sandbox.reset());
-afterEach(() => jest.useRealTimers());
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -82,29 +83,6 @@ const snapshot = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknow
 const emittedIds = (staticData: IDataObject) =>
 	Object.keys(((staticData.installments as IDataObject)?.emitted ?? {}) as IDataObject);
 
-/** Only Date is faked, so sockets and retries run on real timers while the clock is where the test puts it. */
-function freezeClock(at: number): void {
-	jest.useFakeTimers({
-		now: at,
-		doNotFake: [
-			'hrtime',
-			'nextTick',
-			'performance',
-			'queueMicrotask',
-			'requestAnimationFrame',
-			'cancelAnimationFrame',
-			'requestIdleCallback',
-			'cancelIdleCallback',
-			'setImmediate',
-			'clearImmediate',
-			'setInterval',
-			'clearInterval',
-			'setTimeout',
-			'clearTimeout',
-		],
-	});
-}
-
 describe('Installment Due: a borrower is reminded before each payment', () => {
 	it('on activation emits the installments already due soon, with the amount and where to pay, then never again', async () => {
 		const next = dueIn(CONTRACTS.principalGiven, DAY - HOUR);
@@ -162,7 +140,6 @@ describe('Installment Due: a borrower is reminded before each payment', () => {
 
 	it('emits nothing outside Days Ahead, then the installment once the window reaches it', async () => {
 		const start = Date.now();
-		freezeClock(start);
 		sandbox.reset();
 		const next = dueIn(CONTRACTS.principalGiven, 5 * DAY);
 		const trigger = activeTrigger({ daysAhead: 3 });
@@ -335,6 +312,34 @@ describe('Installment Due: a failed poll loses nothing and repeats nothing', () 
 		expect(await trigger.emitted()).toEqual([
 			expect.objectContaining({ installment_id: next.id, late: true }),
 		]);
+		expect(await trigger.emitted()).toEqual([]);
+	});
+
+	it('an unreadable due date fails the poll with the state kept; once readable, it is emitted once and nothing again', async () => {
+		const first = dueIn(CONTRACTS.marginCall, DAY);
+		const trigger = activeTrigger({});
+		expect(installmentIds(await trigger.emitted())).toEqual([first.id]);
+		const before = snapshot(trigger.staticData);
+
+		const unreadable = dueIn(CONTRACTS.principalGiven, 2 * DAY);
+		const readable = unreadable.due_date;
+		unreadable.due_date = 'next Tuesday';
+		const failed = await trigger.poll();
+		expect(failed.error).toBeInstanceOf(NodeOperationError);
+		expect(failed.error?.message).toBe(
+			'Lendasat Borrower Trigger (Installment Due): the due date of an installment cannot be read',
+		);
+		expect((failed.error as NodeOperationError).description).toContain(
+			`Installment ${unreadable.id} of contract ${CONTRACTS.principalGiven} is due "next Tuesday"`,
+		);
+		expect((failed.error as NodeOperationError).description).toContain(
+			'Nothing was emitted and the trigger kept its position; the next poll tries again.',
+		);
+		expect(failed.items).toBeNull();
+		expect(snapshot(trigger.staticData)).toEqual(before);
+
+		unreadable.due_date = readable;
+		expect(installmentIds(await trigger.emitted())).toEqual([unreadable.id]);
 		expect(await trigger.emitted()).toEqual([]);
 	});
 

@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
 
 let sandbox: Sandbox;
+
+useFakeTime();
 
 beforeAll(async () => {
 	sandbox = await startSandbox();

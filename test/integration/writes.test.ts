@@ -6,6 +6,7 @@
  */
 import { SEED_IDS, startSandbox, type FaultRule, type Sandbox } from '../../dev/sandbox/server';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
+import { useFakeTime } from '../helpers/fakeTime';
 import { everythingVisible } from '../helpers/secrets';
 
 const NODE = 'Lendasat Borrower';
@@ -18,6 +19,7 @@ const OPTIONS = { initialDelay: 20, maxDelay: 100, attemptTimeout: 700 };
 
 let sandbox: Sandbox;
 
+useFakeTime();
 beforeAll(async () => {
 	sandbox = await startSandbox();
 });

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { CLOCK_ALLOWANCE_MS } from '../../nodes/LendasatBorrower/transport/exchange';
+import { VirtualClock } from '../helpers/rateSimulation';
 import {
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
@@ -15,6 +16,9 @@ import {
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-23T12:00:00Z');
+
+/** A clock that reads `now` and never waits: walks read at once. */
+const stoppedAt = (now: () => number) => ({ now, sleep: async () => undefined });
 
 /** A server's contract list, newest first: `ages` in minutes before NOW, each with client id `c<index>`. */
 function listOf(ages: number[]): IDataObject[] {
@@ -43,7 +47,10 @@ function server(records: () => IDataObject[]) {
 describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	it('finds a contract on the first page and reads only that page', async () => {
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 250 }, (_, i) => i)));
-		const index = new ContractIndex(() => NOW, 0);
+		const index = new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		);
 		await expect(
 			index.find('c3', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage),
 		).resolves.toEqual({
@@ -62,7 +69,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			{ id: 'x', client_contract_id: 'other', status: 'Requested', created_at: at(3) },
 		];
 		const { readPage } = server(() => records);
-		const index = new ContractIndex(() => clock, 0);
+		const index = new ContractIndex(
+			stoppedAt(() => clock),
+			0,
+		);
 		const first = await index.find('order', { freshAfter: clock, coverFrom: 0 }, readPage);
 		expect(first).toEqual({
 			kind: 'found',
@@ -87,33 +97,30 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const { readPage } = server(() => [
 			{ id: 'x', client_contract_id: 'ABC-def', created_at: new Date(NOW).toISOString() },
 		]);
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'abc-DEF',
-			{ freshAfter: NOW, coverFrom: NOW },
-			readPage,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('abc-DEF', { freshAfter: NOW, coverFrom: NOW }, readPage);
 		expect(outcome.kind).toBe('found');
 	});
 
 	it('says absent once it has read back to the time it must cover, and no further', async () => {
 		// 100 per page, one a minute: page 2 holds minutes 100–199.
 		const { readPage, reads } = server(() => listOf(Array.from({ length: 1000 }, (_, i) => i)));
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'missing',
-			{ freshAfter: NOW, coverFrom: NOW - 150 * MINUTE },
-			readPage,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('missing', { freshAfter: NOW, coverFrom: NOW - 150 * MINUTE }, readPage);
 		expect(outcome).toEqual({ kind: 'absent' });
 		expect(reads).toEqual([1, 2]);
 	});
 
 	it('stops at the last page the server names, and at a short page', async () => {
 		const short = server(() => listOf([1, 2, 3]));
-		await new ContractIndex(() => NOW, 0).find(
-			'x',
-			{ freshAfter: NOW, coverFrom: 0 },
-			short.readPage,
-		);
+		await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('x', { freshAfter: NOW, coverFrom: 0 }, short.readPage);
 		expect(short.reads).toEqual([1]);
 
 		const reads: number[] = [];
@@ -121,7 +128,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 1)), totalPages: 2 };
 		};
-		await new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, lyingLength);
+		await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('x', { freshAfter: NOW, coverFrom: 0 }, lyingLength);
 		expect(reads).toEqual([1, 2]);
 	});
 
@@ -133,11 +143,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			const records = listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0));
 			return { records: records.map((record) => ({ ...record, id: `${page}-${record.id}` })) };
 		};
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'x',
-			{ freshAfter: NOW, coverFrom: NOW - MINUTE },
-			endless,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, endless);
 		expect(outcome).toEqual({
 			kind: 'inconclusive',
 			reason: expect.stringContaining('2000 contracts'),
@@ -151,11 +160,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return { records: listOf(Array.from({ length: LOOKUP_PAGE_SIZE }, () => 0)) };
 		};
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'x',
-			{ freshAfter: NOW, coverFrom: NOW - MINUTE },
-			samePage,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('x', { freshAfter: NOW, coverFrom: NOW - MINUTE }, samePage);
 		expect(outcome).toEqual({
 			kind: 'inconclusive',
 			reason: 'the server sent the same contracts again for pages 2 and 3',
@@ -206,11 +214,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		'reads on when what other processes create meanwhile %s: not disorder',
 		async (_case, age, created, pages) => {
 			const { readPage, reads } = listGrowingAfterPage1(age, created);
-			const outcome = await new ContractIndex(() => NOW, 0).find(
-				'old-249',
-				{ freshAfter: NOW, coverFrom: 0 },
-				readPage,
-			);
+			const outcome = await new ContractIndex(
+				stoppedAt(() => NOW),
+				0,
+			).find('old-249', { freshAfter: NOW, coverFrom: 0 }, readPage);
 			expect(outcome).toEqual({
 				kind: 'found',
 				contracts: [expect.objectContaining({ id: 'old-249' })],
@@ -224,7 +231,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			throw new Error('HTTP 500');
 		};
 		await expect(
-			new ContractIndex(() => NOW, 0).find('x', { freshAfter: NOW, coverFrom: 0 }, failing),
+			new ContractIndex(
+				stoppedAt(() => NOW),
+				0,
+			).find('x', { freshAfter: NOW, coverFrom: 0 }, failing),
 		).resolves.toEqual({
 			kind: 'inconclusive',
 			reason: 'HTTP 500',
@@ -238,7 +248,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			reads.push(page);
 			return 'unsupported';
 		};
-		const index = new ContractIndex(() => clock, 0);
+		const index = new ContractIndex(
+			stoppedAt(() => clock),
+			0,
+		);
 		await expect(index.find('x', { freshAfter: clock, coverFrom: 0 }, none)).resolves.toEqual({
 			kind: 'unsupported',
 		});
@@ -251,11 +264,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	it('does not take a list that is not newest first as proof that a contract is absent', async () => {
 		const { readPage } = server(() => listOf(Array.from({ length: 150 }, (_, i) => 150 - i)));
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'missing',
-			{ freshAfter: NOW, coverFrom: NOW - 60 * MINUTE },
-			readPage,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('missing', { freshAfter: NOW, coverFrom: NOW - 60 * MINUTE }, readPage);
 		expect(outcome).toEqual({
 			kind: 'inconclusive',
 			reason: 'the server does not list contracts newest first',
@@ -266,41 +278,67 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const { readPage } = server(() => [
 			{ id: 'a', status: 'pending', created_at: new Date(NOW).toISOString() },
 		]);
-		const outcome = await new ContractIndex(() => NOW, 0).find(
-			'x',
-			{ freshAfter: NOW, coverFrom: 0 },
-			readPage,
-		);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('x', { freshAfter: NOW, coverFrom: 0 }, readPage);
 		expect(outcome).toEqual({ kind: 'unsupported' });
 	});
 
 	it('gathers the lookups asked for while a new walk waits to read, into that walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
-		const index = new ContractIndex(Date.now, 500);
-		const first = index.find('c0', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		const later = index.find('c2', { freshAfter: Date.now(), coverFrom: NOW - MINUTE }, readPage);
-		expect((await first).kind).toBe('found');
-		expect((await later).kind).toBe('found');
+		const clock = new VirtualClock();
+		clock.now = NOW;
+		const index = new ContractIndex(clock.asClock(), 500);
+		const found: string[] = [];
+		const find = (id: string) =>
+			void index
+				.find(id, { freshAfter: clock.now, coverFrom: NOW - MINUTE }, readPage)
+				.then(({ kind }) => found.push(`${id} ${kind}`));
+		find('c0');
+		await clock.run(() => false, NOW + 50);
+		expect(reads).toEqual([]);
+		find('c2');
+		await clock.run(() => found.length === 2);
+		expect(found).toEqual(['c0 found', 'c2 found']);
 		expect(reads).toEqual([1]);
+		expect(clock.now).toBe(NOW + 500);
 	});
 
 	it('lets lookups asked for at the same time share one walk', async () => {
 		const { readPage, reads } = server(() => listOf([0, 1, 2]));
-		const index = new ContractIndex(() => NOW, 0);
+		const clock = new VirtualClock();
+		clock.now = NOW;
+		const index = new ContractIndex(clock.asClock(), 300);
 		const need = { freshAfter: NOW, coverFrom: NOW - 10 * MINUTE };
-		const outcomes = await Promise.all(
-			['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage)),
+		const outcomes = await clock.settle(
+			Promise.all(['c0', 'c1', 'c2', 'c9'].map((id) => index.find(id, need, readPage))),
 		);
 		expect(outcomes.map(({ kind }) => kind)).toEqual(['found', 'found', 'found', 'absent']);
 		expect(reads).toEqual([1]);
+	});
+
+	it('does not take a walk that began reading in the same millisecond as fresh', async () => {
+		const { readPage, reads } = server(() => listOf([0, 1, 2]));
+		const index = new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		);
+		const need = { freshAfter: NOW, coverFrom: NOW - 10 * MINUTE };
+		await index.find('c0', need, readPage);
+		// e.g. the check after a create whose request was answered within the millisecond the last walk read in
+		await index.find('c0', need, readPage);
+		expect(reads).toEqual([1, 1]);
 	});
 
 	it('walks again for a lookup asked for after the last walk began, reading only what is new since', async () => {
 		let clock = NOW;
 		let records = listOf(Array.from({ length: 300 }, (_, i) => i));
 		const { readPage, reads } = server(() => records);
-		const index = new ContractIndex(() => clock, 0);
+		const index = new ContractIndex(
+			stoppedAt(() => clock),
+			0,
+		);
 		await index.find('c250', { freshAfter: clock, coverFrom: NOW - 400 * MINUTE }, readPage);
 		expect(reads).toEqual([1, 2, 3]);
 
@@ -328,7 +366,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 	it('does not reuse a walk for a lookup asked for after it began', async () => {
 		let clock = NOW;
 		const { readPage, reads } = server(() => listOf([0]));
-		const index = new ContractIndex(() => clock, 0);
+		const index = new ContractIndex(
+			stoppedAt(() => clock),
+			0,
+		);
 		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);
 		clock += 1;
 		await index.find('x', { freshAfter: clock, coverFrom: NOW - MINUTE }, readPage);

@@ -1,18 +1,21 @@
-import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
+import { G, multiply, serializePoint } from '../../dev/sandbox/curve';
 import { publicKeyOf } from '../../dev/sandbox/messageSigner';
+import { aesGcmSivEncrypt } from '../../nodes/LendasatBorrower/encryption/aesGcmSiv';
+import { eciesEncrypt } from '../../nodes/LendasatBorrower/encryption/ecies';
 import {
-	aesGcmSivDecrypt,
-	aesGcmSivEncrypt,
-	polyval,
-} from '../../nodes/LendasatBorrower/encryption/aesGcmSiv';
-import { eciesDecrypt, eciesEncrypt } from '../../nodes/LendasatBorrower/encryption/ecies';
-import {
-	decryptFiatDetails,
 	encryptFiatDetails,
 	type FiatDetails,
 } from '../../nodes/LendasatBorrower/encryption/fiatDetails';
-import { G, multiply, serializePoint } from '../../nodes/LendasatBorrower/encryption/secp256k1';
+import { polyval } from '../../nodes/LendasatBorrower/encryption/polyval';
+import { N, P, bigIntTo32Bytes, modPow } from '../../nodes/LendasatBorrower/encryption/secp256k1';
+import {
+	isUsablePrivateKey,
+	sharedPoint,
+} from '../../nodes/LendasatBorrower/encryption/sharedPoint';
+import { aesGcmSivDecrypt, decryptFiatDetails, eciesDecrypt } from '../helpers/fiatDecryption';
+import RFC_8452 from '../fixtures/rfc8452-vectors.json';
 
 const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
 const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -27,43 +30,49 @@ function scripted(...chunks: Uint8Array[]) {
 	};
 }
 
+/** POLYVAL as RFC 8452 §3 defines it, on BigInt with branches: the reference the masked code is checked against. */
+function referencePolyval(hashKey: Uint8Array, blocks: Uint8Array): string {
+	const polynomial = (1n << 128n) | (1n << 127n) | (1n << 126n) | (1n << 121n) | 1n;
+	const element = (bytes: Uint8Array) =>
+		BigInt(`0x${toHex(Uint8Array.from(bytes).reverse()) || '0'}`);
+	const h = element(hashKey);
+	let sum = 0n;
+	for (let at = 0; at < blocks.length; at += 16) {
+		const a = sum ^ element(blocks.subarray(at, at + 16));
+		let product = 0n;
+		for (let bit = 0n; bit < 128n; bit++) if ((h >> bit) & 1n) product ^= a << bit;
+		for (let step = 0; step < 128; step++)
+			product = (product & 1n ? product ^ polynomial : product) >> 1n;
+		sum = product;
+	}
+	return toHex(hex(sum.toString(16).padStart(32, '0')).reverse());
+}
+
 describe('AES-256-GCM-SIV (RFC 8452)', () => {
-	it('computes POLYVAL as Appendix A does', () => {
-		expect(
-			toHex(
-				polyval(
-					hex('25629347589242761d31f826ba4b757b'),
-					hex('4f4f95668c83dfb6401762bb2d01a262d1a24ddd2721d006bbe45f20d3c9f362'),
-				),
-			),
-		).toBe('f7a3b47b846119fae5b7866cf5e5b77e');
+	it.each(RFC_8452.polyval)('computes POLYVAL as $name does', ({ hashKey, input, result }) => {
+		expect(toHex(polyval(hex(hashKey), hex(input)))).toBe(result);
 	});
 
-	const KEY = hex(`01${'00'.repeat(31)}`);
-	const NONCE = hex(`03${'00'.repeat(11)}`);
-	it.each([
-		['', '', '07f5f4169bbf55a8400cd47ea6fd400f'],
-		['', '0100000000000000', 'c2ef328e5c71c83b843122130f7364b761e0b97427e3df28'],
-		[
-			'',
-			'0100000000000000000000000000000002000000000000000000000000000000',
-			'4a6a9db4c8c6549201b9edb53006cba821ec9cf850948a7c86c68ac7539d027fe819e63abcd020b006a976397632eb5d',
-		],
-		['01', '020000000000000000000000', '163d6f9cc1b346cd453a2e4cc1a4a19ae800941ccdc57cc8413c277f'],
-		[
-			'010000000000000000000000000000000200',
-			'0300000000000000000000000000000004000000',
-			'43dd0163cdb48f9fe3212bf61b201976067f342bb879ad976d8242acc188ab59cabfe307',
-		],
-	])('matches Appendix C.2 (aad %s, plaintext %s)', (aad, plaintext, sealed) => {
-		expect(toHex(aesGcmSivEncrypt(KEY, NONCE, hex(plaintext), hex(aad)))).toBe(sealed);
-		expect(toHex(aesGcmSivDecrypt(KEY, NONCE, hex(sealed), hex(aad))!)).toBe(plaintext);
+	it('computes POLYVAL as the textbook definition does, for random keys and data', () => {
+		for (let round = 0; round < 50; round++) {
+			const hashKey = randomBytes(16);
+			const blocks = randomBytes(16 * (1 + (round % 4)));
+			expect(toHex(polyval(hashKey, blocks))).toBe(referencePolyval(hashKey, blocks));
+		}
+		const ones = hex('ff'.repeat(16));
+		expect(toHex(polyval(ones, ones))).toBe(referencePolyval(ones, ones));
+	});
+
+	it.each(RFC_8452.aes256GcmSiv)('matches $name', ({ key, nonce, aad, plaintext, result }) => {
+		expect(toHex(aesGcmSivEncrypt(hex(key), hex(nonce), hex(plaintext), hex(aad)))).toBe(result);
+		expect(toHex(aesGcmSivDecrypt(hex(key), hex(nonce), hex(result), hex(aad))!)).toBe(plaintext);
 	});
 
 	it('refuses a ciphertext whose tag does not match', () => {
-		const sealed = aesGcmSivEncrypt(KEY, NONCE, hex('0100000000000000'));
+		const [key, nonce] = [hex(`01${'00'.repeat(31)}`), hex(`03${'00'.repeat(11)}`)];
+		const sealed = aesGcmSivEncrypt(key, nonce, hex('0100000000000000'));
 		sealed[0] ^= 1;
-		expect(aesGcmSivDecrypt(KEY, NONCE, sealed)).toBeUndefined();
+		expect(aesGcmSivDecrypt(key, nonce, sealed)).toBeUndefined();
 	});
 });
 
@@ -101,6 +110,87 @@ describe('ECIES as the Rust crate ecies 0.2.6 (default configuration, pure AES)'
 		);
 		expect(eciesDecrypt(hex(`${'00'.repeat(31)}03`), sealed)?.toString()).toBe('helloworld');
 		expect(eciesDecrypt(hex(`${'00'.repeat(31)}04`), sealed)).toBeUndefined();
+	});
+
+	// ecies/rs src/elliptic/secp256k1.rs, known_tests::test_known_encrypted (commit ab356048), default configuration.
+	const CRATE_KEY = hex('e520872701d9ec44dbac2eab85512ad14ad0c42e01de56d7b528abd8524fcb47');
+	const CRATE_CIPHERTEXT = hex(
+		'047be1885aeb48d4d4db0c992996725d3264784fef88c5b60782f8d0f940c213227fc3f904f846d5ec3d0fba6653754501e8ebadc421aa3892a20fef33cff0206047058a4cfb4efbeae96b2d019b4ab2edce33328748a0d008a69c8f5816b72d45bd9b5a41bb6ea0127ab23057ec6fcd',
+	);
+
+	it('opens the ciphertext the crate publishes, with its shared point from Node’s ECDH as from double-and-add', () => {
+		expect(eciesDecrypt(CRATE_KEY, CRATE_CIPHERTEXT)?.toString()).toBe('hello world🌍');
+		const ephemeral = CRATE_CIPHERTEXT.subarray(0, 65);
+		const master = Buffer.concat([ephemeral, sharedPoint(CRATE_KEY, ephemeral)]);
+		const key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), Buffer.alloc(0), 32));
+		const decipher = createDecipheriv('aes-256-gcm', key, CRATE_CIPHERTEXT.subarray(65, 81));
+		decipher.setAuthTag(CRATE_CIPHERTEXT.subarray(81, 97));
+		expect(
+			Buffer.concat([decipher.update(CRATE_CIPHERTEXT.subarray(97)), decipher.final()]).toString(),
+		).toBe('hello world🌍');
+	});
+});
+
+describe('the shared point from Node’s ECDH (x) and a second ECDH with the key + 1 (the sign of y)', () => {
+	const key = (value: bigint) => bigIntTo32Bytes(value);
+	const hashed = (seed: string) => createHash('sha256').update(seed).digest();
+	/** Receivers: G, 3·G, and points of unrelated keys, compressed and not. */
+	const RECEIVERS = [
+		1n,
+		3n,
+		...[0, 1, 2, 3].map((n) => BigInt(`0x${toHex(hashed(`receiver ${n}`))}`) % N),
+	];
+
+	it('equals double-and-add for the edge keys 1, 2, n − 2 and for 40 others', () => {
+		const keys = [
+			1n,
+			2n,
+			N - 2n,
+			...Array.from({ length: 40 }, (_, n) => BigInt(`0x${toHex(hashed(`key ${n}`))}`) % N),
+		];
+		const signs = new Set<boolean>();
+		for (const [index, k] of keys.entries()) {
+			const receiverKey = RECEIVERS[index % RECEIVERS.length];
+			const receiver = multiply(G, receiverKey)!;
+			const expected = serializePoint(multiply(receiver, k)!);
+			expect(toHex(sharedPoint(key(k), serializePoint(receiver, index % 2 === 0)))).toBe(
+				toHex(expected),
+			);
+			// Whether y is the square root that (p+1)/4 gives or its negation: both must occur.
+			const x = BigInt(`0x${toHex(expected.subarray(1, 33))}`);
+			signs.add(
+				modPow(x ** 3n + 7n, (P + 1n) / 4n, P) === BigInt(`0x${toHex(expected.subarray(33))}`),
+			);
+		}
+		expect([...signs].sort()).toEqual([false, true]);
+	});
+
+	it('takes exactly the keys 1 … n − 2, whose successor is a key too', () => {
+		expect(isUsablePrivateKey(key(0n))).toBe(false);
+		expect(isUsablePrivateKey(key(1n))).toBe(true);
+		expect(isUsablePrivateKey(key(N - 2n))).toBe(true);
+		expect(isUsablePrivateKey(key(N - 1n))).toBe(false);
+		expect(isUsablePrivateKey(key(N))).toBe(false);
+		expect(isUsablePrivateKey(hex('ff'.repeat(32)))).toBe(false);
+		expect(isUsablePrivateKey(hex('00'.repeat(31) + '01').subarray(1))).toBe(false);
+	});
+
+	it('has ECIES draw its ephemeral key again when the random bytes give 0 or n − 1', () => {
+		const nonce = hex('f3e1ba810d2c8900b11312b7c725565f');
+		const receiver = serializePoint(multiply(G, 3n)!, true);
+		const sealed = eciesEncrypt(
+			receiver,
+			Buffer.from('helloworld'),
+			scripted(key(N - 1n), key(0n), key(2n), nonce),
+		);
+		expect(toHex(sealed.subarray(0, 65))).toBe(toHex(serializePoint(multiply(G, 2n)!)));
+		expect(eciesDecrypt(key(3n), sealed)?.toString()).toBe('helloworld');
+	});
+
+	it('refuses a public key that is no point', () => {
+		expect(() => sharedPoint(key(2n), hex(`02${'00'.repeat(32)}`))).toThrow(
+			'The public key is not a point on secp256k1',
+		);
 	});
 });
 

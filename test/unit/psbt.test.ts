@@ -1,16 +1,19 @@
 import {
-	bytesToBase64,
 	decodePsbtText,
 	parsePsbt,
+	psbtEncodingOf,
 	parsePsbtText,
 	RAW_TRANSACTION_NOT_PSBT,
 } from '../../nodes/LendasatBorrower/validation/psbt';
 import { buildPsbt } from '../../dev/sandbox/bitcoin';
 import { standInSign } from '../../dev/sandbox/standInSigner';
+import { parseBitcoinTransaction } from '../../nodes/LendasatBorrower/validation/bitcoin';
+import BIP_174 from '../fixtures/bip174-vectors.json';
 
 /*
- * The node's PSBT reader (BIP-174, version 0), against PSBTs built here byte by byte and the sandbox's
- * own. Every PSBT a user gives the Ark operations goes through it before anything is sent.
+ * The node's PSBT reader (BIP-174, version 0), against BIP-174's published vectors, PSBTs built here
+ * byte by byte and the sandbox's own. Every PSBT a user gives the Ark operations goes through it
+ * before anything is sent.
  */
 
 const MAGIC = '70736274ff';
@@ -105,6 +108,19 @@ describe('parsePsbt', () => {
 			"input 1's map holds the key of type 0x0e twice, which BIP-174 forbids",
 		],
 		[
+			'a hash preimage keyed by a hash of the wrong size',
+			psbt({ maps: [pair(`0b${'11'.repeat(20)}`, 'aa') + '00', '00'] }),
+			"input 1's map has a key of type 0x0b (a SHA256 preimage) with 20 bytes of key data where BIP-174 puts 32 bytes",
+		],
+		[
+			'an unsigned transaction that spends nothing',
+			psbt({
+				tx: `020000000002${`e803000000000000160014${'11'.repeat(20)}`.repeat(2)}00000000`,
+				maps: ['00', '00'],
+			}),
+			"its unsigned transaction spends no input; Lendasat's PSBTs spend at least one",
+		],
+		[
 			'a missing output map',
 			psbt({ maps: ['00'] }),
 			/^ends too early: a key length in output 1's map needs 1 more byte \(is the PSBT cut off\?\)$/,
@@ -182,9 +198,73 @@ describe('decodePsbtText', () => {
 	});
 });
 
-describe('bytesToBase64', () => {
-	test.each([0, 1, 2, 3, 4, 5, 64, 65, 66])('%i bytes as Node encodes them', (length) => {
-		const bytes = Buffer.from(Array.from({ length }, (_, i) => (i * 37 + 11) & 0xff));
-		expect(bytesToBase64(bytes)).toBe(bytes.toString('base64'));
+describe("psbtEncodingOf (how an answer's PSBT is recognised)", () => {
+	const base64 = Buffer.from(SANDBOX_PSBT, 'hex').toString('base64');
+
+	test.each([
+		['hex', SANDBOX_PSBT, 'hex'],
+		['hex in capitals', SANDBOX_PSBT.toUpperCase(), 'hex'],
+		['base64', base64, 'base64'],
+		['the magic alone', MAGIC, undefined],
+		['hex with a digit too many', `${SANDBOX_PSBT}0`, undefined],
+		['a raw transaction', unsignedTx(), undefined],
+		[
+			'base64 without its padding',
+			Buffer.from(`${SANDBOX_PSBT}00`, 'hex').toString('base64').replace(/=+$/, ''),
+			undefined,
+		],
+		['base64 wrapped on lines', base64.match(/.{1,76}/g)!.join('\n'), undefined],
+		['URL-safe base64', base64.replace(/\+/g, '-').replace(/\//g, '_'), undefined],
+	])('%s', (_case, text, encoding) => {
+		expect(psbtEncodingOf(text)).toBe(encoding);
+	});
+});
+
+describe("BIP-174's published test vectors (test/fixtures/bip174-vectors.json)", () => {
+	const outcome = (parsed: ReturnType<typeof parsePsbt>) =>
+		'error' in parsed ? { refused: parsed.error } : 'parsed';
+	const vector = (name: string) => BIP_174.vectors.find((candidate) => candidate.case === name)!;
+
+	test.each(BIP_174.vectors)('$bip174: $case', ({ hex, base64, ours }) => {
+		expect(outcome(parsePsbt(Buffer.from(hex, 'hex')))).toEqual(ours);
+		if (base64 !== undefined) {
+			expect(decodePsbtText(base64)).toEqual({
+				bytes: Uint8Array.from(Buffer.from(hex, 'hex')),
+				encoding: 'base64',
+			});
+			expect(outcome(parsePsbtText(base64))).toEqual(ours);
+		}
+	});
+
+	test('refuses every PSBT BIP-174 calls invalid, and differs from it elsewhere only with a note saying why', () => {
+		for (const { bip174, ours, note, case: name } of BIP_174.vectors) {
+			const refused = ours !== 'parsed';
+			if (bip174 === 'invalid') expect({ name, refused }).toEqual({ name, refused: true });
+			if (bip174.startsWith('valid') && refused)
+				expect({ name, note }).toEqual({
+					name,
+					note: expect.stringMatching(/^Narrower on purpose/),
+				});
+		}
+	});
+
+	test("the extractor's transaction spends and pays what the finalized PSBT's does, signed", () => {
+		const finalized = parsePsbt(
+			Buffer.from(vector('Input finalizer: the merged PSBT finalized').hex, 'hex'),
+		);
+		const extracted = parseBitcoinTransaction(
+			Buffer.from(vector('Transaction extractor: the finished network transaction').hex, 'hex'),
+		);
+		if ('error' in finalized || 'error' in extracted) throw new Error('expected both to parse');
+		const spent = (tx: typeof extracted) =>
+			tx.inputs.map(({ previousTxid, previousVout, sequence }) => ({
+				previousTxid,
+				previousVout,
+				sequence,
+			}));
+		expect(spent(extracted)).toEqual(spent(finalized.unsignedTx));
+		expect(extracted.outputs).toEqual(finalized.unsignedTx.outputs);
+		expect(extracted.inputs.map((input) => input.scriptSigBytes > 0)).toEqual([true, true]);
+		expect(extracted.inputs.map((input) => input.witnessItems)).toEqual([0, 4]);
 	});
 });

@@ -8,15 +8,15 @@ import {
 	PROBE_MS,
 	RateGate,
 	SHARED_MS,
-	gateCount,
 	rateGateFor,
 	type GateTicket,
 } from '../../nodes/LendasatBorrower/transport/rateGate';
+import { systemClock } from '../../nodes/LendasatBorrower/transport/clock';
 import { VirtualClock, acceptedBetween, simulate } from '../helpers/rateSimulation';
 
 /** A gate on a clock of its own; `random` is its jitter (0 = none). */
 function gateOn(clock: VirtualClock, random = () => 0): RateGate {
-	return new RateGate({ now: () => clock.now, sleep: clock.sleep, random });
+	return new RateGate(clock.asClock(random));
 }
 
 /** Takes turns one after the other, as requests of a busy key do, and says when each started. */
@@ -368,13 +368,33 @@ describe('RateGate: idle', () => {
 		await starts(gate, clock, 1);
 		expect(gate.spacingMs).toBe(0);
 	});
+
+	it('starts unpaced again, at once, when the clock was set back', async () => {
+		const clock = new VirtualClock();
+		clock.now = 10 * 86_400_000;
+		const gate = await learnedGate(clock);
+		await starts(gate, clock, 5);
+		clock.now -= 86_400_000;
+		const setBackAt = clock.now;
+		expect(await gate.acquire(Infinity, setBackAt + 1000)).toBeDefined();
+		expect(clock.now).toBe(setBackAt);
+		expect(gate.spacingMs).toBe(0);
+		gate.release();
+	});
 });
 
 describe('RateGate: a connection awaited past the deadline', () => {
 	it('gives up at the deadline instead of waiting for the holder, and takes no connection', async () => {
-		const gate = new RateGate();
+		const clock = new VirtualClock();
+		const gate = gateOn(clock);
 		expect(await gate.acquire(1)).toBeDefined();
-		await expect(gate.acquire(1, Date.now() + 150)).resolves.toBeUndefined();
+		let outcome: 'waiting' | 'gave up' | 'connected' = 'waiting';
+		void gate.acquire(1, 150).then((ticket) => (outcome = ticket ? 'connected' : 'gave up'));
+		await clock.run(() => false, 149);
+		expect(outcome).toBe('waiting');
+		await clock.run(() => outcome !== 'waiting');
+		expect(outcome).toBe('gave up');
+		expect(clock.now).toBe(150);
 		gate.release();
 		expect(gate.inFlight).toBe(0);
 	});
@@ -392,11 +412,12 @@ describe('rateGateFor: one gate per key, idle ones dropped', () => {
 		const busy = rateGateFor('busy-key');
 		const ticket = await busy.acquire(1, Date.now() + 1000);
 		expect(ticket).toBeDefined();
-		for (let i = 0; i < 50; i += 1) rateGateFor(`borrower-${i}`);
-		expect(gateCount()).toBeGreaterThanOrEqual(51);
+		const idle = Array.from({ length: 50 }, (_, i) => rateGateFor(`borrower-${i}`));
+		expect(idle.map((gate, i) => rateGateFor(`borrower-${i}`) === gate)).not.toContain(false);
 
-		rateGateFor('one-more', Date.now() + 61_000);
-		expect(gateCount()).toBe(2); // the busy gate and the new one
+		const aMinuteLater = { ...systemClock, now: () => Date.now() + 61_000 };
+		rateGateFor('one-more', aMinuteLater);
+		expect(idle.map((gate, i) => rateGateFor(`borrower-${i}`) === gate)).not.toContain(true);
 		expect(rateGateFor('busy-key')).toBe(busy);
 		busy.release();
 	});

@@ -1,59 +1,56 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
+import { LendasatBorrowerTrigger } from '../../nodes/LendasatBorrower/LendasatBorrowerTrigger.node';
 import { nodeDescription } from '../helpers/aiTool';
+import { operationRows, readDoc, section } from '../helpers/markdown';
 
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-
-/** The README's section between a heading and the next heading of the same or a higher level. */
-function section(heading: string): string {
-	const start = README.indexOf(heading);
-	if (start < 0) throw new Error(`the README has no section ${heading}`);
-	const level = heading.match(/^#+/)?.[0] ?? '##';
-	const rest = README.slice(start + heading.length);
-	const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
-	return end < 0 ? rest : rest.slice(0, end);
-}
+const README = readDoc('README.md');
 
 const labels = nodeDescription.properties
 	.filter((property) => property.name === 'operation')
 	.flatMap((property) => property.options as INodePropertyOptions[])
 	.map((option) => operationMetaOf(option.routing)?.label ?? '');
 
-describe('the README keeps up with the operations', () => {
-	const coverage = section('### Every endpoint a key can use, and the few left out');
-	const operations = section('## Operations');
+describe('the README is read in one sitting', () => {
+	it('has at most 400 lines; the reference is in docs/', () => {
+		expect(README.split('\n').length).toBeLessThanOrEqual(400);
+	});
+});
 
-	it.each(labels)('%s: names the endpoint it sends', (label) => {
-		expect(coverage).toContain(label);
+describe('one version everywhere', () => {
+	const { version } = JSON.parse(readDoc('package.json')) as { version: string };
+
+	it('names only the tarball npm pack makes of this version', () => {
+		expect(new Set(README.match(/n8n-nodes-lendasat-\d+\.\d+\.\d+\.tgz/g))).toEqual(
+			new Set([`n8n-nodes-lendasat-${version}.tgz`]),
+		);
 	});
 
-	it.each(labels)('%s: has a row in the Operations table', (label) => {
-		const [resource, operation] = label.split(' → ');
-		expect(operations).toMatch(
-			new RegExp(`\\*\\*${resource} → ${operation.replace(/[()]/g, '\\$&')}\\*\\*`),
+	it("has the version's entry in CHANGELOG.md", () => {
+		expect(readDoc('CHANGELOG.md')).toMatch(
+			new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm'),
 		);
 	});
 });
 
-describe("the README states every write's repeat rule as its code does", () => {
-	const rows = section('## Retries, rate limits and timeouts')
-		.split('\n')
-		.filter((line) => line.startsWith('| **Sent'));
-	const sentOnce = rows.filter((row) => row.startsWith('| **Sent once')).join('\n');
-	const sentAgain = rows.filter((row) => row.startsWith('| **Sent again')).join('\n');
-	const writes = nodeDescription.properties
-		.filter((property) => property.name === 'operation')
-		.flatMap((property) => property.options as INodePropertyOptions[])
-		.map((option) => operationMetaOf(option.routing))
-		.filter((meta) => meta?.repeat !== undefined);
+describe('the nodes panel describes the node in one or two lines', () => {
+	it.each([
+		['Lendasat Borrower', nodeDescription.description],
+		['Lendasat Borrower Trigger', new LendasatBorrowerTrigger().description.description],
+	])('%s: at most 100 characters', (_node, description) => {
+		expect(description.length).toBeLessThanOrEqual(100);
+	});
+});
 
-	it.each(writes.map((meta) => [meta?.label, meta?.repeat]))('%s: %s', (label, repeat) => {
-		const [stated, other] = repeat === 'once' ? [sentOnce, sentAgain] : [sentAgain, sentOnce];
-		expect(stated).toContain(String(label));
-		expect(other).not.toContain(`${label},`);
+describe("the README's Operations table keeps up with the operations", () => {
+	const rows = operationRows(section(README, '## Operations'));
+
+	it.each(labels)('%s: has a row', (label) => {
+		expect(rows).toContain(label);
+	});
+
+	it('has no row for an operation the node does not have, and none twice', () => {
+		expect([...rows].sort()).toEqual([...labels].sort());
 	});
 });

@@ -6,7 +6,8 @@ import {
 	signedMessageHash,
 	standInSignMessage,
 } from '../../dev/sandbox/messageSigner';
-import { G, N, multiply, serializePoint } from '../../nodes/LendasatBorrower/encryption/secp256k1';
+import { G, multiply, serializePoint } from '../../dev/sandbox/curve';
+import { N } from '../../nodes/LendasatBorrower/encryption/secp256k1';
 import { readRecoverableSignature } from '../../nodes/LendasatBorrower/validation/signatures';
 
 const PRIVATE_KEY = '5c1a3f0d2b4e6a8c9e7f1d3b5a7c9e0f2d4b6a8c0e1f3d5b7a9c1e3f5d7b9a1c';

@@ -1,4 +1,4 @@
-import type { INode } from 'n8n-workflow';
+import { isDomainAllowed, type INode } from 'n8n-workflow';
 
 import { readAnswer, type Answer } from '../../nodes/LendasatBorrower/transport/answer';
 import { connectionOf, type Connection } from '../../nodes/LendasatBorrower/transport/connection';
@@ -10,6 +10,7 @@ import {
 	type Transport,
 } from '../../nodes/LendasatBorrower/transport/exchange';
 import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
+import { VirtualClock } from '../helpers/virtualClock';
 
 const NODE = {
 	id: 'n',
@@ -40,14 +41,20 @@ const answer = (
 	headers: Record<string, unknown> = {},
 ): Answer => ({ statusCode, headers, text });
 
-/** A transport whose server is a list of scripted answers (or errors), recording what was sent. */
+/**
+ * A transport on a virtual clock whose server is a list of scripted answers (or errors), recording
+ * what was sent and when.
+ */
 function scripted(
 	replies: Array<Answer | Error | ((attempt: Attempt) => Promise<Answer>)>,
 	options: Record<string, unknown> = {},
 ) {
 	const sent: Attempt[] = [];
+	const sentAt: number[] = [];
+	const clock = new VirtualClock();
 	const send: SendOnce = async (attempt) => {
 		sent.push(attempt);
+		sentAt.push(clock.now);
 		const reply = replies[Math.min(sent.length - 1, replies.length - 1)];
 		if (reply instanceof Error) throw reply;
 		return typeof reply === 'function' ? await reply(attempt) : reply;
@@ -57,8 +64,9 @@ function scripted(
 		connection: connection(),
 		settings: readTransportSettings(undefined, { initialDelay: 10, maxDelay: 50, ...options }),
 		caller: { node: NODE, label: 'Contract → Get', requiredKeyType: 'borrower' },
+		clock: clock.asClock(() => 0.5),
 	};
-	return { transport, sent };
+	return { transport, sent, sentAt, clock };
 }
 
 const get = { method: 'GET' as const, path: '/api/contracts/c1' };
@@ -127,6 +135,59 @@ describe('connectionOf: what the transport takes from a credential', () => {
 		});
 		expect(result).toEqual({ problem: expect.stringContaining(problem) });
 	});
+
+	// The node keeps its own copy of the rule (connection.ts says why); it must give n8n's verdict.
+	it.each([
+		['the host listed', 'https://apiborrow.lendasat.com', 'apiborrow.lendasat.com', true],
+		['a host in capitals', 'https://APIBORROW.Lendasat.com', 'apiborrow.lendasat.com', true],
+		['a list in capitals', 'https://apiborrow.lendasat.com', 'APIBORROW.LENDASAT.COM', true],
+		[
+			'a host with a trailing dot',
+			'https://apiborrow.lendasat.com.',
+			'apiborrow.lendasat.com',
+			true,
+		],
+		[
+			'a list with a trailing dot',
+			'https://apiborrow.lendasat.com',
+			'apiborrow.lendasat.com.',
+			true,
+		],
+		['a port in the URL', 'https://apiborrow.lendasat.com:8443', 'apiborrow.lendasat.com', true],
+		['a port in the list', 'https://apiborrow.lendasat.com', 'apiborrow.lendasat.com:443', false],
+		['a subdomain of a wildcard', 'https://apiborrow.lendasat.com', '*.lendasat.com', true],
+		['a deeper subdomain of a wildcard', 'https://a.b.lendasat.com', '*.lendasat.com', true],
+		["a wildcard's bare domain", 'https://lendasat.com', '*.lendasat.com', false],
+		['a look-alike of a wildcard', 'https://evil-lendasat.com', '*.lendasat.com', false],
+		['a look-alike of a host', 'https://lendasat.com.evil.io', 'lendasat.com', false],
+		['a wildcard of nothing', 'https://apiborrow.lendasat.com', '*.', false],
+		['a list of commas only', 'https://apiborrow.lendasat.com', ' , ,', false],
+		[
+			'spaces around entries',
+			'https://apiborrow.lendasat.com',
+			' example.com ,  apiborrow.lendasat.com ',
+			true,
+		],
+		['an IPv6 host', 'http://[::1]:7337', '[::1]', true],
+		['a user name and password', 'http://ops:pw@127.0.0.1:7337', '127.0.0.1', true],
+		['a host n8n would not list', 'http://127.0.0.1:7337', 'localhost', false],
+	])(
+		"decides Specific Domains for %s as n8n-workflow's isDomainAllowed does",
+		(_case, baseUrl, allowedDomains, allowed) => {
+			const result = connectionOf({
+				environment: 'custom',
+				baseUrl,
+				keyType: 'borrower',
+				apiKey: 'k-123456',
+				allowedHttpRequestDomains: 'domains',
+				allowedDomains,
+			});
+			expect(isDomainAllowed({ url: baseUrl, allowedDomains })).toBe(allowed);
+			expect('problem' in result ? result.problem : 'allowed').toEqual(
+				allowed ? 'allowed' : expect.stringContaining('do not include'),
+			);
+		},
+	);
 });
 
 describe('readAnswer: a success is used only when it has the expected shape', () => {
@@ -235,10 +296,10 @@ describe('readAnswer: a success is used only when it has the expected shape', ()
 
 describe('exchange: one request through the transport', () => {
 	it('sends the key only to the base URL, and refuses to follow a redirect, naming where it pointed', async () => {
-		const { transport, sent } = scripted([
+		const { transport, sent, clock } = scripted([
 			answer(307, '', { location: 'http://evil.example:8080/steal' }),
 		]);
-		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+		await expect(clock.settle(exchange(transport, get, 'object'))).rejects.toMatchObject({
 			message: 'Lendasat answered with a redirect to http://evil.example:8080 (HTTP 307)',
 			description: expect.stringContaining('Nothing was sent to http://evil.example:8080'),
 		});
@@ -246,18 +307,16 @@ describe('exchange: one request through the transport', () => {
 	});
 
 	it('retries a read after a 503 and returns the parsed answer', async () => {
-		const { transport, sent } = scripted([answer(503, ''), answer(200, json({ id: 'c1' }))]);
-		await expect(exchange(transport, get, 'object')).resolves.toEqual({ id: 'c1' });
+		const { transport, sent, clock } = scripted([answer(503, ''), answer(200, json({ id: 'c1' }))]);
+		await expect(clock.settle(exchange(transport, get, 'object'))).resolves.toEqual({ id: 'c1' });
 		expect(sent).toHaveLength(2);
 	});
 
 	it('does not repeat a write that may have been processed, and says why', async () => {
-		const { transport, sent } = scripted([answer(503, '')]);
-		const error = await exchange(
-			transport,
-			{ method: 'POST', path: '/api/keys', body: {} },
-			'object',
-		).catch((caught: unknown) => caught);
+		const { transport, sent, clock } = scripted([answer(503, '')]);
+		const error = await clock
+			.settle(exchange(transport, { method: 'POST', path: '/api/keys', body: {} }, 'object'))
+			.catch((caught: unknown) => caught);
 		expect(sent).toHaveLength(1);
 		expect(error).toMatchObject({
 			description: expect.stringContaining(
@@ -272,51 +331,53 @@ describe('exchange: one request through the transport', () => {
 			new Promise<Answer>((_resolve, reject) =>
 				attempt.signal.addEventListener('abort', () => reject(new Error('canceled'))),
 			);
-		const { transport, sent } = scripted([trickle], { attemptTimeout: 50, maxRetries: 1 });
-		const started = Date.now();
-		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+		const { transport, sentAt, clock } = scripted([trickle], {
+			attemptTimeout: 50,
+			maxRetries: 1,
+		});
+		await expect(clock.settle(exchange(transport, get, 'object'))).rejects.toMatchObject({
 			message: 'Could not get an answer from Lendasat: timed out',
 			description: expect.stringContaining(
 				'Gave up after 2 attempts: timed out (ETIMEDOUT), timed out (ETIMEDOUT).',
 			),
 		});
-		expect(sent).toHaveLength(2);
-		expect(Date.now() - started).toBeLessThan(2000);
+		// Cut off after 50 ms, a backoff of 3/4 of the 10 ms initial delay (rounded), cut off after 50 ms again.
+		expect(sentAt).toEqual([0, 58]);
+		expect(clock.now).toBe(108);
 	});
 
 	it('stops when the time budget runs out, and says so', async () => {
-		const { transport, sent } = scripted([answer(503, '')], {
+		const { transport, sentAt, clock } = scripted([answer(503, '')], {
 			maxRetries: 100,
 			initialDelay: 40,
 			maxDelay: 40,
 			timeBudget: 300,
 		});
-		const started = Date.now();
-		await expect(exchange(transport, get, 'object')).rejects.toMatchObject({
+		await expect(clock.settle(exchange(transport, get, 'object'))).rejects.toMatchObject({
 			description: expect.stringContaining('The time budget of 0.3 s for this request ran out.'),
 		});
-		expect(Date.now() - started).toBeLessThan(1000);
-		expect(sent.length).toBeGreaterThan(2);
-		expect(sent.length).toBeLessThan(15);
+		// 30 ms apart (40 ms with a jitter of 1/2 takes 3/4 of it): the eleventh wait would end past 300 ms.
+		expect(sentAt).toEqual(Array.from({ length: 10 }, (_, index) => index * 30));
+		expect(clock.now).toBe(270);
 	});
 
 	it('takes a Retry-After of 0 as a minimum: it still backs off', async () => {
-		const { transport, sent } = scripted(
+		const { transport, sentAt, clock } = scripted(
 			[answer(503, '', { 'retry-after': '0' }), answer(200, '{}')],
 			{ initialDelay: 100, maxDelay: 100 },
 		);
-		const started = Date.now();
-		await exchange(transport, get, 'object');
-		expect(sent).toHaveLength(2);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+		await clock.settle(exchange(transport, get, 'object'));
+		expect(sentAt).toEqual([0, 75]);
 	});
 
 	it('redacts the key from an error body however the server escapes it', async () => {
 		const escaped = JSON.stringify(HOSTILE_KEY).slice(1, -1);
-		const { transport } = scripted([
+		const { transport, clock } = scripted([
 			answer(400, `{"message":"bad key ${escaped} and ${'x'.repeat(190)}${escaped}"}`),
 		]);
-		const error = (await exchange(transport, get, 'object').catch((caught: unknown) => caught)) as {
+		const error = (await clock
+			.settle(exchange(transport, get, 'object'))
+			.catch((caught: unknown) => caught)) as {
 			message: string;
 			description: string;
 		};

@@ -1,6 +1,6 @@
 /** The contenders themselves: each sends one job's requests and says how many items succeeded. */
 import type { RunResult as WorkflowRun } from '../../harness/n8n';
-import type { CreateJob, Job, SandboxTarget } from './types';
+import type { CreateJob, Job, PartnerPollJob, SandboxTarget } from './types';
 import { contractRequestBody, inputItems, liveContractRequestBody, loanAmountOf } from './requests';
 
 /** The contender's answer, with whatever it holds (the output items) so that memory counts it. */
@@ -15,6 +15,7 @@ export interface Outcome {
 const PAGE_SIZE = 100;
 
 export async function runJob(job: Job): Promise<Outcome> {
+	if (job.kind === 'partnerPoll') return nodePartnerPoll(job, job.target);
 	if (job.kind === 'list')
 		return job.contender === 'fetch' ? fetchAllContracts(job.target) : nodeGetMany(job.target);
 	switch (job.contender) {
@@ -129,4 +130,25 @@ async function nodeGetMany(target: SandboxTarget): Promise<Outcome> {
 		},
 	});
 	return succeededItems(run, 'Lendasat Borrower');
+}
+
+/** One poll of a partner's borrowers: succeeded counts the events, error the items that failed. */
+async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Promise<Outcome> {
+	const { runWorkflow, nodePartnerPollWorkflow } = await harness();
+	const run = await runWorkflow(nodePartnerPollWorkflow(job.maxConcurrent), {
+		credential: {
+			environment: 'custom',
+			baseUrl: target.url,
+			keyType: 'master',
+			apiKey: target.apiKey,
+		},
+		items: job.borrowers,
+	});
+	const items = run.output('Lendasat Borrower');
+	const failed = items.filter((item) => item.error).length;
+	return {
+		succeeded: items.length - failed,
+		error: run.error?.message ?? (failed ? `${failed} borrowers failed` : undefined),
+		held: items,
+	};
 }

@@ -74,6 +74,16 @@ export class SandboxProcess {
 		if (Object.keys(config).length) await this.admin('PUT', '/__admin/config', config);
 	}
 
+	/** This configuration on top of the current one; the state and the counters stay. */
+	async configure(config: Partial<SandboxConfig>): Promise<void> {
+		await this.admin('PUT', '/__admin/config', config);
+	}
+
+	/** The counters back to zero (POST /__admin/stats/clear); the state stays. */
+	async clearStats(): Promise<void> {
+		await this.admin('POST', '/__admin/stats/clear');
+	}
+
 	stats(): Promise<SandboxStats> {
 		return this.admin('GET', '/__admin/stats') as Promise<SandboxStats>;
 	}

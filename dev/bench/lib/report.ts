@@ -9,6 +9,9 @@ import {
 	LOOKUP_ROUTE,
 	OUR_NODE,
 	OUR_NODE_VARIANTS,
+	PARTNER_LATENCY_MS,
+	PARTNER_NO_LATENCY,
+	PARTNER_REQUESTS_PER_BORROWER,
 	RATE_LIMIT_PER_SECOND,
 	STORM_MS,
 	type Measurement,
@@ -310,7 +313,11 @@ export function latencyRows(results: ScenarioResult[]): Row[] {
 
 /** Scenario 7's targets: of the limit in all, and answers 429 of all requests. */
 const MIN_SHARED_THROUGHPUT = 0.9;
-const MAX_SHARED_429_SHARE = 0.05;
+/**
+ * 5 % of the requests; with 4 processes on one key, 10 % (decided after issue 17: without a store
+ * shared by the processes, evening out their shares costs 429s; see RESULTS.md).
+ */
+const maxShared429Share = (processes: number): number => (processes >= 4 ? 0.1 : 0.05);
 
 function percent(value: number): string {
 	return `${(value * 100).toFixed(1)} %`;
@@ -343,10 +350,10 @@ export function sharedKeyRows(
 				run.result.succeeded === result.items &&
 				run.stats.duplicateContracts === 0 &&
 				throughput(run) >= MIN_SHARED_THROUGHPUT &&
-				share429(run) <= MAX_SHARED_429_SHARE,
+				share429(run) <= maxShared429Share(result.processes),
 		);
 		const verdict = {
-			target: `${result.processes} process${result.processes > 1 ? 'es' : ''}: all succeed, 0 dupl., ≥ ${MIN_SHARED_THROUGHPUT}× limit, ≤ ${percent(MAX_SHARED_429_SHARE)} answers 429`,
+			target: `${result.processes} process${result.processes > 1 ? 'es' : ''}: all succeed, 0 dupl., ≥ ${MIN_SHARED_THROUGHPUT}× limit, ≤ ${percent(maxShared429Share(result.processes))} answers 429`,
 			met,
 		};
 		verdicts.push({ ...verdict, target: `7 Shared key: ${verdict.target}` });
@@ -417,4 +424,56 @@ export function renderTable(rows: Row[]): string {
 		`| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
 	const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;
 	return [line(HEADERS), rule, ...rows.map(line)].join('\n');
+}
+
+/** Scenario 9's target: the poll within this much of its bound plus the time the node spends per item. */
+const PARTNER_POLL_SLACK = 1.25;
+
+/**
+ * Scenario 9: the poll's time against its bound, ⌈borrowers ÷ Max Parallel Requests⌉ × the
+ * latency × the requests per borrower, and against that bound plus the CPU part (the same run
+ * without latency); the most requests in flight at once (the run's cap) and the most any one key
+ * sent within a second (what its own rate limit sees).
+ */
+export function partnerPollRows(results: ScenarioResult[], verdicts: Verdict[]): Row[] {
+	const cpu = results.find((result) => result.contender === PARTNER_NO_LATENCY);
+	const cpuMs = cpu ? median(wall(cpu.runs)) : 0;
+	return results.map((result) => {
+		const latency = result === cpu ? 0 : PARTNER_LATENCY_MS;
+		const row = baseRow(
+			`9 Partner poll, ${result.items} borrowers, latency ${seconds(latency)}`,
+			result,
+		);
+		const parallel = result.contender.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+		const bound = Math.ceil(result.items / parallel) * latency * PARTNER_REQUESTS_PER_BORROWER;
+		const time = median(wall(result.runs));
+		const peaks = [
+			`peak in flight ${count(result.runs.map((run) => run.stats.peakRequestsInFlight))}`,
+			`most per key in one second ${count(result.runs.map((run) => run.stats.peakRequestsPerKeySecond))}`,
+		];
+		row.created = '—';
+		const polite = result.runs.every(
+			(run) =>
+				run.stats.peakRequestsInFlight <= parallel &&
+				run.stats.peakRequestsPerKeySecond <= PARTNER_REQUESTS_PER_BORROWER,
+		);
+		if (result === cpu) {
+			row.ratio = 'CPU part';
+			row.notes = [...peaks, row.notes].filter(Boolean).join('; ');
+			return row;
+		}
+		row.ratio = `time/bound ${times(time / bound)}; time/(bound + CPU part) ${times(time / (bound + cpuMs))}`;
+		row.notes = [
+			`bound ⌈${result.items} / ${parallel}⌉ × ${seconds(latency)} × ${PARTNER_REQUESTS_PER_BORROWER} request = ${seconds(bound)}`,
+			...peaks,
+			row.notes,
+		]
+			.filter(Boolean)
+			.join('; ');
+		verdicts.push({
+			target: `9 Partner poll at Max Parallel Requests ${parallel}: within ${PARTNER_POLL_SLACK}× (bound + CPU part), at most ${parallel} requests in flight and ${PARTNER_REQUESTS_PER_BORROWER} per key in a second`,
+			met: time <= PARTNER_POLL_SLACK * (bound + cpuMs) && polite,
+		});
+		return row;
+	});
 }

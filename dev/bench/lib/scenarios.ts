@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
 import type { SandboxConfig, SandboxStats } from '../../sandbox/types';
+import { onboardBorrowers } from '../../sandbox/partner';
 import { ContenderProcess, type SandboxProcess } from './processes';
 import { countLooks } from './requests';
 import type {
@@ -558,4 +559,73 @@ export async function storm(sandbox: SandboxProcess, settings: Settings): Promis
 		results.push(result);
 	}
 	return results;
+}
+
+/** Scenario 9: the borrowers a partner watches, each with a key of its own, and the server's latency. */
+export const PARTNER_BORROWERS = 500;
+export const PARTNER_LATENCY_MS = 200;
+/** Requests per borrower in one poll: each has one contract, so its list is one page. */
+export const PARTNER_REQUESTS_PER_BORROWER = 1;
+
+/** Scenario 9's contenders: our node at each Max Parallel Requests, and at its default without latency. */
+export const PARTNER_NO_LATENCY: ContenderSpec = {
+	label: '(b) Lendasat node, default settings, no latency (the CPU part)',
+	contender: 'node',
+};
+
+/**
+ * Scenario 9: one run of Contract → Get Events over `PARTNER_BORROWERS` items, each acting as a
+ * borrower of its own (the partner template's Lendasat node), against a server that answers every
+ * request `PARTNER_LATENCY_MS` late, at each choice of Max Parallel Requests; and once without the
+ * latency, which leaves the time the node and n8n spend per item. Before each run the borrowers are
+ * onboarded through the API (Account → Create's call, without the latency) and the counters
+ * cleared, so that the figures are the poll's alone.
+ */
+export async function partnerPoll(
+	sandbox: SandboxProcess,
+	settings: Settings,
+): Promise<ScenarioResult[]> {
+	const specs = [...MAX_CONCURRENT_CHOICES.map(ourNodeWith), PARTNER_NO_LATENCY];
+	const latencyOf = (spec: ContenderSpec) => (spec === PARTNER_NO_LATENCY ? 0 : PARTNER_LATENCY_MS);
+	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
+	const onboarded = async (spec: ContenderSpec): Promise<Job> => {
+		await sandbox.reset();
+		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, PARTNER_BORROWERS, [
+			{ status: 'PrincipalGiven' },
+		]);
+		await sandbox.configure({ latencyMs: latencyOf(spec) });
+		await sandbox.quiet();
+		await sandbox.clearStats();
+		return {
+			kind: 'partnerPoll',
+			contender: 'node',
+			borrowers: borrowers.map((borrower) => ({
+				borrower_id: borrower.id,
+				api_key: borrower.api_key,
+			})),
+			maxConcurrent: spec.maxConcurrent,
+			target: { url: sandbox.url, apiKey: sandbox.keys.master },
+		};
+	};
+	try {
+		for (const [index, spec] of specs.entries()) await processes[index].run(await onboarded(spec));
+		const results = specs.map((contender) => ({
+			contender,
+			items: PARTNER_BORROWERS,
+			runs: [] as Measurement[],
+		}));
+		for (let rep = 1; rep <= settings.slowReps; rep++) {
+			for (const [index, spec] of specs.entries()) {
+				const result = await processes[index].run(await onboarded(spec));
+				const stats = await sandbox.stats();
+				results[index].runs.push({ result, stats });
+				settings.log(
+					`partner poll rep ${rep}/${settings.slowReps}: ${spec.label} × ${PARTNER_BORROWERS} borrowers: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} events, peak ${stats.peakRequestsInFlight} in flight, at most ${stats.peakRequestsPerKeySecond} per key in a second${result.error ? `, ${result.error.slice(0, 80)}` : ''}`,
+				);
+			}
+		}
+		return results;
+	} finally {
+		await Promise.all(processes.map((contender) => contender.close()));
+	}
 }

@@ -48,7 +48,17 @@ export interface ListJob {
 	contender: Exclude<ContenderName, 'httpRequest'>;
 }
 
-export type Job = (CreateJob | ListJob) & {
+/** Scenario 9: Contract → Get Events once per borrower, each item acting with the borrower's own key. */
+export interface PartnerPollJob {
+	kind: 'partnerPoll';
+	contender: 'node';
+	/** The partner's list: its reference and the key of each borrower (the target's key is the master key). */
+	borrowers: Array<{ borrower_id: string; api_key: string }>;
+	/** Options → Max Parallel Requests (unset: the node's default). */
+	maxConcurrent?: number;
+}
+
+export type Job = (CreateJob | ListJob | PartnerPollJob) & {
 	target: SandboxTarget;
 	/** Write a CPU profile of the measured run to this file. */
 	profileFile?: string;

@@ -45,6 +45,25 @@ function httpRequestJsonBody(live?: LiveTarget): string {
 	return `={ ${fields.join(', ')} }`;
 }
 
+/**
+ * The partner template's Lendasat node: Contract → Get Events for each input item, acting with its
+ * api_key, under "Continue (using regular output)" so that a failed borrower shows as an item.
+ */
+export function nodePartnerPollWorkflow(maxConcurrent?: number): WorkflowFixture {
+	return singleNodeWorkflow(
+		{
+			resource: 'contract',
+			operation: 'getEvents',
+			borrower: '={{ $json.borrower_id }}',
+			options: {
+				borrowerApiKey: '={{ $json.api_key }}',
+				...(maxConcurrent !== undefined && { maxConcurrent }),
+			},
+		},
+		{ typeVersion: 1.1, onError: 'continueRegularOutput' },
+	);
+}
+
 /** Contract → Get Many with Return All, full records (Simplify off: the same data the raw loop keeps). */
 export function nodeListWorkflow(): WorkflowFixture {
 	return singleNodeWorkflow({

@@ -647,7 +647,10 @@ interface InstallmentPaid {
  * rust/src/api/models.rs InstallmentPaidRequest sends `amount: None` as null, "server requires field
  * to be present, can be null"), so the live dialect requires the field and allows null, as an
  * `Option<Decimal>` read with rust_decimal's `float_option` would [INF]. What the backend does with the
- * amount is unknown; the sandbox only reads it.
+ * amount is unknown; the sandbox only reads it. `payment_id` is a plain `String` (model.rs:1106-1111,
+ * "For fiat loans, there is no predefined format so this may be left empty"): required, and empty is
+ * taken for any loan, since put_installment_paid (routes/borrower/contracts.rs:901-925) checks the
+ * contract's status only and stores the ID as it came, also as the InstallmentPaid transaction's txid.
  */
 const INSTALLMENT_PAID_FIELDS: FieldSpec[] = [
 	{ name: 'installment_id', type: { kind: 'uuid' } },
@@ -670,7 +673,7 @@ function installmentPaidBody(ctx: RequestContext): InstallmentPaid {
 		};
 	}
 	// The specification has no installment-paid endpoint; the sandbox takes the live names, the
-	// amount optional.
+	// amount optional, and an empty payment_id as the live backend does.
 	const body = requireObject(ctx.body, ['installment_id', 'payment_id']);
 	requireFields(body, ['installment_id', 'payment_id']);
 	const amount = body.amount;

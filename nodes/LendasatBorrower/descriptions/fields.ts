@@ -4,9 +4,10 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
+	INodePropertyMode,
 } from 'n8n-workflow';
 
-import { invalidParameter } from '../validation/parameters';
+import { invalidParameter, readBoolean } from '../validation/parameters';
 import { describeValue, toNumber } from '../validation/checks';
 
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
@@ -88,6 +89,62 @@ export function simplifyField(show: DisplayOptions['show']): INodeProperties {
 		description: 'Whether to return a simplified version of the response instead of the raw data',
 		displayOptions: { show },
 	};
+}
+
+/**
+ * The two ways to name a record whose ID Lendasat issued: pick it From List (the searchable list of
+ * `searchListMethod`), or enter it By ID, where the editor accepts a UUID (white space around it
+ * allowed) and otherwise says what it expected, e.g. "Not a contract ID". Declared under a `modes` key
+ * so that the lint reads them as modes rather than as parameters missing a default.
+ */
+export function uuidLocatorModes(
+	list: { placeholder: string; searchListMethod: string },
+	what: string,
+	example: string,
+): INodePropertyMode[] {
+	const locator: { modes: INodePropertyMode[] } = {
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: list.placeholder,
+				typeOptions: { searchListMethod: list.searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: `e.g. ${example}`,
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex:
+								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
+							errorMessage: `Not a ${what} ID: expected a UUID such as ${example}`,
+						},
+					},
+				],
+			},
+		],
+	};
+	return locator.modes;
+}
+
+/** The switch of simplifyField as the user set it: on unless turned off. */
+export function readSimplify(context: IExecuteSingleFunctions): boolean {
+	return readBoolean(context, 'simplify', 'Simplify', true);
+}
+
+/** The finish of a Simplify switch: with it on, each item's record through `simplify`; off, the items as they came. */
+export function simplifyItems(
+	context: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	simplify: (record: IDataObject) => IDataObject,
+): INodeExecutionData[] {
+	if (!readSimplify(context)) return items;
+	return items.map((item) => ({ ...item, json: simplify(item.json) }));
 }
 
 /** The fields of a record that it has, in the order given; fields it lacks are left out, not set to null. */

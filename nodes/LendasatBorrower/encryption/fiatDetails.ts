@@ -1,8 +1,8 @@
 import { hkdfSync } from 'crypto';
 
 import type { RandomBytes } from '../validation/apiKeys';
-import { aesGcmSivDecrypt, aesGcmSivEncrypt } from './aesGcmSiv';
-import { eciesDecrypt, eciesEncrypt } from './ecies';
+import { aesGcmSivEncrypt } from './aesGcmSiv';
+import { eciesEncrypt } from './ecies';
 
 /*
  * Lendasat's encryption of a borrower's bank details (lendasat/iframe 49781f87
@@ -13,7 +13,9 @@ import { eciesDecrypt, eciesEncrypt } from './ecies';
  *   AES-256-GCM-SIV key, the fixed nonce "6by2d6wxps3a", no associated data; the field becomes
  *   hex(salt) "$" hex(ciphertext and tag);
  * - the key ECIES-encrypted to the borrower's and to the lender's public key, each in hex.
- * Only public keys are needed; each party opens its copy of the key with its own private key.
+ * Only public keys are needed; each party opens its copy of the key with its own private key (the
+ * node never decrypts; test/helpers/fiatDecryption.ts does, for the tests). HKDF is Node's crypto;
+ * AES-256-GCM-SIV is ./aesGcmSiv.ts and ECIES ./ecies.ts, which say what in them is written by hand.
  */
 
 const NONCE = new TextEncoder().encode('6by2d6wxps3a');
@@ -50,17 +52,6 @@ function encryptField(key: Uint8Array, text: string, random: RandomBytes): strin
 	const salt = random(32);
 	const sealed = aesGcmSivEncrypt(fieldKey(key, salt), NONCE, new TextEncoder().encode(text));
 	return `${Buffer.from(salt).toString('hex')}$${Buffer.from(sealed).toString('hex')}`;
-}
-
-function decryptField(key: Uint8Array, field: string): string | undefined {
-	const [salt, sealed] = field.split('$');
-	if (!salt || sealed === undefined) return undefined;
-	const plain = aesGcmSivDecrypt(
-		fieldKey(key, Buffer.from(salt, 'hex')),
-		NONCE,
-		Buffer.from(sealed, 'hex'),
-	);
-	return plain && new TextDecoder().decode(plain);
 }
 
 /** Every text of the details through `convert`, the structure (and absent parts) kept. */
@@ -101,21 +92,4 @@ export function encryptFiatDetails(
 		),
 		encrypted_encryption_key_lender: eciesEncrypt(publicKeys.lender, key, random).toString('hex'),
 	};
-}
-
-/** What the holder of a private key reads: the details, or undefined when they were not encrypted to it. */
-export function decryptFiatDetails(
-	details: FiatDetails,
-	encryptedKey: string,
-	privateKey: Uint8Array,
-): FiatDetails | undefined {
-	const key = eciesDecrypt(privateKey, Buffer.from(encryptedKey, 'hex'));
-	if (!key) return undefined;
-	let failed = false;
-	const plain = mapDetails(details, (field) => {
-		const text = decryptField(key, field);
-		if (text === undefined) failed = true;
-		return text ?? '';
-	});
-	return failed ? undefined : plain;
 }

@@ -2,9 +2,9 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 
 import { formatMoney, getPickerList, searchResults, type ListPicker } from './listSearch';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { CONTRACTS_PATH } from '../resources/contract/shared';
 
 const CONTRACT_LIST: ListPicker = { label: 'Contract list', idName: 'contract ID' };
-const CONTRACTS_PATH = '/api/contracts';
 
 /**
  * The listSearch method behind the contract "From List" mode: the key's most recently updated

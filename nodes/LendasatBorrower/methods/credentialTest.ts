@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { headerText } from '../transport/answer';
+import { systemClock } from '../transport/clock';
 import { connectionOf, originOf } from '../transport/connection';
 import { probe, type Transport } from '../transport/exchange';
 import { viaCredentialTest } from '../transport/senders';
@@ -13,6 +14,7 @@ import { readTransportSettings } from '../transport/settings';
 import { KEY_TYPE_NAMES, type KeyType } from '../transport/credentials';
 import { excerptOf } from '../transport/errors';
 import { describeFailure } from '../transport/retry';
+import { CONTRACTS_PATH } from '../resources/contract/shared';
 
 /**
  * Each key type is probed on the one endpoint it is for, with an empty body: the server checks
@@ -21,7 +23,7 @@ import { describeFailure } from '../transport/retry';
  */
 const PROBE_PATHS: Record<KeyType, string> = {
 	master: '/api/create-api-account',
-	borrower: '/api/contracts',
+	borrower: CONTRACTS_PATH,
 };
 
 const ENVIRONMENT_NAMES: Record<string, string> = {
@@ -41,6 +43,7 @@ export async function lendasatApiTest(
 		settings: readTransportSettings(undefined, {}),
 		send: viaCredentialTest(this),
 		caller: { node: CREDENTIAL_TEST_NODE, label: 'Credential test' },
+		clock: systemClock,
 	};
 	const probed = await probe(transport, {
 		method: 'POST',

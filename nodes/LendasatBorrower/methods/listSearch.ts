@@ -3,8 +3,9 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems } from 'n
 import type { Expectation } from '../transport/answer';
 import { requireConnection } from '../transport/connection';
 import { exchange, settle, withNote, type TransportSettings } from '../transport/exchange';
+import { systemClock } from '../transport/clock';
 import { viaN8n } from '../transport/senders';
-import { DEFAULT_MAX_CONCURRENT } from '../transport/settings';
+import { DEFAULT_MAX_CONCURRENT, LOOKUP_SETTLE_MS } from '../transport/settings';
 import { CREDENTIAL_TYPE } from '../transport/credentials';
 
 /** A resource locator's "From List" picker, as its errors name it. */
@@ -26,6 +27,7 @@ const PICKER_SETTINGS: TransportSettings = {
 	attemptTimeoutMs: 15_000,
 	budgetMs: 30_000,
 	maxConcurrent: DEFAULT_MAX_CONCURRENT,
+	lookupSettleMs: LOOKUP_SETTLE_MS,
 };
 
 /**
@@ -53,6 +55,7 @@ export async function getPickerList(
 		settings: PICKER_SETTINGS,
 		send: viaN8n(context),
 		caller: { node: context.getNode(), label: picker.label, requiredKeyType: 'borrower' as const },
+		clock: systemClock,
 	};
 	const answer = await settle(
 		exchange(transport, { method: 'GET', path: request.path, qs: request.qs }, expect),

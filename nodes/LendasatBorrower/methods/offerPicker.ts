@@ -1,10 +1,6 @@
-import type {
-	IDataObject,
-	ILoadOptionsFunctions,
-	INodeListSearchResult,
-	INodePropertyMode,
-} from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { uuidLocatorModes } from '../descriptions/fields';
 import { formatMoney, getPickerList, searchResults, type ListPicker } from './listSearch';
 import { isRecord } from '../validation/checks';
 
@@ -13,41 +9,12 @@ export const ANY_COLLATERAL = 'Any';
 
 const LOAN_OFFER_LIST: ListPicker = { label: 'Loan Offer list', idName: 'offer ID' };
 
-/**
- * The two ways to name a loan offer, shared by every parameter that takes one: pick it from the
- * searchable list, or enter its ID. Declared under a `modes` key so that the lint reads them as
- * modes rather than as parameters missing a default.
- */
-const loanOfferLocator: { modes: INodePropertyMode[] } = {
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a loan offer...',
-			typeOptions: { searchListMethod: 'searchLoanOffers', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex:
-							'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-						errorMessage:
-							'Not a loan offer ID: expected a UUID such as 0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
-					},
-				},
-			],
-		},
-	],
-};
-
-export const loanOfferModes = loanOfferLocator.modes;
+/** The two ways to name a loan offer, shared by every parameter that takes one. */
+export const loanOfferModes = uuidLocatorModes(
+	{ placeholder: 'Select a loan offer...', searchListMethod: 'searchLoanOffers' },
+	'loan offer',
+	'0b7a5f4e-3a49-4c43-9d7e-2f1c7f0c9a11',
+);
 
 /**
  * The listSearch method behind "From List": every offer the key can see (all loan types and

@@ -15,6 +15,7 @@ import {
 
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
+import { systemClock, type Clock } from './clock';
 import { requireConnection, type Connection } from './connection';
 import {
 	exchange,
@@ -22,11 +23,13 @@ import {
 	type ApiRequest,
 	type RequestPolicy,
 	type Transport,
+	type TransportSettings,
 } from './exchange';
 import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
 import { redactSecrets, type ErrorGuidance } from './errors';
+import { Semaphore } from './semaphore';
 
 export { failureOf, settle } from './exchange';
 
@@ -77,6 +80,10 @@ export interface ApiClient {
 	 * one given in Act as Borrower). What an operation shares between items belongs to one of these.
 	 */
 	keyIdentity: string;
+	/** The transport's settings (retries, the time a write is given to land before a lookup). */
+	settings: TransportSettings;
+	/** The transport's clock, for an operation that waits or judges times itself. */
+	clock: Clock;
 }
 
 /** How an operation sends its request: once (the default), or paging, looking up, checking first. */
@@ -159,6 +166,13 @@ export const credentialsOf: (
 export const nodeOf = oncePerRun((context) => context.getNode());
 
 /**
+ * The requests of one run of the node under way at once, across every key its items act as: Max
+ * Parallel Requests again. The rate gate caps each key on its own, so a partner's run over 500
+ * borrowers, each with a key of its own, would otherwise open 500 connections at once.
+ */
+const requestsOfRun = oncePerRun((): Semaphore => new Semaphore());
+
+/**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
  * hands it to the operation's pagination hook, which this makes the one place where the operation
  * runs: its checks, its request(s) through the transport, and its output. What the operation is
@@ -203,7 +217,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 				headers: {},
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport, meta);
+			const api = clientOf(transport, meta, requestsOfRun(this));
 			let items = extras.send
 				? await extras.send.call(this, api, request)
 				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
@@ -265,6 +279,7 @@ async function transportFor(
 				? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
 				: meta.errors,
 		},
+		clock: systemClock,
 	};
 }
 
@@ -295,16 +310,23 @@ async function connectionFor(
 	return connection;
 }
 
-function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
+function clientOf(transport: Transport, meta: OperationMeta, run: Semaphore): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
 	return {
+		// The slot is taken before the exchange starts its time budget, so waiting for it costs none.
 		send: async (request, expect, policy) =>
-			await exchange(transport, apiRequestOf(request), expect, {
-				resolvesUnsafeRetries,
-				...policy,
-			}),
+			await run.run(
+				transport.settings.maxConcurrent,
+				async () =>
+					await exchange(transport, apiRequestOf(request), expect, {
+						resolvesUnsafeRetries,
+						...policy,
+					}),
+			),
 		keyIdentity: keyIdentity(transport.connection),
+		settings: transport.settings,
+		clock: transport.clock,
 	};
 }
 

@@ -107,8 +107,14 @@ function allowedDomainsOf(credentials: CredentialFields): { list?: string } | { 
 	return { list };
 }
 
-/** n8n's rule: a listed host matches itself; "*.example.com" matches its subdomains only, never example.com. */
-export function isHostAllowed(host: string, list: string): boolean {
+/**
+ * n8n's rule: a listed host matches itself; "*.example.com" matches its subdomains only, never
+ * example.com; case, a trailing dot and ports are ignored. Written here although n8n-workflow exports
+ * isDomainAllowed with this very rule, because its signature changed from (url, { allowedDomains })
+ * in n8n 1.x to ({ url, allowedDomains }) in 2.x and the package runs on n8n's own copy: the 2.x call
+ * throws on 1.x, and the 1.x call on 2.x allows every host.
+ */
+function isHostAllowed(host: string, list: string): boolean {
 	const hostname = host.toLowerCase().replace(/\.$/, '');
 	return list
 		.split(',')

@@ -2,13 +2,13 @@ import { createHash } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type IDataObject,
 	type IHttpRequestMethods,
 	type INode,
 	type JsonObject,
 } from 'n8n-workflow';
 
+import type { Clock } from './clock';
 import type { KeyType } from './credentials';
 import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
 import { rateGateFor } from './rateGate';
@@ -62,6 +62,8 @@ export interface TransportSettings {
 	budgetMs: number;
 	/** Requests of one key in flight at once, across everything this n8n process runs (each queue-mode worker has its own). */
 	maxConcurrent: number;
+	/** Time for a write the server may still be processing to be stored before the node looks it up. */
+	lookupSettleMs: number;
 }
 
 /** Who is asking: the operation as a user reads it and how to explain its failures. */
@@ -82,6 +84,8 @@ export interface Transport {
 	connection: Connection;
 	caller: Caller;
 	settings: TransportSettings;
+	/** What every wait, deadline and jitter of the exchange is taken from. */
+	clock: Clock;
 }
 
 export interface RequestPolicy {
@@ -101,9 +105,6 @@ const MIN_WRITE_ATTEMPT_MS = 1_000;
 
 /** How far the server's clock may differ from n8n's when a lookup judges what was written since a request. */
 export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
-
-/** Time for a write the server may still be processing to be stored before the node looks it up. */
-export const LOOKUP_SETTLE_MS = 2_000;
 
 /**
  * Whether a failed write may have been carried out all the same: a 5xx, a connection that broke
@@ -167,17 +168,17 @@ export async function exchange(
 	expect: Expectation,
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
-	const { connection, caller, settings } = transport;
-	const gate = rateGateFor(keyIdentity(connection));
+	const { connection, caller, settings, clock } = transport;
+	const gate = rateGateFor(keyIdentity(connection), clock);
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
-	const budgetEndsAt = Date.now() + settings.budgetMs;
+	const budgetEndsAt = clock.now() + settings.budgetMs;
 	const failures: Failure[] = [];
 	let lastAnswer: Answer | undefined;
 
 	for (;;) {
 		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt);
-		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - Date.now());
+		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - clock.now());
 		// The pace the server allows (after its 429s) would start this attempt only after the budget. A
 		// write is not started with too little time left: its timeout would only make its fate unknown.
 		if (
@@ -208,7 +209,8 @@ export async function exchange(
 		} else {
 			lastAnswer = undefined;
 		}
-		const failure = 'answer' in outcome ? httpFailureOf(outcome.answer) : outcome.failure;
+		const failure =
+			'answer' in outcome ? httpFailureOf(outcome.answer, clock.now()) : outcome.failure;
 		failures.push(failure);
 		const rateLimited = failure.kind === 'http' && failure.statusCode === 429;
 		const retryAfterMs = failure.kind === 'http' ? failure.retryAfterMs : undefined;
@@ -217,17 +219,17 @@ export async function exchange(
 		const wait =
 			rateLimited && retryAfterMs
 				? Math.min(settings.retry.maxDelayMs, retryAfterMs)
-				: retryDelay(failures.length, settings.retry, retryAfterMs);
+				: retryDelay(failures.length, settings.retry, retryAfterMs, clock.random);
 		if (rateLimited) gate.recordRateLimited(ticket, wait);
 		const retry = shouldRetry(failure, settings.retry, failures.length - 1, repeatable);
-		if (!retry || wait >= budgetEndsAt - Date.now()) {
+		if (!retry || wait >= budgetEndsAt - clock.now()) {
 			const unsafe =
 				!policy.resolvesUnsafeRetries &&
 				!retry &&
 				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
-		await sleep(wait);
+		await clock.sleep(wait);
 	}
 }
 
@@ -236,7 +238,7 @@ async function attemptOnce(
 	transport: Transport,
 	attempt: Omit<Attempt, 'signal'>,
 ): Promise<{ answer: Answer } | { failure: Failure }> {
-	const deadline = AbortSignal.timeout(attempt.timeoutMs);
+	const deadline = transport.clock.timeout(attempt.timeoutMs);
 	try {
 		return { answer: await transport.send({ ...attempt, signal: deadline }) };
 	} catch (error) {
@@ -248,11 +250,11 @@ async function attemptOnce(
 	}
 }
 
-function httpFailureOf(answer: Answer): Failure {
+function httpFailureOf(answer: Answer, now: number): Failure {
 	return {
 		kind: 'http',
 		statusCode: answer.statusCode,
-		retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), Date.now()),
+		retryAfterMs: parseRetryAfter(headerText(answer.headers, 'retry-after'), now),
 	};
 }
 

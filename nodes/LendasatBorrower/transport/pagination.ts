@@ -12,7 +12,10 @@ import { isRecord } from '../validation/checks';
 /** The API's largest page (GET /api/contracts and /api/notifications take limit 1–100). */
 export const MAX_PAGE_SIZE = 100;
 
-/** The most pages one walk reads: 100,000 records. A server that never ends is stopped here. */
+/**
+ * The most pages one walk reads (Get Many's and the trigger's): 100,000 records, far beyond any real
+ * backlog between two polls. A server that never ends is stopped here.
+ */
 export const MAX_PAGES = 1000;
 
 /** The records of a walk over the pages, and what the server said of their number. */
@@ -32,18 +35,18 @@ export function recordIdOf(record: IDataObject): unknown {
 /**
  * Get Many over the API's page/limit pagination (`{data, page, limit, total, total_pages}`), one
  * item per record, each page through the transport. It stops at a short page, at the server's last
- * page or at the Limit, and skips records already seen when new ones shift the pages while it walks
- * them. Every walk ends: a page without record IDs, a page that brings nothing new and more pages
- * than MAX_PAGES are errors, never a loop and never a silent partial list.
+ * page or at the Limit (`wanted`: the operation's Return All and Limit unless it reads every record
+ * anyway), and skips records already seen when new ones shift the pages while it walks them. Every
+ * walk ends: a page without record IDs, a page that brings nothing new and more pages than
+ * MAX_PAGES are errors, never a loop and never a silent partial list.
  */
 export async function walkPages(
 	context: IExecuteSingleFunctions,
 	api: ApiClient,
 	request: OperationRequest,
 	label: string,
+	wanted: number = wantedByLimit(context),
 ): Promise<Walked> {
-	const { returnAll, limit } = readLimit(context);
-	const wanted = returnAll ? Infinity : limit;
 	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
 	const items: INodeExecutionData[] = [];
 	const seen = new Set<unknown>();
@@ -84,6 +87,12 @@ export async function walkPages(
 		if (records.length < pageSize || lastPage) break;
 	}
 	return { items: items.slice(0, wanted), total, wanted };
+}
+
+/** Return All as Infinity, or the Limit. */
+function wantedByLimit(context: IExecuteSingleFunctions): number {
+	const { returnAll, limit } = readLimit(context);
+	return returnAll ? Infinity : limit;
 }
 
 function walkError(

@@ -1,4 +1,4 @@
-import { sleep } from 'n8n-workflow';
+import { systemClock, type Clock } from './clock';
 
 /**
  * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
@@ -30,15 +30,10 @@ export interface GateTicket {
 	pacing: number;
 }
 
-/** What the gate reads the time from, waits with and draws its jitter from; injectable for tests. */
-export interface GateEnvironment {
-	now: () => number;
-	sleep: (ms: number) => Promise<void>;
-	random: () => number;
-}
-
 /** After this long without traffic a gate's learned pace is stale, and an unused gate may go. */
 const IDLE_FORGET_MS = 60_000;
+/** The clock going back by more than this is the clock being set, not two readings of the same moment. */
+const CLOCK_SET_BACK_MS = 1_000;
 /** After this long with nothing in flight, an unpaced burst starts with the initial window again. */
 const WINDOW_IDLE_MS = 1_000;
 /** How long successes are remembered. */
@@ -85,7 +80,7 @@ interface TurnWaiter {
  *   key is shared (`SHARED_MS`) it stays short, so that the room a finished process leaves is found.
  */
 export class RateGate {
-	private readonly env: GateEnvironment;
+	private readonly env: Clock;
 
 	/** Earliest time the next request may start. */
 	private nextStartAt = 0;
@@ -140,8 +135,9 @@ export class RateGate {
 	/** When the gate was made: a gate not used yet is not idle. */
 	private readonly madeAt: number;
 
-	constructor(environment: Partial<GateEnvironment> = {}) {
-		this.env = { now: Date.now, sleep, random: Math.random, ...environment };
+	/** `clock`: what the gate reads the time from, waits with and draws its jitter from. */
+	constructor(clock: Partial<Clock> = {}) {
+		this.env = { ...systemClock, ...clock };
 		this.madeAt = this.env.now();
 	}
 
@@ -166,14 +162,14 @@ export class RateGate {
 
 	/**
 	 * Waits for a connection another request gives back: true once it has one, false when `deadline`
-	 * (n8n's clock) comes first. The deadline's timer does not keep the process alive.
+	 * comes first. The deadline's timer does not keep the process alive.
 	 */
 	private async waitForConnection(cap: number, deadline: number): Promise<boolean> {
 		return await new Promise<boolean>((resolve) => {
 			const waiter = { cap, take: () => resolve(true) };
 			this.waitingForConnection.push(waiter);
 			if (deadline === Infinity) return;
-			const expiry = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+			const expiry = this.env.timeout(Math.max(0, deadline - this.env.now()));
 			expiry.addEventListener(
 				'abort',
 				() => {
@@ -433,9 +429,22 @@ export class RateGate {
 			this.window = INITIAL_WINDOW;
 	}
 
-	/** After a minute without traffic the learned rate may be stale: start unpaced again. */
+	/**
+	 * After a minute without traffic the learned rate may be stale: start unpaced again. So too when
+	 * the clock was set back (n8n's clock is the wall clock): the times the gate keeps would hold its
+	 * requests back by as much.
+	 */
 	private forgetIfIdle(now: number): void {
-		if (this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil) {
+		const setBack = now < this.lastUsedAt - CLOCK_SET_BACK_MS;
+		if (setBack) {
+			this.pausedUntil = 0;
+			this.lastUsedAt = now;
+			this.successes = [];
+		}
+		if (
+			setBack ||
+			(this.lastUsedAt && now - this.lastUsedAt > IDLE_FORGET_MS && now >= this.pausedUntil)
+		) {
 			this.rate = 0;
 			this.window = INITIAL_WINDOW;
 			this.nextStartAt = 0;
@@ -449,19 +458,17 @@ export class RateGate {
 const gates = new Map<string, RateGate>();
 
 /**
- * The gate of one key on one server; the key is identified by a hash, never stored. Gates of keys
- * that went idle are dropped when a new one is made, so a partner acting for thousands of borrowers
- * (Act as Borrower) does not keep a gate for each in memory forever.
+ * The gate of one key on one server; the key is identified by a hash, never stored. A new gate
+ * runs on `clock`. Gates of keys that went idle are dropped when a new one is made, so a partner
+ * acting for thousands of borrowers (Act as Borrower) does not keep a gate for each in memory forever.
  */
-export function rateGateFor(identity: string, now: number = Date.now()): RateGate {
+export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
 	let gate = gates.get(identity);
 	if (!gate) {
+		const now = clock.now();
 		for (const [other, idle] of gates) if (idle.isForgettable(now)) gates.delete(other);
-		gate = new RateGate();
+		gate = new RateGate(clock);
 		gates.set(identity, gate);
 	}
 	return gate;
 }
-
-/** How many gates are kept, for tests. */
-export const gateCount = (): number => gates.size;

@@ -1,7 +1,14 @@
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { failureOf, LOOKUP_SETTLE_MS, mayHaveBeenProcessed, settle, withNote } from './exchange';
-import { shouldRetry, summarizeAttempts, type Failure, type RetrySettings } from './retry';
+import type { Clock } from './clock';
+import {
+	failureOf,
+	mayHaveBeenProcessed,
+	settle,
+	withNote,
+	type TransportSettings,
+} from './exchange';
+import { shouldRetry, summarizeAttempts, type Failure } from './retry';
 
 /**
  * A write whose effect a read can see (the repeat rule 'afterLookup'). It is sent once. After a
@@ -13,7 +20,7 @@ import { shouldRetry, summarizeAttempts, type Failure, type RetrySettings } from
 export async function writeWithReadBack<T>(
 	write: () => Promise<T>,
 	readBack: () => Promise<T | undefined>,
-	retry: RetrySettings,
+	{ settings, clock }: { settings: TransportSettings; clock: Clock },
 ): Promise<T> {
 	const failures: Failure[] = [];
 	for (;;) {
@@ -22,7 +29,7 @@ export async function writeWithReadBack<T>(
 		if (!mayHaveBeenProcessed(sent.error)) throw sent.error;
 		const failure = failureOf(sent.error);
 		if (failure) failures.push(failure);
-		await sleep(LOOKUP_SETTLE_MS);
+		await clock.sleep(settings.lookupSettleMs);
 		const read = await settle(readBack());
 		if ('error' in read) {
 			throw note(
@@ -32,7 +39,7 @@ export async function writeWithReadBack<T>(
 			);
 		}
 		if (read.value !== undefined) return read.value;
-		if (!failure || !shouldRetry(failure, retry, failures.length - 1, true)) {
+		if (!failure || !shouldRetry(failure, settings.retry, failures.length - 1, true)) {
 			throw note(
 				sent.error,
 				failures,

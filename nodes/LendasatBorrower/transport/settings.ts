@@ -14,6 +14,8 @@ export const DEFAULT_TIME_BUDGET_MS = 180_000;
  * a rate limit of about 32 answers 429 (64 would be about 64). See bench/RESULTS.md, scenario 5.
  */
 export const DEFAULT_MAX_CONCURRENT = 32;
+/** Time for a write the server may still be processing to be stored before the node looks it up. */
+export const LOOKUP_SETTLE_MS = 2_000;
 
 /** Every number the Options collection takes, with its bounds; anything else is refused, not guessed. */
 const NUMBER_OPTIONS: Record<string, { label: string; min: number; max: number }> = {
@@ -70,6 +72,7 @@ export function readTransportSettings(
 		attemptTimeoutMs: n8nTimeoutMs ?? number('attemptTimeout', defaultAttemptMs),
 		budgetMs: number('timeBudget', DEFAULT_TIME_BUDGET_MS),
 		maxConcurrent: number('maxConcurrent', DEFAULT_MAX_CONCURRENT),
+		lookupSettleMs: LOOKUP_SETTLE_MS,
 	};
 }
 

@@ -9,8 +9,13 @@ import {
 	type Transport,
 	type TransportSettings,
 } from '../transport/exchange';
+import { systemClock } from '../transport/clock';
 import { viaN8n } from '../transport/senders';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT } from '../transport/settings';
+import {
+	DEFAULT_ATTEMPT_TIMEOUT_MS,
+	DEFAULT_MAX_CONCURRENT,
+	LOOKUP_SETTLE_MS,
+} from '../transport/settings';
 
 /**
  * A poll has a time budget and n8n polls again soon anyway, so a failing request is retried only
@@ -26,6 +31,7 @@ const POLL_SETTINGS: TransportSettings = {
 	attemptTimeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS,
 	budgetMs: 60_000,
 	maxConcurrent: DEFAULT_MAX_CONCURRENT,
+	lookupSettleMs: LOOKUP_SETTLE_MS,
 };
 
 const NOTHING_EMITTED = 'Nothing was emitted; the next poll tries again.';
@@ -54,6 +60,7 @@ export class TriggerApi {
 			settings: POLL_SETTINGS,
 			send: viaN8n(context),
 			caller: { node: context.getNode(), label, requiredKeyType: 'borrower' },
+			clock: systemClock,
 		});
 	}
 

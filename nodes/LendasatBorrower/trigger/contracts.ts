@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { collateralAndKycOf } from '../resources/contract/shared';
+import { collateralAndKycOf, CONTRACTS_PATH } from '../resources/contract/shared';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { getPage } from './api';
 import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from './contractStatuses';
@@ -46,7 +46,6 @@ export interface ContractEventSettings {
 	statuses: string[];
 }
 
-export const CONTRACTS_PATH = '/api/contracts';
 const NEWEST_FIRST = { sort_by: 'updated_at', sort_order: 'desc' };
 
 /** GET /api/contracts as a listing for walkNewestFirst; other events pass their own query and time field. */
@@ -96,23 +95,18 @@ export async function sampleContract(
 	context: IPollFunctions,
 	settings: ContractEventSettings,
 ): Promise<IDataObject[] | null> {
+	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
+		...NEWEST_FIRST,
+		page: 1,
+		limit: MAX_PAGE_SIZE,
+	});
 	if (settings.event === 'marginCall') {
-		const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
-			...NEWEST_FIRST,
-			page: 1,
-			limit: MAX_PAGE_SIZE,
-		});
 		const contract = data.find((candidate) =>
 			MARGIN_CALL_STATUSES.has(String(candidate.liquidation_status)),
 		);
 		return contract ? [toItem({ contract, previous: null }, 'marginCall')] : null;
 	}
 	// Filtered here, not by the server: the live backend refuses the specification's `pending`.
-	const { data } = await getPage(context, settings.label, CONTRACTS_PATH, {
-		...NEWEST_FIRST,
-		page: 1,
-		limit: MAX_PAGE_SIZE,
-	});
 	const contract = data.find(
 		(candidate) =>
 			settings.statuses.length === 0 || settings.statuses.includes(String(candidate.status)),
@@ -210,7 +204,7 @@ function toItem(change: ContractChange, event: ContractEvent): IDataObject {
 }
 
 /** The full record with the four keys Simplify gives too: collateral_asset, requires_ark_settlement, kyc_link, kyc_done. */
-function withCollateralAndKyc(contract: IDataObject): IDataObject {
+export function withCollateralAndKyc(contract: IDataObject): IDataObject {
 	return { ...contract, ...collateralAndKycOf(contract) };
 }
 
@@ -227,8 +221,8 @@ function stringOrNull(value: unknown): string | null {
 	return value === undefined || value === null ? null : String(value);
 }
 
-/** The status before the current one, from the contract's timeline, for the test event. */
-function previousStatusInTimeline(contract: IDataObject): string | null {
+/** The status before the current one, from the contract's timeline (the test event, and Contract → Get Events). */
+export function previousStatusInTimeline(contract: IDataObject): string | null {
 	const timeline = Array.isArray(contract.timeline) ? (contract.timeline as IDataObject[]) : [];
 	const statuses = timeline
 		.map((entry) => entry?.event as IDataObject | undefined)

@@ -1,9 +1,15 @@
-import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INode,
+	type IPollFunctions,
+} from 'n8n-workflow';
 
 import { describeValue, isRecord } from '../validation/checks';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { CONTRACTS_PATH, isOpenInstallment } from '../resources/contract/shared';
 import { getPage } from './api';
-import { CONTRACTS_PATH, contractListing } from './contracts';
+import { contractListing } from './contracts';
 import { CURSOR_VERSION, isRecordOf, readCursor, saveCursor } from './cursor';
 import { KEPT_POSITION, timestampOf, walkNewestFirst } from './walk';
 
@@ -33,9 +39,6 @@ const DAY_MS = 24 * 60 * 60_000;
  */
 export const INSTALLMENT_CONTRACT_STATUSES = ['PrincipalGiven', 'Undercollateralized'];
 
-/** Installment statuses that are still owed (InstallmentStatus: pending | paid | confirmed | late | cancelled). */
-const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
-
 /**
  * How long an emitted installment is remembered after the last poll that listed it as open. An
  * installment the API lists as paid, confirmed or cancelled is forgotten at once. One that is not
@@ -63,7 +66,7 @@ export interface InstallmentCursor {
 }
 
 /** An open installment of a watched contract, with what a reminder needs. */
-interface OpenInstallment {
+export interface OpenInstallment {
 	id: string;
 	due: number;
 	late: boolean;
@@ -112,7 +115,7 @@ export async function pollInstallments(
 		Date.now(),
 		daysAhead,
 	);
-	if (unreadable.length) throw cannotRead(context, label, unreadable);
+	if (unreadable.length) throw cannotRead(context.getNode(), label, unreadable);
 	saveCursor(staticData, 'installments', next);
 	return items.length ? items : null;
 }
@@ -134,7 +137,7 @@ export async function sampleInstallment(
 	const now = Date.now();
 	const read = data.map((contract) => readInstallments(contract, now));
 	const unreadable = read.flatMap((contract) => contract.unreadable);
-	if (unreadable.length) throw cannotRead(context, label, unreadable);
+	if (unreadable.length) throw cannotRead(context.getNode(), label, unreadable);
 	const open = read.flatMap((contract) => contract.open).sort(bySoonestDue);
 	const sample =
 		open.find((installment) => installment.due <= windowEnd(now, daysAhead)) ?? open[0];
@@ -168,7 +171,8 @@ export function advanceInstallmentCursor(
 		// Listed as paid, confirmed or cancelled: no longer owed, nothing left to remember.
 		for (const installment of installmentsOf(contract)) {
 			const id = idOf(installment);
-			if (id !== undefined && !isOpen(installment)) delete emitted[markKey(contract, id)];
+			if (id !== undefined && !isOpenInstallment(installment))
+				delete emitted[markKey(contract, id)];
 		}
 		const read = readInstallments(contract, now);
 		unreadable.push(...read.unreadable);
@@ -243,7 +247,8 @@ function dueTimestampOf(value: unknown): number {
 	return timestampOf(value.toUpperCase().replace(' ', 'T'));
 }
 
-function windowEnd(now: number, daysAhead: number): number {
+/** The end of the Days Ahead window: an open installment due at or before it is reminded of. */
+export function windowEnd(now: number, daysAhead: number): number {
 	return now + daysAhead * DAY_MS;
 }
 
@@ -261,15 +266,11 @@ function idOf(record: IDataObject): string | undefined {
 		: undefined;
 }
 
-function isOpen(installment: IDataObject): boolean {
-	return OPEN_INSTALLMENT_STATUSES.has(String(installment.status));
-}
-
 /**
  * The open installments of a watched contract, each as the item it would emit, and those it cannot
  * place (no id, or a due date it cannot read).
  */
-function readInstallments(
+export function readInstallments(
 	contract: IDataObject,
 	now: number,
 ): { open: OpenInstallment[]; unreadable: UnreadableInstallment[] } {
@@ -279,7 +280,7 @@ function readInstallments(
 	const installments = installmentsOf(contract);
 	const invoiceTarget = btcInvoiceTarget(contract, installments);
 	for (const installment of installments) {
-		if (!isOpen(installment)) continue;
+		if (!isOpenInstallment(installment)) continue;
 		const id = idOf(installment);
 		const dueAt = dueTimestampOf(installment.due_date);
 		if (id === undefined || !Number.isFinite(dueAt)) {
@@ -379,35 +380,45 @@ function valueOrNull(value: unknown): IDataObject[string] {
 	return value === undefined ? null : (value as IDataObject[string]);
 }
 
-function bySoonestDue(a: OpenInstallment, b: OpenInstallment): number {
+export function bySoonestDue(a: OpenInstallment, b: OpenInstallment): number {
 	return a.due - b.due || a.id.localeCompare(b.id);
 }
 
-/** The poll fails on an open installment it cannot place: skipping it would lose its reminder in silence. */
-function cannotRead(
-	context: IPollFunctions,
+/** Who could not place an installment, and what it did then (kept its position, output nothing). */
+export interface UnreadableOutcome {
+	who: string;
+	then: string;
+	itemIndex?: number;
+}
+
+/**
+ * The error for an open installment that cannot be placed: skipping it would lose its reminder in
+ * silence. The trigger's poll fails on it; Contract → Get Events fails the borrower's item.
+ */
+export function cannotRead(
+	node: INode,
 	label: string,
 	unreadable: UnreadableInstallment[],
+	outcome: UnreadableOutcome = { who: 'the trigger', then: KEPT_POSITION },
 ): NodeOperationError {
 	const [{ contractId, installmentId, dueDate }] = unreadable;
+	const { who, then, itemIndex } = outcome;
 	const others =
 		unreadable.length > 1 ? ` ${unreadable.length - 1} more cannot be read either.` : '';
 	if (installmentId === undefined) {
-		return new NodeOperationError(context.getNode(), `${label}: an open installment has no ID`, {
-			description: `Contract ${contractId} lists an open installment without an id, so the trigger cannot tell whether it has reminded of it already.${others} ${KEPT_POSITION} Check the credential's Base URL: Lendasat gives every installment an id.`,
+		return new NodeOperationError(node, `${label}: an open installment has no ID`, {
+			itemIndex,
+			description: `Contract ${contractId} lists an open installment without an id, so ${who} cannot tell whether it has reminded of it already.${others} ${then} Check the credential's Base URL: Lendasat gives every installment an id.`,
 		});
 	}
 	const due =
 		dueDate === undefined || dueDate === null
 			? 'has no due date'
 			: `is due ${describeValue(dueDate)}, which is not a date and time with a time-zone offset (RFC 3339, such as 2026-03-01T12:00:00Z, as Lendasat sends it)`;
-	return new NodeOperationError(
-		context.getNode(),
-		`${label}: the due date of an installment cannot be read`,
-		{
-			description: `Installment ${installmentId} of contract ${contractId} ${due}, so the trigger cannot tell when it falls due.${others} ${KEPT_POSITION} Check the credential's Base URL: Lendasat's backend always sends the offset.`,
-		},
-	);
+	return new NodeOperationError(node, `${label}: the due date of an installment cannot be read`, {
+		itemIndex,
+		description: `Installment ${installmentId} of contract ${contractId} ${due}, so ${who} cannot tell when it falls due.${others} ${then} Check the credential's Base URL: Lendasat's backend always sends the offset.`,
+	});
 }
 
 function isInstallmentCursor(value: IDataObject): boolean {

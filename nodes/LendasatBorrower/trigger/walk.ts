@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { MAX_PAGE_SIZE, MAX_PAGES } from '../transport/pagination';
 import { getPage } from './api';
 
 /**
@@ -9,9 +9,6 @@ import { getPage } from './api';
  * timestamps arrive out of order (equal timestamps, transactions committed late, clock steps).
  */
 export const OVERLAP_MS = 10 * 60_000;
-
-/** A guard against a server that never ends a listing: far beyond any real backlog between two polls. */
-const MAX_PAGES = 1000;
 
 /** Every error that fails a poll says so: its cursor was not touched. */
 export const KEPT_POSITION =

@@ -358,8 +358,8 @@ function interpretArkData(
 	return {
 		network,
 		version: bytes[0],
-		serverKey: toHex(Uint8Array.from(bytes.slice(1, 33))),
-		vtxoTaprootKey: toHex(Uint8Array.from(bytes.slice(33, 65))),
+		serverKey: Buffer.from(bytes.slice(1, 33)).toString('hex'),
+		vtxoTaprootKey: Buffer.from(bytes.slice(33, 65)).toString('hex'),
 	};
 }
 
@@ -398,8 +398,8 @@ export interface ParsedTransaction {
 
 /** The start of every PSBT (BIP-174): "psbt" and 0xff. */
 export const PSBT_MAGIC_HEX = '70736274ff';
-/** The same five bytes in base64, as wallets often export a PSBT. */
-const PSBT_MAGIC_BASE64 = 'cHNidP8';
+/** The same five bytes in base64 (their first 7 characters), as wallets often export a PSBT. */
+export const PSBT_MAGIC_BASE64 = 'cHNidP8';
 export const PSBT_NOT_TRANSACTION =
 	'this is a PSBT, not a signed transaction: finalize and extract it first';
 
@@ -530,9 +530,7 @@ export function decodeHex(hex: string): { bytes: Uint8Array } | { error: string 
 			error: `has an odd number of hexadecimal digits (${hex.length}): a digit is missing or extra`,
 		};
 	}
-	const bytes = new Uint8Array(hex.length / 2);
-	for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-	return { bytes };
+	return { bytes: Uint8Array.from(Buffer.from(hex, 'hex')) };
 }
 
 function readTransaction(reader: TransactionReader): ParsedTransaction {
@@ -583,7 +581,7 @@ function readTransaction(reader: TransactionReader): ParsedTransaction {
 		lockTime,
 		sizeBytes: bytes.length,
 		weight: strippedForm.length * 3 + bytes.length,
-		txid: toHex(doubleSha256(strippedForm).reverse()),
+		txid: Buffer.from(doubleSha256(strippedForm).reverse()).toString('hex'),
 	};
 }
 
@@ -598,9 +596,9 @@ function withoutWitness(bytes: Uint8Array, outputsEnd: number): Uint8Array {
 }
 
 function readInput(reader: TransactionReader, name: string): ParsedTransactionInput {
-	const previousTxid = toHex(
-		Uint8Array.from(reader.take(TXID_BYTES, `${name}'s previous transaction ID`)).reverse(),
-	);
+	const previousTxid = Buffer.from(reader.take(TXID_BYTES, `${name}'s previous transaction ID`))
+		.reverse()
+		.toString('hex');
 	const previousVout = reader.uint32(`${name}'s output index`);
 	const scriptSigBytes = reader.count(`${name}'s scriptSig length`);
 	reader.take(scriptSigBytes, `${name}'s scriptSig`);
@@ -625,8 +623,4 @@ function readWitness(reader: TransactionReader, name: string): number {
 	for (let n = 1; n <= items; n++)
 		reader.take(reader.count(`${name} item ${n} length`), `${name} item ${n}`);
 	return items;
-}
-
-export function toHex(bytes: Uint8Array): string {
-	return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

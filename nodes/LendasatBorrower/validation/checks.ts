@@ -604,6 +604,7 @@ export function checkOneOf(allowed: readonly string[]): (value: unknown) => Vali
 
 const TXID_EXAMPLE = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
 const TXID_LENGTH = 64;
+const TXID_PATTERN = new RegExp(`^[0-9a-f]{${TXID_LENGTH}}$`, 'i');
 const FEE_RATE_EXAMPLE = '5';
 /** Far above any fee rate Bitcoin has needed; catches a total fee in sats typed as a rate. */
 export const MAX_FEE_RATE = 10_000;
@@ -630,6 +631,13 @@ export function checkTxid(value: unknown): ValidationProblem {
 	if (txid.length !== TXID_LENGTH)
 		return `${shown} has ${txid.length} characters instead of ${TXID_LENGTH}.${hint}`;
 	return null;
+}
+
+/** Why a value in an answer is no transaction ID (64 hexadecimal characters), or undefined when it is one. */
+export function txidAnswerProblem(value: unknown, field: string): string | undefined {
+	return typeof value === 'string' && TXID_PATTERN.test(value)
+		? undefined
+		: `its ${field} ${describeValue(value)} is not a transaction ID (${TXID_LENGTH} hexadecimal characters)`;
 }
 
 /** A fee rate in satoshis per virtual byte: a whole number from 1 to MAX_FEE_RATE. */

@@ -5,17 +5,26 @@ import { checkUuid } from './checks';
 /** A validator: null when the value is fine, otherwise what is wrong and what a valid value looks like. */
 export type Check = (value: unknown) => string | null;
 
+/** An error about the current item, whose message names the item: "… [item 2]". */
+export function itemError(
+	context: IExecuteSingleFunctions,
+	message: string,
+	description: string,
+): NodeOperationError {
+	const itemIndex = context.getItemIndex();
+	return new NodeOperationError(context.getNode(), `${message} [item ${itemIndex}]`, {
+		itemIndex,
+		description,
+	});
+}
+
 /** The error for a parameter that failed its check, naming the field and the item. */
 export function invalidParameter(
 	context: IExecuteSingleFunctions,
 	displayName: string,
 	problem: string,
 ): NodeOperationError {
-	const itemIndex = context.getItemIndex();
-	return new NodeOperationError(context.getNode(), `Invalid ${displayName} [item ${itemIndex}]`, {
-		itemIndex,
-		description: `${displayName}: ${problem}`,
-	});
+	return itemError(context, `Invalid ${displayName}`, `${displayName}: ${problem}`);
 }
 
 /** Throws the parameter error when the check fails; returns the value otherwise. */

@@ -17,10 +17,9 @@ import {
 } from '../../transport/apiRoute';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
-import { describeValue, isRecord } from '../../validation/checks';
+import { describeValue, isRecord, txidAnswerProblem } from '../../validation/checks';
 import { invalidParameter } from '../../validation/parameters';
 import {
-	bytesToBase64,
 	parsePsbtText,
 	RAW_TRANSACTION_NOT_PSBT,
 	type ParsedPsbt,
@@ -256,13 +255,11 @@ export const addArkSettlement: Prepare = async function (this: IExecuteSingleFun
 };
 
 function asBase64(psbt: GivenPsbt): string {
-	return psbt.encoding === 'base64' ? psbt.text : bytesToBase64(psbt.bytes);
+	return psbt.encoding === 'base64' ? psbt.text : Buffer.from(psbt.bytes).toString('base64');
 }
 
 // ---------------------------------------------------------------------------------------
 // Answers
-
-const TXID_PATTERN = /^[0-9a-f]{64}$/i;
 
 /** Why a PSBT (or a list of them) in an answer is none, or undefined when it is. */
 function answerPsbtProblem(value: unknown, field: string): string | undefined {
@@ -313,9 +310,7 @@ export const arkSettledAnswer: AnswerCheck = (body) => {
 	const txid = body.commitment_txid;
 	if (txid === undefined)
 		return liveErrorBodyWithout(body, 'commitment_txid') ?? 'it holds no commitment_txid';
-	return typeof txid === 'string' && TXID_PATTERN.test(txid)
-		? undefined
-		: `its commitment_txid ${describeValue(txid)} is not a transaction ID (64 hexadecimal characters)`;
+	return txidAnswerProblem(txid, 'commitment_txid');
 };
 
 /**

@@ -3,7 +3,7 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 import { apiRoute } from '../../transport/apiRoute';
 import { addArkClaim, ARK_ATTEMPT_TIMEOUT_MS, confirmArkClaim } from './arkCollateral';
 import { broadcastAnswer } from './collateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 /*
  * POST without an idempotency key: the transport sends it again only after a 429 or a refused
@@ -44,10 +44,10 @@ export const contractBroadcastArkClaimOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/broadcast-claim-ark' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/broadcast-claim-ark` },
 		{
-			prepare: [sendToContract('/broadcast-claim-ark'), addArkClaim],
+			prepare: [sendToContract, addArkClaim],
 			finish: [confirmArkClaim],
 		},
 	),

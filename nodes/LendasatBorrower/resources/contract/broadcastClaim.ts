@@ -7,7 +7,7 @@ import {
 	confirmBroadcast,
 	unparsableTransactionGuidance,
 } from './collateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 /*
  * POST without an idempotency key: the transport sends it again only after a 429 (not processed),
@@ -41,10 +41,10 @@ export const contractBroadcastClaimOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/broadcast-claim' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/broadcast-claim` },
 		{
-			prepare: [sendToContract('/broadcast-claim'), addSignedTransaction],
+			prepare: [sendToContract, addSignedTransaction],
 			finish: [confirmBroadcast('ClosingByClaim')],
 		},
 	),

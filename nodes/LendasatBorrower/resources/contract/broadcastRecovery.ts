@@ -8,7 +8,7 @@ import {
 	unparsableTransactionGuidance,
 } from './collateral';
 import { notRecoverableGuidance } from './getRecoveryPsbt';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 /*
  * POST without an idempotency key: the transport sends it again only after a 429 (not processed),
@@ -43,10 +43,10 @@ export const contractBroadcastRecoveryOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/broadcast-recover' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/broadcast-recover` },
 		{
-			prepare: [sendToContract('/broadcast-recover'), addSignedTransaction],
+			prepare: [sendToContract, addSignedTransaction],
 			finish: [confirmBroadcast('ClosedByRecovery')],
 		},
 	),

@@ -5,7 +5,7 @@ import type {
 } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 export const contractCancelOperation: INodePropertyOptions = {
 	name: 'Cancel',
@@ -32,9 +32,9 @@ export const contractCancelOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'DELETE', url: '/api/contracts/{id}' },
-		{ prepare: [sendToContract()], finish: [confirmCancellation] },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'DELETE', url: `${CONTRACTS_PATH}/{id}` },
+		{ prepare: [sendToContract], finish: [confirmCancellation] },
 	),
 };
 

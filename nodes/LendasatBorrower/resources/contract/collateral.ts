@@ -11,8 +11,7 @@ import { failureOf, type ApiClient, type OperationRequest } from '../../transpor
 import { liveErrorBodyWithout } from '../../transport/answer';
 import type { ErrorGuidance } from '../../transport/errors';
 import { withNote } from '../../transport/exchange';
-import { decodeHex, parseBitcoinTransactionHex } from '../../validation/bitcoin';
-import { bytesToBase64 } from '../../validation/psbt';
+import { parseBitcoinTransactionHex } from '../../validation/bitcoin';
 import {
 	checkFeeRate,
 	checkSignedTransaction,
@@ -20,8 +19,10 @@ import {
 	describeValue,
 	isRecord,
 	toNumber,
+	txidAnswerProblem,
 } from '../../validation/checks';
 import { requireText, requireValid } from '../../validation/parameters';
+import { psbtEncodingOf } from '../../validation/psbt';
 import { contractIdOf } from './shared';
 
 /*
@@ -61,25 +62,17 @@ export const collateralFields: INodeProperties[] = [
 	},
 ];
 
-const TXID_PATTERN = /^[0-9a-f]{64}$/i;
-const PSBT_HEX_PATTERN = /^70736274ff(?:[0-9a-f]{2})+$/i;
-const PSBT_BASE64_PATTERN =
-	/^cHNidP8(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** A broadcast's answer is usable with a txid in the usual form, or without one (the node computes it). */
 export const broadcastAnswer = (body: unknown): string | undefined => {
 	if (!isRecord(body)) return undefined;
 	if (body.txid === undefined) return liveErrorBodyWithout(body, 'txid');
-	return typeof body.txid === 'string' && TXID_PATTERN.test(body.txid)
-		? undefined
-		: `its txid ${describeValue(body.txid)} is not a transaction ID (64 hexadecimal characters)`;
+	return txidAnswerProblem(body.txid, 'txid');
 };
 
 /** A PSBT answer is usable with a PSBT in hex (what Lendasat sends) or base64. */
 const psbtAnswer = (body: unknown): string | undefined => {
 	const psbt = isRecord(body) ? body.psbt : undefined;
-	if (typeof psbt === 'string' && (PSBT_HEX_PATTERN.test(psbt) || PSBT_BASE64_PATTERN.test(psbt)))
-		return undefined;
+	if (typeof psbt === 'string' && psbtEncodingOf(psbt)) return undefined;
 	return psbt === undefined
 		? 'it holds no psbt'
 		: `its psbt ${describeValue(psbt)} is not a PSBT in hex or base64`;
@@ -146,8 +139,8 @@ export function fetchPsbt(note: string) {
 				json: {
 					id: contractIdOf(this),
 					psbt,
-					...(typeof psbt === 'string' && PSBT_HEX_PATTERN.test(psbt)
-						? { psbt_base64: hexToBase64(psbt) }
+					...(typeof psbt === 'string' && psbtEncodingOf(psbt) === 'hex'
+						? { psbt_base64: Buffer.from(psbt, 'hex').toString('base64') }
 						: {}),
 					collateral_descriptor: answer.collateral_descriptor,
 					borrower_pk: answer.borrower_pk,
@@ -177,10 +170,4 @@ export function confirmBroadcast(status: string) {
 					: undefined;
 		return [{ json: { id: contractIdOf(this), txid, status, broadcast: true } }];
 	};
-}
-
-/** Hex (already checked) to standard base64 with padding, the form most wallets import a PSBT in. */
-function hexToBase64(hex: string): string {
-	const decoded = decodeHex(hex);
-	return 'error' in decoded ? '' : bytesToBase64(decoded.bytes);
 }

@@ -1,5 +1,6 @@
-import { sleep, type IDataObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
+import { systemClock, type Clock } from '../../transport/clock';
 import { CLOCK_ALLOWANCE_MS } from '../../transport/exchange';
 
 /** One page of GET /api/contracts, newest first. */
@@ -57,13 +58,14 @@ export class ContractIndex {
 	 * items whose requests failed at about the same time) share it.
 	 */
 	constructor(
-		private readonly now: () => number = Date.now,
+		private readonly clock: Pick<Clock, 'now' | 'sleep'> = systemClock,
 		private readonly gatherMs = DEFAULT_GATHER_MS,
 	) {}
 
 	/**
-	 * The contract carrying `clientId`, from a walk that started at or after `freshAfter` and
-	 * covers contracts created since `coverFrom` (both in ms since the epoch, n8n's clock).
+	 * The contract carrying `clientId`, from a walk that started after `freshAfter` and covers
+	 * contracts created since `coverFrom` (both in ms since the epoch, n8n's clock). A walk that began
+	 * reading in the very millisecond of `freshAfter` may have read before what the caller waits for.
 	 */
 	async find(
 		clientId: string,
@@ -87,7 +89,7 @@ export class ContractIndex {
 
 	private startWalk(coverFrom: number, readPage: ReadContractPage): Walk {
 		// The walk counts as started when it reads: every lookup asked for until then is served by it.
-		const startedAt = this.now() + this.gatherMs;
+		const startedAt = this.clock.now() + this.gatherMs;
 		const previous = this.complete;
 		// What the last complete walk saw need not be read again, if it reached back far enough.
 		const continues = previous !== undefined && previous.coversFrom <= coverFrom;
@@ -96,7 +98,7 @@ export class ContractIndex {
 			: coverFrom;
 		const coversFrom = continues ? previous.coversFrom : coverFrom;
 		const read = async () => {
-			if (this.gatherMs > 0) await sleep(this.gatherMs);
+			if (this.gatherMs > 0) await this.clock.sleep(this.gatherMs);
 			return await this.readUntil(stopBelow, readPage);
 		};
 		const walk: Walk = { startedAt, coversFrom, done: read() };
@@ -187,7 +189,7 @@ export class ContractIndex {
 }
 
 function serves(walk: Walk, need: { freshAfter: number; coverFrom: number }): boolean {
-	return walk.startedAt >= need.freshAfter && walk.coversFrom <= need.coverFrom;
+	return walk.startedAt > need.freshAfter && walk.coversFrom <= need.coverFrom;
 }
 
 /** When the contract was created (epoch ms), NaN when its `created_at` cannot be read. */

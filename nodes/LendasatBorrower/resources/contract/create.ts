@@ -1,20 +1,20 @@
 import { randomUUID } from 'crypto';
-import {
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 	NodeOperationError,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type IExecuteSingleFunctions,
-	type IHttpRequestOptions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
 } from 'n8n-workflow';
 
 import type { ErrorGuidance } from '../../transport/errors';
 import { MOON_CARD_LOAD_ERRORS } from '../card/shared';
 import { bitcoinNetworkFor, isLendasatBackend } from '../../transport/credentials';
 import { loanOfferModes } from '../../methods/offerPicker';
-import { invalidParameter, type Check } from '../../validation/parameters';
+import { invalidParameter, itemError, type Check } from '../../validation/parameters';
 import {
 	apiRoute,
 	credentialsOf,
@@ -38,6 +38,7 @@ import {
 	toNumber,
 } from '../../validation/checks';
 import { clientContractIdFor, createContractOnce } from './createOnce';
+import { CONTRACTS_PATH } from './shared';
 import { requireCollateralKind } from './collateralKind';
 import {
 	borrowerNpubField,
@@ -213,7 +214,7 @@ export const contractCreateOperation: INodePropertyOptions = {
 			notFound: { parameter: 'loanId', label: 'loan offer' },
 			errors: [...MISSING_FIELD_GUIDANCE, ...MOON_CARD_LOAD_ERRORS],
 		},
-		{ method: 'POST', url: '/api/contracts' },
+		{ method: 'POST', url: CONTRACTS_PATH },
 		{ prepare: [buildContractRequest], send: createForCollateralKind },
 	),
 };
@@ -425,20 +426,16 @@ function missingForLendasat(
 	context: IExecuteSingleFunctions,
 	missing: RequestValue[],
 ): NodeOperationError {
-	const itemIndex = context.getItemIndex();
 	const names = missing.map(({ label }) => label).join(', ');
-	return new NodeOperationError(
-		context.getNode(),
-		`Lendasat needs ${names} to create a contract [item ${itemIndex}]`,
-		{
-			itemIndex,
-			description: `Contract → Create: Lendasat's backend refuses a contract request without ${missing
-				.map(
-					({ label, bodyFields, explanation }) =>
-						`${label} (${bodyFields.join('/')}: ${explanation})`,
-				)
-				.join('; ')}. Add ${missing.length === 1 ? 'it' : 'them'} in Additional Fields.`,
-		},
+	return itemError(
+		context,
+		`Lendasat needs ${names} to create a contract`,
+		`Contract → Create: Lendasat's backend refuses a contract request without ${missing
+			.map(
+				({ label, bodyFields, explanation }) =>
+					`${label} (${bodyFields.join('/')}: ${explanation})`,
+			)
+			.join('; ')}. Add ${missing.length === 1 ? 'it' : 'them'} in Additional Fields.`,
 	);
 }
 

@@ -7,12 +7,12 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { readSimplify } from '../../descriptions/fields';
 import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { parseBitcoinAddress } from '../../validation/bitcoin';
 import { checkUuid, describeValue, isRecord } from '../../validation/checks';
-import { readBoolean } from '../../validation/parameters';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 const SATS_PER_BTC = 100_000_000;
 
@@ -55,10 +55,10 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/generate-btc-invoice' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/generate-btc-invoice` },
 		{
-			prepare: [sendToContract('/generate-btc-invoice'), withoutBody],
+			prepare: [sendToContract, withoutBody],
 			send: requestInvoice,
 			finish: [shapeInvoice],
 		},
@@ -119,7 +119,7 @@ async function shapeInvoice(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
-	const simplify = readBoolean(this, 'simplify', 'Simplify', true);
+	const simplify = readSimplify(this);
 	return items.map((item) => {
 		const { invoice, installment, ...rest } = item.json;
 		if (!isRecord(invoice)) return { json: { contract_id: contractId, ...item.json } };

@@ -2,25 +2,17 @@ import { createHash } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type IDataObject,
 	type IExecutePaginationFunctions,
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
 import { parseJsonObject } from '../../validation/checks';
-import {
-	readRetrySettings,
-	retryDelay,
-	shouldRetry,
-	summarizeAttempts,
-	type Failure,
-} from '../../transport/retry';
+import { retryDelay, shouldRetry, summarizeAttempts, type Failure } from '../../transport/retry';
 import { headerText } from '../../transport/answer';
 import {
 	answeredSuccess,
 	CLOCK_ALLOWANCE_MS,
-	LOOKUP_SETTLE_MS,
 	mayHaveBeenProcessed,
 	withNote,
 } from '../../transport/exchange';
@@ -31,6 +23,7 @@ import {
 	type ApiClient,
 	type OperationRequest,
 } from '../../transport/apiRoute';
+import { CONTRACTS_PATH, contractPath } from './shared';
 import {
 	ContractIndex,
 	LOOKUP_PAGE_SIZE,
@@ -74,8 +67,8 @@ function createRunOf(context: IExecutePaginationFunctions, api: ApiClient): Crea
 	let run = runs.get(api.keyIdentity);
 	if (!run) {
 		run = {
-			index: new ContractIndex(),
-			startedAt: Date.now(),
+			index: new ContractIndex(api.clock),
+			startedAt: api.clock.now(),
 			creating: new Map(),
 			sending: new InFlight(),
 		};
@@ -148,16 +141,21 @@ export async function createContractOnce(
 	const run = createRunOf(this, api);
 	const earlier = run.creating.get(clientId);
 	const readPage = contractListReader(api);
+	const { clock } = api;
 	const attempt = (async () => {
 		if (earlier) await earlier.catch(() => undefined);
 		const userKey = usesOwnKey(this);
-		const since = Date.now();
+		const since = clock.now();
 		const outcome = await run.sending.around(async () => {
-			const lookback = lookbackBeforeSending(this, userKey, earlier ? run.startedAt : undefined);
+			const lookback = lookbackBeforeSending(
+				this,
+				userKey,
+				earlier ? clock.now() - run.startedAt : undefined,
+			);
 			if (lookback !== undefined) {
 				const existing = await run.index.find(
 					clientId,
-					{ freshAfter: Date.now(), coverFrom: Date.now() - lookback },
+					{ freshAfter: clock.now(), coverFrom: clock.now() - lookback },
 					readPage,
 				);
 				if (existing.kind === 'found') return { found: existing.contracts };
@@ -172,7 +170,7 @@ export async function createContractOnce(
 		await run.sending.idle();
 		const check = await run.index.find(
 			clientId,
-			{ freshAfter: Date.now(), coverFrom: since - CLOCK_ALLOWANCE_MS },
+			{ freshAfter: clock.now(), coverFrom: since - CLOCK_ALLOWANCE_MS },
 			readPage,
 		);
 		// Without a list to read (or when it cannot be read now) the contract stands as created.
@@ -184,18 +182,18 @@ export async function createContractOnce(
 }
 
 /**
- * How far back to look before the first attempt, or undefined to send straight away. `repeatedSince`:
- * when the run began, for a key repeated within it (the earlier item may have created the contract
- * meanwhile).
+ * How far back to look before the first attempt, or undefined to send straight away. `runAgeMs`:
+ * how long ago the run began, for a key repeated within it (the earlier item may have created the
+ * contract meanwhile).
  */
 function lookbackBeforeSending(
 	context: IExecutePaginationFunctions,
 	userKey: boolean,
-	repeatedSince: number | undefined,
+	runAgeMs: number | undefined,
 ): number | undefined {
 	if (userKey) return USER_KEY_LOOKBACK_MS;
 	if (context.getNode().retryOnFail) return RETRY_ON_FAIL_LOOKBACK_MS;
-	return repeatedSince === undefined ? undefined : Date.now() - repeatedSince + CLOCK_ALLOWANCE_MS;
+	return runAgeMs === undefined ? undefined : runAgeMs + CLOCK_ALLOWANCE_MS;
 }
 
 /** Whether the item's key is the user's own (Idempotency Key or Client Contract ID), the same in every execution. */
@@ -270,7 +268,7 @@ async function cancelDuplicate(
 	api: ApiClient,
 	contract: IDataObject,
 ): Promise<{ contract: IDataObject } | { contract: IDataObject; reason: string }> {
-	const path = `/api/contracts/${encodeURIComponent(String(contract.id))}`;
+	const path = contractPath(String(contract.id));
 	const cancelled = await settle(api.send({ method: 'DELETE', url: path }, 'empty'));
 	if ('value' in cancelled) return { contract: { ...contract, status: 'Cancelled' } };
 	const failed = `cancelling it failed (${(cancelled.error as Error)?.message ?? String(cancelled.error)})`;
@@ -296,11 +294,11 @@ async function sendUntilCreated(
 	clientId: string,
 	index: ContractIndex,
 ): Promise<SendOutcome> {
-	const settings = readRetrySettings(context.getNodeParameter('options', {}) as IDataObject);
+	const { settings, clock } = api;
 	const idempotencyKey = headerText(request.headers, 'idempotency-key') || undefined;
 	const failures: Failure[] = [];
 	for (;;) {
-		const sentAt = Date.now();
+		const sentAt = clock.now();
 		const sent = await settle(api.send(request, 'object'));
 		if ('value' in sent) {
 			return { created: sent.value as IDataObject, afterAmbiguousFailure: failures.length > 0 };
@@ -309,7 +307,7 @@ async function sendUntilCreated(
 			// The server said it was created, in an answer the node could not use: find it instead.
 			const lookup = await index.find(
 				clientId,
-				{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
+				{ freshAfter: clock.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
 				contractListReader(api),
 			);
 			if (lookup.kind === 'found') return { found: lookup.contracts };
@@ -326,22 +324,23 @@ async function sendUntilCreated(
 		// before looking, and send again right after a lookup that found nothing.
 		const wait = retryDelay(
 			failures.length,
-			settings,
+			settings.retry,
 			failure.kind === 'http' ? failure.retryAfterMs : undefined,
+			clock.random,
 		);
-		await sleep(
+		await clock.sleep(
 			failure.kind === 'network' || failure.statusCode !== 503
-				? Math.max(wait, LOOKUP_SETTLE_MS)
+				? Math.max(wait, settings.lookupSettleMs)
 				: wait,
 		);
 		const lookup = await index.find(
 			clientId,
-			{ freshAfter: Date.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
+			{ freshAfter: clock.now(), coverFrom: sentAt - CLOCK_ALLOWANCE_MS },
 			contractListReader(api),
 		);
 		if (lookup.kind === 'found') return { found: lookup.contracts };
 		const next = afterLookup(lookup, clientId, idempotencyKey);
-		if (!next.sendAgain || !shouldRetry(failure, settings, failures.length - 1, true)) {
+		if (!next.sendAgain || !shouldRetry(failure, settings.retry, failures.length - 1, true)) {
 			throw givingUp(sent.error, failures, next.note);
 		}
 	}
@@ -405,7 +404,7 @@ function cannotCheckFirst(
 function contractListReader(api: ApiClient): ReadContractPage {
 	return async (page) => {
 		const qs = { page, limit: LOOKUP_PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' };
-		const read = await settle(api.send({ method: 'GET', url: '/api/contracts', qs }, 'page'));
+		const read = await settle(api.send({ method: 'GET', url: CONTRACTS_PATH, qs }, 'page'));
 		if ('error' in read) {
 			if (listsNoContracts(read.error)) return 'unsupported';
 			throw read.error;

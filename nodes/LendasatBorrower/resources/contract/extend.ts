@@ -8,7 +8,7 @@ import type {
 import { requireValid } from '../../validation/parameters';
 import { apiRoute } from '../../transport/apiRoute';
 import { checkWholeDays, describeValue, isRecord, toNumber } from '../../validation/checks';
-import { sendToContract, simplifyContracts } from './shared';
+import { CONTRACTS_PATH, sendToContract, simplifyContracts } from './shared';
 
 /*
  * POST without an idempotency key: the transport retries it only on 429 (not processed), never
@@ -47,9 +47,9 @@ export const contractExtendOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/extend' },
-		{ prepare: [sendToContract('/extend'), addExtensionBody], finish: [simplifyContracts] },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/extend` },
+		{ prepare: [sendToContract, addExtensionBody], finish: [simplifyContracts] },
 	),
 };
 

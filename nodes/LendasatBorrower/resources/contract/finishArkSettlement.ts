@@ -8,7 +8,7 @@ import {
 	confirmArkSettlement,
 	notArkadeGuidance,
 } from './arkCollateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 /*
  * POST without an idempotency key: sent once; a failure that may have reached the server (a 5xx, a
@@ -57,10 +57,10 @@ export const contractFinishArkSettlementOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'POST', url: '/api/contracts/{id}/finish-settle-ark' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'POST', url: `${CONTRACTS_PATH}/{id}/finish-settle-ark` },
 		{
-			prepare: [sendToContract('/finish-settle-ark'), addArkSettlement],
+			prepare: [sendToContract, addArkSettlement],
 			finish: [confirmArkSettlement],
 		},
 	),

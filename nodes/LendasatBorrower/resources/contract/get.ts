@@ -1,7 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
-import { sendToContract, simplifyContracts } from './shared';
+import { CONTRACTS_PATH, sendToContract, simplifyContracts } from './shared';
 
 export const contractGetOperation: INodePropertyOptions = {
 	name: 'Get',
@@ -17,8 +17,8 @@ export const contractGetOperation: INodePropertyOptions = {
 			expects: 'object',
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'GET', url: '/api/contracts/{id}' },
-		{ prepare: [sendToContract()], finish: [simplifyContracts] },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'GET', url: `${CONTRACTS_PATH}/{id}` },
+		{ prepare: [sendToContract], finish: [simplifyContracts] },
 	),
 };

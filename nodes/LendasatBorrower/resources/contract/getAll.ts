@@ -14,7 +14,7 @@ import { requireComplete, walkPages } from '../../transport/pagination';
 import { invalidParameter, requireValid } from '../../validation/parameters';
 import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { checkOneOf, describeValue } from '../../validation/checks';
-import { simplifyContracts } from './shared';
+import { CONTRACTS_PATH, simplifyContracts } from './shared';
 
 const LABEL = 'Contract → Get Many';
 const SORT_FIELDS = [
@@ -48,7 +48,7 @@ export const contractGetAllOperation: INodePropertyOptions = {
 			keyType: 'borrower',
 			expects: 'page',
 		},
-		{ method: 'GET', url: '/api/contracts' },
+		{ method: 'GET', url: CONTRACTS_PATH },
 		{ prepare: [addListQuery], send: walkContractPages, finish: [simplifyContracts] },
 	),
 };

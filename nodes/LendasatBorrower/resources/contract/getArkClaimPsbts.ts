@@ -7,7 +7,7 @@ import {
 	claimArkGuidance,
 	fetchArkPsbts,
 } from './arkCollateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 export const contractGetArkClaimPsbtsOperation: INodePropertyOptions = {
 	name: 'Get Ark Claim PSBTs',
@@ -26,10 +26,10 @@ export const contractGetArkClaimPsbtsOperation: INodePropertyOptions = {
 			errors: claimArkGuidance,
 			attemptTimeoutMs: ARK_ATTEMPT_TIMEOUT_MS,
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'GET', url: '/api/contracts/{id}/claim-ark' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'GET', url: `${CONTRACTS_PATH}/{id}/claim-ark` },
 		{
-			prepare: [sendToContract('/claim-ark')],
+			prepare: [sendToContract],
 			send: fetchArkPsbts(
 				arkClaimAnswer,
 				'If the contract is yours, Lendasat or the Ark server could not build the claim: the collateral may already be claimed (status ClosingByClaim or Closed).',

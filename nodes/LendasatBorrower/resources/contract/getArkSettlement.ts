@@ -7,7 +7,7 @@ import {
 	fetchArkPsbts,
 	settleArkGuidance,
 } from './arkCollateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 export const contractGetArkSettlementOperation: INodePropertyOptions = {
 	name: 'Get Ark Settlement',
@@ -26,10 +26,10 @@ export const contractGetArkSettlementOperation: INodePropertyOptions = {
 			errors: settleArkGuidance,
 			attemptTimeoutMs: ARK_ATTEMPT_TIMEOUT_MS,
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'GET', url: '/api/contracts/{id}/settle-ark' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'GET', url: `${CONTRACTS_PATH}/{id}/settle-ark` },
 		{
-			prepare: [sendToContract('/settle-ark')],
+			prepare: [sendToContract],
 			send: fetchArkPsbts(
 				arkSettlementAnswer,
 				'If the contract is yours, Lendasat or the Ark server could not prepare the settlement: the collateral may already be settled or claimed.',

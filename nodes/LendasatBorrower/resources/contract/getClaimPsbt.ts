@@ -2,7 +2,7 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { apiRoute } from '../../transport/apiRoute';
 import { addFeeRate, fetchPsbt } from './collateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 export const contractGetClaimPsbtOperation: INodePropertyOptions = {
 	name: 'Get Claim PSBT',
@@ -28,10 +28,10 @@ export const contractGetClaimPsbtOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'GET', url: '/api/contracts/{id}/claim' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'GET', url: `${CONTRACTS_PATH}/{id}/claim` },
 		{
-			prepare: [sendToContract('/claim'), addFeeRate],
+			prepare: [sendToContract, addFeeRate],
 			send: fetchPsbt(
 				'If the contract is yours, Lendasat may have found no collateral left to spend (already claimed: status ClosingByClaim or Closed), or the fee rate leaves too little for your output.',
 			),

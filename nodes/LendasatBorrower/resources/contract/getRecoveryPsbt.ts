@@ -3,7 +3,7 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 import { apiRoute } from '../../transport/apiRoute';
 import type { ErrorGuidance } from '../../transport/errors';
 import { addFeeRate, fetchPsbt } from './collateral';
-import { sendToContract } from './shared';
+import { CONTRACTS_PATH, sendToContract } from './shared';
 
 /** Recovery and its broadcast are allowed only in CollateralRecoverable. */
 export const notRecoverableGuidance: ErrorGuidance = {
@@ -30,10 +30,10 @@ export const contractGetRecoveryPsbtOperation: INodePropertyOptions = {
 			notFound: { parameter: 'contractId', label: 'contract' },
 			errors: [notRecoverableGuidance],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'GET', url: '/api/contracts/{id}/recover' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'GET', url: `${CONTRACTS_PATH}/{id}/recover` },
 		{
-			prepare: [sendToContract('/recover'), addFeeRate],
+			prepare: [sendToContract, addFeeRate],
 			send: fetchPsbt(
 				'If the contract is yours, Lendasat may have found no collateral left to spend, or the fee rate leaves too little for your output.',
 			),

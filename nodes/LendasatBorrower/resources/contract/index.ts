@@ -15,6 +15,7 @@ import { contractGetAllFields, contractGetAllOperation } from './getAll';
 import { contractGetArkClaimPsbtsOperation } from './getArkClaimPsbts';
 import { contractGetArkSettlementOperation } from './getArkSettlement';
 import { contractGetClaimPsbtOperation } from './getClaimPsbt';
+import { contractGetEventsFields, contractGetEventsOperation } from './getEvents';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
 import {
 	contractReportBtcInvoicePaidFields,
@@ -48,6 +49,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetArkClaimPsbtsOperation,
 			contractGetArkSettlementOperation,
 			contractGetClaimPsbtOperation,
+			contractGetEventsOperation,
 			contractGetAllOperation,
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
@@ -67,5 +69,6 @@ export const contractDescription: INodeProperties[] = [
 	...contractUpdateBorrowerAddressFields,
 	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
+	...contractGetEventsFields,
 	contractSimplifyField,
 ];

@@ -10,7 +10,7 @@ import { liveErrorBodyWithout } from '../../transport/answer';
 import { apiRoute } from '../../transport/apiRoute';
 import { checkTxid } from '../../validation/checks';
 import { requireIssuedId, requireText } from '../../validation/parameters';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 const showOnlyForReportBtcInvoicePaid = {
 	show: { resource: ['contract'], operation: ['reportBtcInvoicePaid'] },
@@ -79,9 +79,9 @@ export const contractReportBtcInvoicePaidOperation: INodePropertyOptions = {
 			// Lendasat answers nothing; an error message sent with a 200 is not a confirmation.
 			answer: (body) => liveErrorBodyWithout(body, 'invoice_id'),
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/btc-invoice-paid' },
-		{ prepare: [sendToContract('/btc-invoice-paid'), addPaymentBody], finish: [confirmReport] },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/btc-invoice-paid` },
+		{ prepare: [sendToContract, addPaymentBody], finish: [confirmReport] },
 	),
 };
 

@@ -9,6 +9,7 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { FIAT_LOAN_ASSETS } from '../../descriptions/loanTerms';
 import { invalidParameter, requireText } from '../../validation/parameters';
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { liveErrorBodyWithout } from '../../transport/answer';
@@ -19,13 +20,20 @@ import {
 	isRecord,
 	toNumber,
 } from '../../validation/checks';
-import { contractIdOf, installmentAmount, sendToContract } from './shared';
+import {
+	CONTRACTS_PATH,
+	contractIdOf,
+	contractPath,
+	installmentAmount,
+	sendToContract,
+} from './shared';
 
 const showOnlyForReportRepayment = {
 	show: { resource: ['contract'], operation: ['reportRepayment'] },
 };
 
 const PAYMENT_ID_MAX_LENGTH = 256;
+const PAYMENT_ID_LABEL = 'Payment Transaction ID';
 
 export const contractReportRepaymentOperation: INodePropertyOptions = {
 	name: 'Report Repayment',
@@ -59,10 +67,10 @@ export const contractReportRepaymentOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/installment-paid' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/installment-paid` },
 		{
-			prepare: [sendToContract('/installment-paid'), addRepaymentBody],
+			prepare: [sendToContract, addRepaymentBody],
 			send: reportWhenInstallmentExists,
 		},
 	),
@@ -83,10 +91,11 @@ export const contractReportRepaymentFields: INodeProperties[] = [
 		displayName: 'Payment Transaction ID',
 		name: 'paymentId',
 		type: 'string',
-		required: true,
+		// Not marked required: n8n refuses to run a node whose required text is empty, and a fiat loan may leave it so.
 		default: '',
 		placeholder: 'e.g. 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-		description: 'Transaction ID (hash) of the stablecoin transfer that repaid the installment',
+		description:
+			'Transaction ID (hash) of the stablecoin transfer that repaid the installment. A fiat loan (USD, EUR, CHF, MXN) may give a bank reference or leave it empty.',
 		displayOptions: showOnlyForReportRepayment,
 	},
 	{
@@ -112,10 +121,11 @@ async function addRepaymentBody(
 			this.getNodeParameter('installmentId'),
 			checkUuid,
 		),
+		// Empty is checked against the contract's loan asset once it is read (refuseEmptyPaymentIdUnlessFiat).
 		payment_id: requireText(
 			this,
-			'Payment Transaction ID',
-			this.getNodeParameter('paymentId'),
+			PAYMENT_ID_LABEL,
+			this.getNodeParameter('paymentId', ''),
 			checkPaymentId,
 		),
 		// Filled in from the contract when left empty (see reportWhenInstallmentExists).
@@ -139,8 +149,6 @@ function checkPaymentId(value: unknown): string | null {
 		return `Expected a transaction ID as text, got ${describeValue(value)}.`;
 	}
 	const id = String(value).trim();
-	if (id === '')
-		return 'Must not be empty. Enter the transaction ID of the repayment, e.g. 0x5c504ed4….';
 	if (/[\s\p{Cc}]/u.test(id)) {
 		return `${describeValue(id)} contains a space, line break or control character: a transaction ID is one word, e.g. 0x5c504ed4….`;
 	}
@@ -152,7 +160,8 @@ function checkPaymentId(value: unknown): string | null {
 
 /**
  * The live backend answers 200 for an installment that is not on the contract and records nothing,
- * so the contract is read first; it also gives the amount to report when none was given. The API
+ * so the contract is read first; it also gives the amount to report when none was given, and the
+ * loan asset that decides whether the Payment Transaction ID may be empty. The API
  * answers the report with an empty 200; the output says what was reported.
  */
 async function reportWhenInstallmentExists(
@@ -162,11 +171,10 @@ async function reportWhenInstallmentExists(
 ): Promise<INodeExecutionData[]> {
 	const contractId = contractIdOf(this);
 	const body = request.body as IDataObject;
-	const contract = await api.send(
-		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(contractId)}` },
-		'object',
-		{ check: (answer) => liveErrorBodyWithout(answer, 'id') },
-	);
+	const contract = await api.send({ method: 'GET', url: contractPath(contractId) }, 'object', {
+		check: (answer) => liveErrorBodyWithout(answer, 'id'),
+	});
+	if (body.payment_id === '') refuseEmptyPaymentIdUnlessFiat(this, contractId, contract);
 	const installments = isRecord(contract) ? contract.installments : undefined;
 	// A server that does not list installments cannot be checked; its own answer has to do.
 	const installment = Array.isArray(installments)
@@ -189,6 +197,31 @@ async function reportWhenInstallmentExists(
 			},
 		},
 	];
+}
+
+/**
+ * Lendasat's InstallmentPaidRequest: "For stablecoin loans, this should be a TXID. For fiat loans,
+ * there is no predefined format so this may be left empty" (hub 49781f87 model.rs:1106-1111). The
+ * backend itself takes an empty one for any loan; the node refuses it unless the contract says its
+ * loan is paid out in a fiat currency, so that a stablecoin repayment is never reported without a
+ * transaction the lender can check.
+ */
+function refuseEmptyPaymentIdUnlessFiat(
+	context: IExecutePaginationFunctions,
+	contractId: string,
+	contract: unknown,
+): void {
+	const asset = isRecord(contract) ? contract.loan_asset : undefined;
+	if (typeof asset === 'string' && FIAT_LOAN_ASSETS.includes(asset)) return;
+	const loan =
+		typeof asset === 'string' && asset !== ''
+			? `its loan is paid out in ${asset}, not in a fiat currency`
+			: 'it does not say its loan asset (loan_asset), so it cannot be taken for a fiat loan';
+	throw invalidParameter(
+		context,
+		PAYMENT_ID_LABEL,
+		`Must not be empty for contract ${contractId}: ${loan}. Enter the transaction ID of the repayment, e.g. 0x5c504ed4…; only a fiat loan (USD, EUR, CHF, MXN) may leave it empty. Nothing was reported.`,
+	);
 }
 
 /** The installment the report is for, from the contract's list; an error listing them if it is not there. */

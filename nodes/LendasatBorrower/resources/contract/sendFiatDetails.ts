@@ -1,12 +1,11 @@
 import { randomBytes } from 'crypto';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type IExecuteSingleFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { FIAT_LOAN_ASSETS, LOAN_ASSETS } from '../../descriptions/loanTerms';
@@ -27,8 +26,8 @@ import {
 	compactIban,
 } from '../../validation/bankDetails';
 import { describeValue } from '../../validation/checks';
-import { requireText, type Check } from '../../validation/parameters';
-import { contractIdOf, sendToContract } from './shared';
+import { itemError, requireText, type Check } from '../../validation/parameters';
+import { CONTRACTS_PATH, contractIdOf, contractPath, sendToContract } from './shared';
 
 const OPERATION = 'sendFiatDetails';
 const LABEL = 'Contract → Send Fiat Details';
@@ -52,9 +51,9 @@ export const contractSendFiatDetailsOperation: INodePropertyOptions = {
 			expects: 'empty',
 			notFound: { parameter: 'contractId', label: 'contract' },
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/fiat-details' },
-		{ prepare: [sendToContract('/fiat-details'), readBankDetails], send: encryptAndSend },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/fiat-details` },
+		{ prepare: [sendToContract, readBankDetails], send: encryptAndSend },
 	),
 };
 
@@ -273,14 +272,10 @@ function keyToEncryptTo(
 			? Buffer.from(value, 'hex')
 			: undefined;
 	if (bytes && parsePoint(bytes)) return Uint8Array.from(bytes);
-	const itemIndex = context.getItemIndex();
-	throw new NodeOperationError(
-		context.getNode(),
-		`Contract ${id} has no ${field} to encrypt the bank details to [item ${itemIndex}]`,
-		{
-			itemIndex,
-			description: `${LABEL}: Lendasat's contract gives ${field} as ${describeValue(value)}, which is not a secp256k1 public key. Nothing was sent.`,
-		},
+	throw itemError(
+		context,
+		`Contract ${id} has no ${field} to encrypt the bank details to`,
+		`${LABEL}: Lendasat's contract gives ${field} as ${describeValue(value)}, which is not a secp256k1 public key. Nothing was sent.`,
 	);
 }
 
@@ -296,7 +291,7 @@ async function encryptAndSend(
 ): Promise<INodeExecutionData[]> {
 	const id = contractIdOf(this);
 	const contract = (await api.send(
-		{ method: 'GET', url: `/api/contracts/${encodeURIComponent(id)}` },
+		{ method: 'GET', url: contractPath(id) },
 		'object',
 	)) as IDataObject;
 	refuseUnlessOpen(this, id, contract);
@@ -335,31 +330,24 @@ function refuseUnlessOpen(
 	id: string,
 	contract: IDataObject,
 ): void {
-	const itemIndex = context.getItemIndex();
 	const asset = contract.loan_asset;
 	const stablecoin =
 		typeof asset === 'string' && LOAN_ASSETS.includes(asset) && !FIAT_LOAN_ASSETS.includes(asset);
 	if (stablecoin) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Contract ${id} is not a fiat loan [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `${LABEL}: its loan is paid out in ${asset}, a stablecoin, to the borrower's wallet; bank details are only for loans in USD, EUR, CHF or MXN. Nothing was sent.`,
-			},
+		throw itemError(
+			context,
+			`Contract ${id} is not a fiat loan`,
+			`${LABEL}: its loan is paid out in ${asset}, a stablecoin, to the borrower's wallet; bank details are only for loans in USD, EUR, CHF or MXN. Nothing was sent.`,
 		);
 	}
 	if (
 		contract.fiat_loan_details_borrower !== undefined &&
 		contract.fiat_loan_details_borrower !== null
 	) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Contract ${id} has its bank details already [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `${LABEL}: Lendasat keeps one set of bank details per contract, and this one has them (fiat_loan_details_borrower). Nothing was sent.`,
-			},
+		throw itemError(
+			context,
+			`Contract ${id} has its bank details already`,
+			`${LABEL}: Lendasat keeps one set of bank details per contract, and this one has them (fiat_loan_details_borrower). Nothing was sent.`,
 		);
 	}
 }

@@ -4,12 +4,24 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
-	PreSendAction,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField } from '../../descriptions/fields';
-import { readBoolean, requireIssuedId } from '../../validation/parameters';
+import {
+	pickFields,
+	simplifyField,
+	simplifyItems,
+	uuidLocatorModes,
+} from '../../descriptions/fields';
+import { requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
+
+/** The borrower's contracts: GET lists them, POST creates one; one of them is CONTRACTS_PATH/{id}. */
+export const CONTRACTS_PATH = '/api/contracts';
+
+/** The path of one contract (its ID encoded), e.g. for reading it before acting on it. */
+export function contractPath(contractId: string): string {
+	return `${CONTRACTS_PATH}/${encodeURIComponent(contractId)}`;
+}
 
 /** The operations that act on one existing contract, all through the `contractId` parameter. */
 const OPERATIONS_ON_ONE_CONTRACT = [
@@ -111,14 +123,20 @@ function awaitsCollateral(contract: IDataObject): boolean {
 	return AWAITING_COLLATERAL.has(String(contract.status));
 }
 
+/** Installment statuses that are still owed (InstallmentStatus: pending | paid | confirmed | late | cancelled). */
 const OPEN_INSTALLMENT_STATUSES = new Set(['pending', 'late']);
+
+/** Whether an installment is still owed: pending, or late. */
+export function isOpenInstallment(installment: IDataObject): boolean {
+	return OPEN_INSTALLMENT_STATUSES.has(String(installment.status));
+}
 
 /** The earliest installment still to pay: its id, due date and amount (principal plus interest). */
 function nextOpenInstallment(installments: unknown): IDataObject | undefined {
 	if (!Array.isArray(installments)) return undefined;
 	const open = installments
 		.filter(isRecord)
-		.filter((installment) => OPEN_INSTALLMENT_STATUSES.has(String(installment.status)))
+		.filter(isOpenInstallment)
 		.sort((a, b) => String(a.due_date).localeCompare(String(b.due_date)));
 	if (!open.length) return undefined;
 	const { id, due_date: dueDate, status } = open[0];
@@ -142,15 +160,20 @@ export async function simplifyContracts(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
-	const simplify = this.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
-	return items.map((item) => ({ ...item, json: simplify(item.json) }));
+	return simplifyItems(this, items, contractSimplifierOf(this));
+}
+
+/** Simplify as the node's version gives it (the switch itself is readSimplify's). */
+export function contractSimplifierOf(
+	context: IExecuteSingleFunctions,
+): (contract: IDataObject) => IDataObject {
+	return context.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
 }
 
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
 export const contractSimplifyField = simplifyField({
 	resource: ['contract'],
-	operation: ['createBtcInvoice', 'extend', 'get', 'getAll'],
+	operation: ['createBtcInvoice', 'extend', 'get', 'getAll', 'getEvents'],
 });
 
 export const contractIdField = contractLocatorField(
@@ -174,32 +197,11 @@ export function contractLocatorField(
 		default: { mode: 'list', value: '' },
 		description,
 		displayOptions: { show },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a contract…',
-				typeOptions: { searchListMethod: 'searchContracts', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex:
-								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-							errorMessage:
-								'Not a contract ID: expected a UUID such as 7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
-						},
-					},
-				],
-			},
-		],
+		modes: uuidLocatorModes(
+			{ placeholder: 'Select a contract…', searchListMethod: 'searchContracts' },
+			'contract',
+			'7a3f2c1e-9d4a-4b6f-8e2a-1c5d7f9a0b3e',
+		),
 	};
 }
 
@@ -216,15 +218,16 @@ export function contractIdOf(context: IExecuteSingleFunctions): string {
 }
 
 /**
- * A preSend that checks the contract ID and puts it into the path, followed by `suffix`
- * (e.g. '/extend'). The ID is a resource locator, which a URL expression cannot validate.
+ * A prepare step that checks the contract ID and puts it into the operation's path where its route
+ * says `{id}` (e.g. /api/contracts/{id}/extend). The ID is a resource locator, which a URL expression
+ * cannot validate.
  */
-export function sendToContract(suffix = ''): PreSendAction {
-	return async function setContractUrl(
-		this: IExecuteSingleFunctions,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		requestOptions.url = `/api/contracts/${encodeURIComponent(contractIdOf(this))}${suffix}`;
-		return requestOptions;
+export async function sendToContract(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	return {
+		...requestOptions,
+		url: requestOptions.url.replace('{id}', encodeURIComponent(contractIdOf(this))),
 	};
 }

@@ -19,7 +19,7 @@ import {
 	readRecoverableSignature,
 	recoveryIdOf,
 } from '../../validation/signatures';
-import { contractIdOf, sendToContract } from './shared';
+import { CONTRACTS_PATH, contractIdOf, sendToContract } from './shared';
 
 const OPERATION = 'updateBorrowerAddress';
 const show = { show: { resource: ['contract'], operation: [OPERATION] } };
@@ -80,10 +80,10 @@ export const contractUpdateBorrowerAddressOperation: INodePropertyOptions = {
 				},
 			],
 		},
-		// The preSend puts the checked contract ID into the path.
-		{ method: 'PUT', url: '/api/contracts/{id}/borrower-address' },
+		// sendToContract puts the checked contract ID in place of {id}.
+		{ method: 'PUT', url: `${CONTRACTS_PATH}/{id}/borrower-address` },
 		{
-			prepare: [sendToContract('/borrower-address'), addSignedAddress],
+			prepare: [sendToContract, addSignedAddress],
 			finish: [confirmAddress],
 		},
 	),

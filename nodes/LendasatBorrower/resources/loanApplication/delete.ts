@@ -1,15 +1,14 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type IExecuteSingleFunctions,
-	type INodeExecutionData,
-	type INodePropertyOptions,
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { writeWithReadBack } from '../../transport/readBack';
-import { readRetrySettings } from '../../transport/retry';
+import { itemError } from '../../validation/parameters';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	DELETED,
@@ -69,14 +68,10 @@ async function deleteWhenItExists(
 		'object',
 	)) as IDataObject;
 	if (statusOf(current) === TAKEN) {
-		const itemIndex = this.getItemIndex();
-		throw new NodeOperationError(
-			this.getNode(),
-			`Loan application ${id} was taken by a lender and cannot be deleted [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `${LABEL}: nothing was changed. A contract was opened from this application; deleting would only relabel the application. Contract → Get Many shows the contract.`,
-			},
+		throw itemError(
+			this,
+			`Loan application ${id} was taken by a lender and cannot be deleted`,
+			`${LABEL}: nothing was changed. A contract was opened from this application; deleting would only relabel the application. Contract → Get Many shows the contract.`,
 		);
 	}
 	// After a failure that may have reached Lendasat, the application's status tells whether it was deleted.
@@ -88,7 +83,7 @@ async function deleteWhenItExists(
 			})) as IDataObject;
 			return statusOf(after) === DELETED ? after : undefined;
 		},
-		readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+		api,
 	);
 	return [{ json: { loan_deal_id: id, deleted: true } }];
 }

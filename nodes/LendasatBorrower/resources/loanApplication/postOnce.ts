@@ -1,17 +1,7 @@
-import {
-	sleep,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import type { IDataObject, IExecutePaginationFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { settle, toItems, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import {
-	CLOCK_ALLOWANCE_MS,
-	LOOKUP_SETTLE_MS,
-	mayHaveBeenProcessed,
-	withNote,
-} from '../../transport/exchange';
+import { CLOCK_ALLOWANCE_MS, mayHaveBeenProcessed, withNote } from '../../transport/exchange';
 import { isRecord } from '../../validation/checks';
 import { applicationAnswer, applicationListAnswer, LOAN_APPLICATIONS_PATH } from './shared';
 
@@ -46,12 +36,12 @@ export async function postApplicationOnce(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const sentAt = Date.now();
+	const sentAt = api.clock.now();
 	const sent = await settle(api.send(request, 'object', { check: applicationAnswer }));
 	if ('value' in sent) return toItems(sent.value);
 	if (!mayHaveBeenProcessed(sent.error)) throw sent.error;
 
-	await sleep(LOOKUP_SETTLE_MS);
+	await api.clock.sleep(api.settings.lookupSettleMs);
 	const listed = await settle(
 		api.send({ method: 'GET', url: LOAN_APPLICATIONS_PATH }, 'list', {
 			check: applicationListAnswer,

@@ -5,14 +5,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { pickFields, simplifyField } from '../../descriptions/fields';
+import { pickFields, simplifyField, simplifyItems } from '../../descriptions/fields';
 import type { ErrorGuidance } from '../../transport/errors';
-import {
-	invalidParameter,
-	readBoolean,
-	requireIssuedId,
-	type Check,
-} from '../../validation/parameters';
+import { invalidParameter, requireIssuedId, type Check } from '../../validation/parameters';
 import {
 	checkInterestRate,
 	checkLoanToValue,
@@ -303,8 +298,7 @@ export async function simplifyLoanApplications(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
-	return items.map((item) => ({ ...item, json: simplifyLoanApplication(item.json) }));
+	return simplifyItems(this, items, simplifyLoanApplication);
 }
 
 export const loanApplicationSimplifyField = simplifyField({

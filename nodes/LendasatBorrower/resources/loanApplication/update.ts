@@ -1,11 +1,10 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type IExecuteSingleFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import {
@@ -15,7 +14,7 @@ import {
 	type OperationRequest,
 } from '../../transport/apiRoute';
 import { describeValue, isRecord } from '../../validation/checks';
-import { invalidParameter } from '../../validation/parameters';
+import { invalidParameter, itemError } from '../../validation/parameters';
 import {
 	BLOCKED_ACCOUNT_GUIDANCE,
 	DELETED,
@@ -176,18 +175,14 @@ async function readAndReplace(
 
 function refuseFinished(context: IExecuteSingleFunctions, id: string, status: string): void {
 	if (status !== DELETED && status !== TAKEN) return;
-	const itemIndex = context.getItemIndex();
 	const why =
 		status === DELETED
 			? 'It was deleted, or an earlier Update replaced it with a new ID. Lendasat would post it again as a new application. Update its newest ID instead (Loan Application → Get Many lists them), or use Create.'
 			: 'A lender took it and a contract was opened from it. Lendasat would post it again as a new application. Use Create to post new terms.';
-	throw new NodeOperationError(
-		context.getNode(),
-		`Loan application ${id} is ${status} and cannot be updated [item ${itemIndex}]`,
-		{
-			itemIndex,
-			description: `${LABEL}: nothing was changed. ${why}`,
-		},
+	throw itemError(
+		context,
+		`Loan application ${id} is ${status} and cannot be updated`,
+		`${LABEL}: nothing was changed. ${why}`,
 	);
 }
 

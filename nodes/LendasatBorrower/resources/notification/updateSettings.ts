@@ -1,14 +1,13 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecutePaginationFunctions,
-	type IExecuteSingleFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { invalidParameter } from '../../validation/parameters';
+import { invalidParameter, itemError } from '../../validation/parameters';
 import { describeValue } from '../../validation/checks';
 import {
 	apiRoute,
@@ -18,7 +17,6 @@ import {
 	type OperationRequest,
 } from '../../transport/apiRoute';
 import { writeWithReadBack } from '../../transport/readBack';
-import { readRetrySettings } from '../../transport/retry';
 import { NOTIFICATION_SETTINGS, SETTINGS_PATH, settingsAnswer } from './settings';
 
 const LABEL = 'Notification → Update Settings';
@@ -92,14 +90,10 @@ async function readChanges(
 		changes[field] = value;
 	}
 	if (Object.keys(changes).length === 0) {
-		const itemIndex = this.getItemIndex();
-		throw new NodeOperationError(
-			this.getNode(),
-			`No notification setting to update [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `${LABEL}: add at least one setting under Update Fields (e.g. New Chat Message (Email)) and switch it on or off. Nothing was sent; the settings are unchanged.`,
-			},
+		throw itemError(
+			this,
+			'No notification setting to update',
+			`${LABEL}: add at least one setting under Update Fields (e.g. New Chat Message (Email)) and switch it on or off. Nothing was sent; the settings are unchanged.`,
 		);
 	}
 	return { ...request, body: changes };
@@ -131,7 +125,7 @@ async function mergeAndWrite(
 					? stored
 					: undefined;
 			},
-			readRetrySettings(this.getNodeParameter('options', {}) as IDataObject),
+			api,
 		);
 	});
 	return toItems(written);
@@ -155,14 +149,10 @@ function mergedSettings(
 		else unknown.push(field);
 	}
 	if (unknown.length) {
-		const itemIndex = context.getItemIndex();
-		throw new NodeOperationError(
-			context.getNode(),
-			`Lendasat did not report the current value of ${unknown.join(', ')} [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `${LABEL}: Lendasat needs all eight settings in an update, and its current settings have no true/false ${unknown.join(', ')}. Add ${unknown.length === 1 ? 'that setting' : 'those settings'} under Update Fields so that nothing is guessed. Nothing was changed.`,
-			},
+		throw itemError(
+			context,
+			`Lendasat did not report the current value of ${unknown.join(', ')}`,
+			`${LABEL}: Lendasat needs all eight settings in an update, and its current settings have no true/false ${unknown.join(', ')}. Add ${unknown.length === 1 ? 'that setting' : 'those settings'} under Update Fields so that nothing is guessed. Nothing was changed.`,
 		);
 	}
 	for (const [field, value] of Object.entries(current)) {

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { pickFields } from '../../descriptions/fields';
+import { pickFields, simplifyItems } from '../../descriptions/fields';
 import { lenderNameOf } from '../../methods/offerPicker';
-import { readBoolean } from '../../validation/parameters';
 
 /**
  * What a borrower compares between offers. The nested lender record is flattened to
@@ -33,6 +32,5 @@ export async function simplifyOffers(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	if (!readBoolean(this, 'simplify', 'Simplify', true)) return items;
-	return items.map((item) => ({ ...item, json: simplifyOffer(item.json) }));
+	return simplifyItems(this, items, simplifyOffer);
 }
