@@ -182,6 +182,23 @@ describe('redactSecrets', () => {
 	it('leaves words that only look a little like a key alone', () => {
 		expect(redactSecrets('atlas-route and las-', [])).toBe('atlas-route and las-');
 	});
+
+	it('finds a key every time the same list of secrets is asked again, as a run asks for every answer', () => {
+		const secrets = [KEY];
+		const texts = [`{"note":"${KEY}"}`, `x ${encodeURIComponent(KEY)}`, `{"note":"${KEY}"}`];
+		for (const text of [...texts, ...texts]) expect(containsSecret(text, secrets)).toBe(true);
+		for (const text of texts) expect(redactSecrets(text, secrets)).not.toContain('be30abf9b27c');
+		expect(containsSecret('{"id":"7a3f"}', secrets)).toBe(false);
+	});
+
+	it('follows a list of secrets that changed since it was last asked', () => {
+		const secrets = ['not-the-key'];
+		const text = `Request failed for ${KEY}`;
+		expect(containsSecret(text, secrets)).toBe(false);
+		secrets[0] = KEY;
+		expect(containsSecret(text, secrets)).toBe(true);
+		expect(redactSecrets(text, secrets)).toBe('Request failed for [redacted]');
+	});
 });
 
 describe('unknown IDs in the live dialect', () => {

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions, INode } from 'n8n-workflow';
 
 import { invalidParameter } from '../validation/parameters';
 import type { ErrorGuidance } from './errors';
@@ -17,10 +17,12 @@ export const ACT_AS_BORROWER_LABEL = 'Act as Borrower (API Key)';
  * The borrower key this item acts as, trimmed, or undefined to use the credential's key (the option
  * is not set or empty). An expression that gives no key for the item is refused rather than falling
  * back to the credential's key, which could be another borrower's. The value never appears in an error.
+ * `node` is the node as saved, where an expression shows as one.
  */
 export function actingBorrowerKey(
 	context: IExecuteSingleFunctions,
 	options: IDataObject,
+	node: INode,
 ): string | undefined {
 	const value = options[ACT_AS_BORROWER_OPTION];
 	if (typeof value === 'string' && value.trim() !== '') return value.trim();
@@ -31,9 +33,7 @@ export function actingBorrowerKey(
 			`Expected the borrower's API key as text, got a ${Array.isArray(value) ? 'list' : typeof value}. Nothing was sent.`,
 		);
 	}
-	const saved = (context.getNode().parameters.options as IDataObject | undefined)?.[
-		ACT_AS_BORROWER_OPTION
-	];
+	const saved = (node.parameters.options as IDataObject | undefined)?.[ACT_AS_BORROWER_OPTION];
 	if (typeof saved === 'string' && saved.startsWith('=')) {
 		throw invalidParameter(
 			context,

@@ -8,6 +8,7 @@ import {
 	type IExecuteSingleFunctions,
 	type IHttpRequestMethods,
 	type IHttpRequestOptions,
+	type INode,
 	type INodeExecutionData,
 	type INodePropertyRouting,
 } from 'n8n-workflow';
@@ -15,7 +16,7 @@ import {
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
 import { systemClock, type Clock } from './clock';
-import { requireConnection } from './connection';
+import { requireConnection, type Connection } from './connection';
 import {
 	exchange,
 	keyIdentity,
@@ -161,6 +162,9 @@ export const credentialsOf: (
 	context.getCredentials(CREDENTIAL_TYPE),
 );
 
+/** The node, once per run: n8n's getNode makes a deep copy of it at every call. */
+export const nodeOf = oncePerRun((context) => context.getNode());
+
 /**
  * The requests of one run of the node under way at once, across every key its items act as: Max
  * Parallel Requests again. The rate gate caps each key on its own, so a partner's run over 500
@@ -248,16 +252,11 @@ async function transportFor(
 	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
+	const node = nodeOf(context);
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	// Only an operation that needs a Borrower Key offers Act as Borrower.
-	const actAs = meta.keyType === 'borrower' ? actingBorrowerKey(context, options) : undefined;
-	const connection = requireConnection(await credentialsOf(context), {
-		node: context.getNode(),
-		label: meta.label,
-		keyType: meta.keyType,
-		itemIndex,
-		actAs,
-	});
+	const actAs = meta.keyType === 'borrower' ? actingBorrowerKey(context, options, node) : undefined;
+	const connection = await connectionFor(context, meta, { node, itemIndex, actAs });
 	return {
 		connection,
 		settings: readTransportSettings(
@@ -271,7 +270,7 @@ async function transportFor(
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,
 		}),
 		caller: {
-			node: context.getNode(),
+			node,
 			label: meta.label,
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
@@ -282,6 +281,33 @@ async function transportFor(
 		},
 		clock: systemClock,
 	};
+}
+
+/**
+ * The connection of the credential's own key, per operation, kept for the run once it passed: every
+ * item sends the same key to the same server, and the connection carries the secrets whose patterns
+ * (made once per connection) check every answer. A key given in Act as Borrower gets a connection of
+ * its own for each item: a run may act for thousands of borrowers.
+ */
+const credentialConnectionsOf = oncePerRun((): Map<OperationMeta, Connection> => new Map());
+
+async function connectionFor(
+	context: IExecutePaginationFunctions,
+	meta: OperationMeta,
+	asker: { node: INode; itemIndex: number; actAs?: string },
+): Promise<Connection> {
+	const credentials = await credentialsOf(context);
+	// Looked up after the wait: the items of a run all start before the first has its credential.
+	const kept = asker.actAs === undefined ? credentialConnectionsOf(context) : undefined;
+	const known = kept?.get(meta);
+	if (known) return known;
+	const connection = requireConnection(credentials, {
+		...asker,
+		label: meta.label,
+		keyType: meta.keyType,
+	});
+	kept?.set(meta, connection);
+	return connection;
 }
 
 function clientOf(transport: Transport, meta: OperationMeta, run: Semaphore): ApiClient {

@@ -289,11 +289,11 @@ export function excerptOf(text: string): string {
  * hold a payment card's number or security code, from a text: a secret as it is, percent-encoded or
  * JSON-escaped character by character (hexadecimal in either case), or in base64.
  */
-export function redactSecrets(text: string, secrets: string[]): string {
-	let result = text;
-	for (const secret of secrets) {
-		if (secret && secret.length >= 4) result = result.replace(secretPattern(secret), '[redacted]');
-	}
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+	const result = patternsOf(secrets).each.reduce(
+		(redacted, pattern) => redacted.replace(pattern, '[redacted]'),
+		text,
+	);
 	return KEY_SHAPES.reduce(
 		(redacted, shape) => redacted.replace(shape, '[redacted]'),
 		result,
@@ -301,8 +301,47 @@ export function redactSecrets(text: string, secrets: string[]): string {
 }
 
 /** Whether a text holds one of these secrets in any of the forms `redactSecrets` removes. */
-export function containsSecret(text: string, secrets: string[]): boolean {
-	return secrets.some((secret) => secret.length >= 4 && secretPattern(secret).test(text));
+export function containsSecret(text: string, secrets: readonly string[]): boolean {
+	return patternsOf(secrets).any?.test(text) ?? false;
+}
+
+interface SecretPatterns {
+	/** The list they were made from, as it was then. */
+	secrets: string[];
+	/** One global pattern per secret long enough to be a key, in the list's order (a secret containing another is removed whole when it comes first). */
+	each: RegExp[];
+	/** Any of them, in one pass over a text; without the global flag, so that testing keeps no state. */
+	any?: RegExp;
+}
+
+/**
+ * The patterns of a list of secrets, made once per list and kept with it: making them costs far
+ * more than running them, and every answer is checked.
+ */
+const patternsOfList = new WeakMap<readonly string[], SecretPatterns>();
+
+function patternsOf(secrets: readonly string[]): SecretPatterns {
+	const kept = patternsOfList.get(secrets);
+	// A list changed since its patterns were made gets new ones.
+	if (
+		kept &&
+		kept.secrets.length === secrets.length &&
+		kept.secrets.every((secret, index) => secret === secrets[index])
+	) {
+		return kept;
+	}
+	const sources = secrets
+		.filter((secret) => secret && secret.length >= 4)
+		.map((secret) => secretSource(secret));
+	const made: SecretPatterns = {
+		secrets: [...secrets],
+		each: sources.map((source) => new RegExp(source, 'g')),
+		any: sources.length
+			? new RegExp(sources.map((source) => `(?:${source})`).join('|'))
+			: undefined,
+	};
+	patternsOfList.set(secrets, made);
+	return made;
 }
 
 /** Lendasat's key formats, scrubbed even when we were not told the value. */
@@ -313,10 +352,11 @@ const KEY_SHAPES = [
 	/\bldst-acc-[0-9a-fA-F-]{8,}/g,
 ];
 
-function secretPattern(secret: string): RegExp {
+/** A secret as it is, escaped character by character, or in base64, as the source of a pattern. */
+function secretSource(secret: string): string {
 	const characters = [...secret].map(characterForms).join('');
 	const base64 = base64Forms(secret).map(escapeRegExp);
-	return new RegExp([characters, ...base64].join('|'), 'g');
+	return [characters, ...base64].join('|');
 }
 
 /** One character as a text may carry it: itself, %XX or \u00XX with hex digits in either case, \/ for /. */
@@ -341,20 +381,10 @@ function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
 /** The secret's UTF-8 bytes in base64, standard and URL-safe, with and without padding. */
 function base64Forms(secret: string): string[] {
-	const bytes = new TextEncoder().encode(secret);
-	let standard = '';
-	for (let i = 0; i < bytes.length; i += 3) {
-		const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-		const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-		standard += BASE64_ALPHABET[(triple >> 18) & 63] + BASE64_ALPHABET[(triple >> 12) & 63];
-		standard += b === undefined ? '=' : BASE64_ALPHABET[(triple >> 6) & 63];
-		standard += c === undefined ? '=' : BASE64_ALPHABET[triple & 63];
-	}
-	const unpadded = standard.replace(/=+$/, '');
-	const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
-	return [...new Set([standard, unpadded, urlSafe])].filter((form) => form.length >= 8);
+	const bytes = Buffer.from(secret, 'utf8');
+	const standard = bytes.toString('base64');
+	const forms = [standard, standard.replace(/=+$/, ''), bytes.toString('base64url')];
+	return [...new Set(forms)].filter((form) => form.length >= 8);
 }

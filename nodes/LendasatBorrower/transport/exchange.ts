@@ -321,8 +321,16 @@ function attemptOf(
  * per identity, and whatever an operation shares between items is shared only within one.
  */
 export function keyIdentity(connection: Connection): string {
-	return `${connection.baseUrl} ${createHash('sha256').update(connection.apiKey).digest('hex').slice(0, 16)}`;
+	let identity = identities.get(connection);
+	if (identity === undefined) {
+		identity = `${connection.baseUrl} ${createHash('sha256').update(connection.apiKey).digest('hex').slice(0, 16)}`;
+		identities.set(connection, identity);
+	}
+	return identity;
 }
+
+/** Each connection's identity, hashed once: the items of a run share their connection (a connection is never changed). */
+const identities = new WeakMap<Connection, string>();
 
 /** The network error code behind an error of the HTTP client, as a failure, if it is one. */
 function networkFailureOf(error: unknown): Failure | undefined {

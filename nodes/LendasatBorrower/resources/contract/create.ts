@@ -18,6 +18,7 @@ import { invalidParameter, itemError, type Check } from '../../validation/parame
 import {
 	apiRoute,
 	credentialsOf,
+	nodeOf,
 	oncePerRun,
 	type ApiClient,
 	type OperationRequest,
@@ -472,5 +473,5 @@ function automaticIdempotencyKey(context: IExecuteSingleFunctions): string {
 	const executionId = context.getExecutionId();
 	// Without an execution ID there is nothing stable to build on; a random key still protects our own retries.
 	if (!executionId) return `n8n-${randomUUID()}`;
-	return `n8n-${executionId}-${context.getNode().id}-${runIndexOf(context)}-${context.getItemIndex()}`;
+	return `n8n-${executionId}-${nodeOf(context).id}-${runIndexOf(context)}-${context.getItemIndex()}`;
 }

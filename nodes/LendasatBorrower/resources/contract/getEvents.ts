@@ -10,7 +10,7 @@ import type {
 import { DEFAULT_DAYS_AHEAD, daysAheadField, statusesField } from '../../descriptions/eventFields';
 import { readSimplify } from '../../descriptions/fields';
 import { actingBorrowerKey } from '../../transport/actAs';
-import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import { apiRoute, nodeOf, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { containsSecret } from '../../transport/errors';
 import { requireComplete, walkPages } from '../../transport/pagination';
 import { withCollateralAndKyc } from '../../trigger/contracts';
@@ -189,6 +189,7 @@ function readBorrower(context: IExecuteSingleFunctions): string | null {
 	const actingKey = actingBorrowerKey(
 		context,
 		context.getNodeParameter('options', {}) as IDataObject,
+		nodeOf(context),
 	);
 	if (holdsLendasatKey(text) || (actingKey !== undefined && containsSecret(text, [actingKey]))) {
 		throw invalidParameter(
