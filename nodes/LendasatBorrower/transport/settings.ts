@@ -1,7 +1,8 @@
-import { NodeOperationError, type IDataObject, type IExecuteSingleFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
 import { readRetrySettings } from './retry';
 import { describeValue, toNumber } from '../validation/checks';
+import { itemError } from '../validation/parameters';
 import type { TransportSettings } from './exchange';
 
 /** Well under a minute: a server that has not answered in 30 s is not going to. */
@@ -42,12 +43,7 @@ export function readTransportSettings(
 	defaultAttemptMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
 ): TransportSettings {
 	const refuse = (label: string, problem: string) => {
-		if (!context) return;
-		const itemIndex = context.getItemIndex();
-		throw new NodeOperationError(context.getNode(), `Invalid ${label} [item ${itemIndex}]`, {
-			itemIndex,
-			description: `${label}: ${problem}`,
-		});
+		if (context) throw itemError(context, `Invalid ${label}`, `${label}: ${problem}`);
 	};
 	for (const [name, { label, min, max }] of Object.entries(NUMBER_OPTIONS)) {
 		if (options[name] === undefined) continue;
@@ -92,11 +88,11 @@ export function n8nRequestTimeout(context: IExecuteSingleFunctions): number | un
 	if (timeout === undefined || timeout === null || timeout === '') return undefined;
 	const value = toNumber(timeout);
 	if (!Number.isInteger(value) || value < 1 || value > NUMBER_OPTIONS.attemptTimeout.max) {
-		const itemIndex = context.getItemIndex();
-		throw new NodeOperationError(context.getNode(), `Invalid Timeout [item ${itemIndex}]`, {
-			itemIndex,
-			description: `Request Options → Timeout: expected a whole number of milliseconds from 1 to ${NUMBER_OPTIONS.attemptTimeout.max}, got ${describeValue(timeout)}.`,
-		});
+		throw itemError(
+			context,
+			'Invalid Timeout',
+			`Request Options → Timeout: expected a whole number of milliseconds from 1 to ${NUMBER_OPTIONS.attemptTimeout.max}, got ${describeValue(timeout)}.`,
+		);
 	}
 	return value;
 }
