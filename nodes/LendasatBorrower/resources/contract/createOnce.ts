@@ -18,6 +18,7 @@ import {
 } from '../../transport/exchange';
 import {
 	failureOf,
+	nodeOf,
 	oncePerRun,
 	settle,
 	type ApiClient,
@@ -192,7 +193,7 @@ function lookbackBeforeSending(
 	runAgeMs: number | undefined,
 ): number | undefined {
 	if (userKey) return USER_KEY_LOOKBACK_MS;
-	if (context.getNode().retryOnFail) return RETRY_ON_FAIL_LOOKBACK_MS;
+	if (nodeOf(context).retryOnFail) return RETRY_ON_FAIL_LOOKBACK_MS;
 	return runAgeMs === undefined ? undefined : runAgeMs + CLOCK_ALLOWANCE_MS;
 }
 
