@@ -119,7 +119,7 @@ async function readEvents(
 	const contracts = requireComplete(this, LISTED, walked, INCOMPLETE_ADVICE).map(
 		(item) => item.json,
 	);
-	const { items, unreadable } = currentEvents(contracts, { ...settings, now: Date.now() });
+	const { items, unreadable } = currentEvents(contracts, { ...settings, now: api.clock.now() });
 	if (unreadable.length) {
 		throw cannotRead(this.getNode(), LABEL, unreadable, {
 			who: 'the node',
