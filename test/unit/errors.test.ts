@@ -5,6 +5,7 @@ import {
 	containsSecret,
 	redactSecrets,
 } from '../../nodes/LendasatBorrower/transport/errors';
+import { seededRandom } from '../helpers/seededRandom';
 
 const base = { operation: 'Contract → Create', requiredKeyType: 'borrower' as const };
 
@@ -189,6 +190,33 @@ describe('redactSecrets', () => {
 		for (const text of [...texts, ...texts]) expect(containsSecret(text, secrets)).toBe(true);
 		for (const text of texts) expect(redactSecrets(text, secrets)).not.toContain('be30abf9b27c');
 		expect(containsSecret('{"id":"7a3f"}', secrets)).toBe(false);
+	});
+
+	it('finds a key in a text without % or \\ as it is or in base64, and nowhere else', () => {
+		const secrets = [KEY, 'abc'];
+		for (const written of [KEY, Buffer.from(KEY).toString('base64url')])
+			expect(containsSecret(`{"note":"${written}"}`, secrets)).toBe(true);
+		expect(containsSecret(`{"note":"${KEY.slice(0, -1)}"}`, secrets)).toBe(false);
+		// A secret shorter than 4 characters is not looked for: it would be found everywhere.
+		expect(containsSecret('{"abc":1}', secrets)).toBe(false);
+	});
+
+	it('gives the same verdict with or without a % or \\ elsewhere in the text', () => {
+		const next = seededRandom(7);
+		const random = (length: number) =>
+			Array.from({ length }, () => String.fromCharCode(32 + Math.floor(next() * 95)))
+				.join('')
+				.replace(/[%\\]/g, '_');
+		for (let round = 0; round < 300; round++) {
+			const secret = random(4 + Math.floor(next() * 12));
+			const around = random(40);
+			const inside = next() < 0.5;
+			const text = inside ? `${around.slice(0, 20)}${secret}${around.slice(20)}` : around;
+			const expected = text.includes(secret);
+			expect(containsSecret(text, [secret])).toBe(expected);
+			expect(containsSecret(`${text} 100%`, [secret])).toBe(expected);
+			expect(containsSecret(`${text} \\n`, [secret])).toBe(expected);
+		}
 	});
 
 	it('follows a list of secrets that changed since it was last asked', () => {

@@ -300,8 +300,21 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 	).replace(CARD_SECRET_FIELD_PATTERN, '$1"[redacted]"');
 }
 
+/** A secret worth looking for: shorter ones are no keys or passwords, and would match everywhere. */
+const isFindable = (secret: unknown): secret is string =>
+	typeof secret === 'string' && secret.length >= 4;
+
 /** Whether a text holds one of these secrets in any of the forms `redactSecrets` removes. */
 export function containsSecret(text: string, secrets: readonly string[]): boolean {
+	// Every escaped form (%XX, \u00XX, \/) has a % or a \ in it. Most answers have neither, and in
+	// them a secret can stand only as it is or in base64, which a plain search finds: no pattern is
+	// made (an Act as Borrower key, new for each item, would have one made and run only once, slowly).
+	if (!text.includes('%') && !text.includes('\\')) {
+		return secrets.some(
+			(secret) =>
+				isFindable(secret) && [secret, ...base64Forms(secret)].some((form) => text.includes(form)),
+		);
+	}
 	return patternsOf(secrets).any?.test(text) ?? false;
 }
 
@@ -330,9 +343,7 @@ function patternsOf(secrets: readonly string[]): SecretPatterns {
 	) {
 		return kept;
 	}
-	const sources = secrets
-		.filter((secret) => secret && secret.length >= 4)
-		.map((secret) => secretSource(secret));
+	const sources = secrets.filter(isFindable).map((secret) => secretSource(secret));
 	const made: SecretPatterns = {
 		secrets: [...secrets],
 		each: sources.map((source) => new RegExp(source, 'g')),
