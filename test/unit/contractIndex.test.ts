@@ -173,9 +173,10 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 
 	/**
 	 * 250 contracts, one a second from `age` seconds ago, newest first; `created` more are created
-	 * right after page 1 is read (another worker sending while this walk waits for its next turn).
+	 * right after page 1 is read (another worker sending while this walk waits for its next turn),
+	 * and `createdLater[n]` right after page n + 2.
 	 */
-	function listGrowingAfterPage1(age: number, created: number) {
+	function listGrowingAfterPage1(age: number, created: number, createdLater: number[] = []) {
 		const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
 		const contract = (id: string, secondsAgo: number) => ({
 			id,
@@ -189,12 +190,11 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 		const readPage: ReadContractPage = async (page) => {
 			reads.push(page);
 			const data = records.slice((page - 1) * LOOKUP_PAGE_SIZE, page * LOOKUP_PAGE_SIZE);
-			if (page === 1) {
-				const fresh = Array.from({ length: created }, (_, index) =>
-					contract(`new-${index}`, index),
-				);
-				records = [...fresh, ...records];
-			}
+			const count = page === 1 ? created : (createdLater[page - 2] ?? 0);
+			const fresh = Array.from({ length: count }, (_, index) =>
+				contract(`new-${page}-${index}`, index),
+			);
+			records = [...fresh, ...records];
 			return { records: data, totalPages: Math.ceil(records.length / LOOKUP_PAGE_SIZE) };
 		};
 		return { readPage, reads };
@@ -225,6 +225,21 @@ describe('ContractIndex: finding a contract by its client_contract_id', () => {
 			expect(reads).toEqual(pages);
 		},
 	);
+
+	it('reads past pages that hold nothing new while other processes create more than a page between reads', async () => {
+		// 50 after page 1, 150 after page 2, 100 after page 3: pages 3 and 4 both hold only old-0 to
+		// old-99, read on page 1 (seen in the queue-mode e2e, two workers under one rate limit).
+		const { readPage, reads } = listGrowingAfterPage1(600, 50, [150, 100]);
+		const outcome = await new ContractIndex(
+			stoppedAt(() => NOW),
+			0,
+		).find('old-249', { freshAfter: NOW, coverFrom: 0 }, readPage);
+		expect(outcome).toEqual({
+			kind: 'found',
+			contracts: [expect.objectContaining({ id: 'old-249' })],
+		});
+		expect(reads).toEqual([1, 2, 3, 4, 5, 6]);
+	});
 
 	it('is inconclusive when a page cannot be read, and says why', async () => {
 		const failing: ReadContractPage = async () => {

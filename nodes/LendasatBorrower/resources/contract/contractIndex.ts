@@ -117,13 +117,16 @@ export class ContractIndex {
 	 * cannot be searched by it: neither may prove that a contract does not exist. Contracts created
 	 * while it reads (other executions, other workers) push older ones onto the next page, where
 	 * they come again, newer than the last one read; after a long wait for a turn, the new ones
-	 * themselves may come on a later page, newer than all of page 1. Neither counts as disorder.
-	 * Two pages in a row that hold nothing new are the server repeating itself.
+	 * themselves may come on a later page, newer than all of page 1. Neither counts as disorder, and
+	 * a page holding nothing new (a page or more created between two reads) is read past. A server
+	 * that ignores `page` answers the same records in the same order every time: two such repeats
+	 * in a row end the walk (other processes would have had to create exactly a page twice over).
 	 */
 	private async readUntil(stopBelow: number, readPage: ReadContractPage): Promise<WalkResult> {
 		let previous = Infinity;
 		let newestOnFirstPage = -Infinity;
-		let pagesWithNothingNew = 0;
+		let previousPage = '';
+		let repeats = 0;
 		const seen = new Set<string>();
 		for (let page = 1; page <= MAX_LOOKUP_PAGES; page++) {
 			let read: ContractListPage | 'unsupported';
@@ -159,8 +162,10 @@ export class ContractIndex {
 				}
 				if (!Number.isNaN(created)) previous = created;
 			}
-			pagesWithNothingNew = read.records.length && fresh === 0 ? pagesWithNothingNew + 1 : 0;
-			if (pagesWithNothingNew === 2) {
+			const thisPage = read.records.map((record) => String(record.id)).join(' ');
+			repeats = read.records.length && fresh === 0 && thisPage === previousPage ? repeats + 1 : 0;
+			previousPage = thisPage;
+			if (repeats === 2) {
 				return {
 					kind: 'inconclusive',
 					reason: `the server sent the same contracts again for pages ${page - 1} and ${page}`,
