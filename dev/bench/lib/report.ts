@@ -164,7 +164,7 @@ export function overheadRows(
 				const found = [{ target: 'b/a ≤ 2', met: overFloor <= 2 }];
 				if (httpRequest) {
 					const overHttp = pairedRatio(wall(result.runs), wall(httpRequest.runs));
-					found.unshift({ target: 'b/c ≤ 0.8', met: overHttp <= 0.8 });
+					found.unshift({ target: 'b/c ≤ 1.1', met: overHttp <= 1.1 });
 				}
 				for (const verdict of found)
 					verdicts.push({ ...verdict, target: `1 Overhead: ${verdict.target}` });
