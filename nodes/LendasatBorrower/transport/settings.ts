@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
 import { readRetrySettings } from './retry';
 import { describeValue, toNumber } from '../validation/checks';
-import { itemError } from '../validation/parameters';
+import { invalidParameter, itemError } from '../validation/parameters';
 import type { TransportSettings } from './exchange';
 
 /** Well under a minute: a server that has not answered in 30 s is not going to. */
@@ -43,7 +43,7 @@ export function readTransportSettings(
 	defaultAttemptMs = DEFAULT_ATTEMPT_TIMEOUT_MS,
 ): TransportSettings {
 	const refuse = (label: string, problem: string) => {
-		if (context) throw itemError(context, `Invalid ${label}`, `${label}: ${problem}`);
+		if (context) throw invalidParameter(context, label, problem);
 	};
 	for (const [name, { label, min, max }] of Object.entries(NUMBER_OPTIONS)) {
 		if (options[name] === undefined) continue;
