@@ -398,6 +398,7 @@ export interface ParsedTransaction {
 
 /** The start of every PSBT (BIP-174): "psbt" and 0xff. */
 export const PSBT_MAGIC_HEX = '70736274ff';
+const PSBT_MAGIC = Buffer.from(PSBT_MAGIC_HEX, 'hex');
 /** The same five bytes in base64 (their first 7 characters), as wallets often export a PSBT. */
 export const PSBT_MAGIC_BASE64 = 'cHNidP8';
 export const PSBT_NOT_TRANSACTION =
@@ -514,7 +515,7 @@ export function parseBitcoinTransactionHex(hex: string): ParsedTransaction | { e
 }
 
 export function hasPsbtMagic(bytes: Uint8Array): boolean {
-	return bytes.length >= 5 && [0x70, 0x73, 0x62, 0x74, 0xff].every((byte, i) => bytes[i] === byte);
+	return PSBT_MAGIC.equals(bytes.subarray(0, PSBT_MAGIC.length));
 }
 
 /** Hex text to bytes; the error names the first character that is not a hexadecimal digit. */
