@@ -15,7 +15,7 @@ import { KEPT_POSITION, timestampOf, walkNewestFirst } from './walk';
 
 export const INSTALLMENT_DUE_EVENT = 'installmentDue';
 
-const DAY_MS = 24 * 60 * 60_000;
+export const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * The contract statuses whose installments the event watches (hub 49781f87, FACTS §8–§9):

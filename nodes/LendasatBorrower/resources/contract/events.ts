@@ -4,6 +4,7 @@ import { MARGIN_CALL_STATUSES, TERMINAL_STATUSES } from '../../trigger/contractS
 import { previousStatusInTimeline } from '../../trigger/contracts';
 import {
 	bySoonestDue,
+	DAY_MS,
 	INSTALLMENT_DUE_EVENT,
 	readInstallments,
 	windowEnd,
@@ -15,8 +16,6 @@ import { timestampOf } from '../../trigger/walk';
 /** The events Contract → Get Events gives, named as the trigger names them. */
 export const EVENT_NAMES = ['contractStatusChanged', 'installmentDue', 'marginCall'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
-
-const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * A contract in a final status (Closed, Cancelled, …) is reported for this long after its last
