@@ -173,7 +173,7 @@ export function contractSimplifierOf(
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */
 export const contractSimplifyField = simplifyField({
 	resource: ['contract'],
-	operation: ['createBtcInvoice', 'extend', 'get', 'getAll', 'getEvents'],
+	operation: ['createBtcInvoice', 'extend', 'get', 'getAll', 'getEvents', 'getNewEvents'],
 });
 
 export const contractIdField = contractLocatorField(
