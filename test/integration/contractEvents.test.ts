@@ -96,14 +96,11 @@ describe('events per borrower, from one run acting as each', () => {
 			[CONTRACTS.principalGiven, 'PrincipalGiven'],
 		]);
 		const principalGiven = sandbox.state.contracts.get(CONTRACTS.principalGiven)?.contract;
-		const entered = principalGiven?.timeline.find(
-			(entry) =>
-				entry.event.type === 'contract_status_change' && entry.event.status === 'PrincipalGiven',
-		)?.date;
 		expect(statuses[3]).toMatchObject({
 			borrower: 'alice',
 			event: 'contractStatusChanged',
-			event_key: `${CONTRACTS.principalGiven}:PrincipalGiven:${new Date(String(entered)).toISOString()}`,
+			// The first stay in PrincipalGiven.
+			event_key: `${CONTRACTS.principalGiven}:PrincipalGiven:1`,
 			previousStatus: 'CollateralConfirmed',
 			// Simplify on: what an alert needs, not the whole record.
 			next_installment: expect.objectContaining({ status: 'pending' }),
@@ -204,8 +201,24 @@ describe('events per borrower, from one run acting as each', () => {
 		sandbox.admin.advanceClock(60_000);
 		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'PrincipalGiven');
 		const [after] = await statusKeys();
-		expect(after).toMatch(new RegExp(`^${CONTRACTS.principalGiven}:PrincipalGiven:`));
-		expect(after).not.toBe(before);
+		expect([before, after]).toEqual([
+			`${CONTRACTS.principalGiven}:PrincipalGiven:1`,
+			`${CONTRACTS.principalGiven}:PrincipalGiven:2`,
+		]);
+	});
+
+	it('extra collateral on a paid-out loan changes no status key and names no earlier status', async () => {
+		const statusOf = async () =>
+			(await poll(seededBorrowers(), { events: ['contractStatusChanged'] })).events.find(
+				(event) => event.contract_id === CONTRACTS.principalGiven,
+			);
+		const before = await statusOf();
+		sandbox.admin.advanceClock(60_000);
+		sandbox.admin.addCollateral(CONTRACTS.principalGiven, 50_000);
+		const after = await statusOf();
+		expect(after?.event_key).toBe(before?.event_key);
+		expect(after?.previousStatus).toBe('CollateralConfirmed');
+		expect(after?.previousStatus).toBe(before?.previousStatus);
 	});
 
 	it('an installment is given once it falls within Days Ahead, and under a new key once it is late', async () => {
@@ -331,6 +344,85 @@ describe('one borrower cannot spoil the others', () => {
 		);
 		expect(failed.pairedItem).toEqual({ item: 0 });
 		expect(output(NODE, 0).map((item) => item.json.borrower)).toEqual(['bob']);
+	});
+});
+
+describe('odd answers fail the borrower, never become odd events', () => {
+	const page = (contracts: object[], total = contracts.length) =>
+		JSON.stringify({ data: contracts, page: 1, limit: 100, total, total_pages: 1 });
+
+	/** Alice's contract list answered with `body` (a whole 200 answer), Bob's as the sandbox has it. */
+	const answerAliceWith = (body: string) =>
+		sandbox.configure({
+			faults: [{ kind: 'trickle', delayMs: 1, method: 'GET', path: '/api/contracts', body }],
+		});
+
+	const aliceContract = () => {
+		const contract = sandbox.state.contracts.get(CONTRACTS.principalGiven)?.contract;
+		return JSON.parse(JSON.stringify(contract)) as Record<string, unknown>;
+	};
+
+	it('the same contract listed twice, its ID in capitals the second time, is one contract', async () => {
+		const contract = aliceContract();
+		const twice = [contract, { ...contract, id: String(contract.id).toUpperCase() }];
+		answerAliceWith(page(twice, 1));
+		const { events } = await poll([seededBorrowers()[0]], { events: ['contractStatusChanged'] });
+		expect(events.map((event) => event.event_key)).toEqual([
+			`${CONTRACTS.principalGiven}:PrincipalGiven:1`,
+		]);
+
+		// Counted as two: one contract is missing, so the borrower fails rather than miss it.
+		answerAliceWith(page(twice));
+		const counted = await poll(
+			[seededBorrowers()[0]],
+			{ events: ['contractStatusChanged'] },
+			{ onError: 'continueErrorOutput' },
+		);
+		expect(counted.events).toEqual([]);
+		expect(counted.output(NODE, 1).map((item) => item.error?.message)).toEqual([
+			'Lendasat returned 1 of 2 contracts',
+		]);
+	});
+
+	it.each([
+		['a status that is not text', { status: { value: 'PrincipalGiven' } }, 'has the status {'],
+		['no status', { status: undefined }, 'has the status nothing'],
+		[
+			'installments that are not a list on a paid-out loan',
+			{ installments: 'see the schedule' },
+			'is PrincipalGiven but its installments are',
+		],
+	])(
+		'a contract with %s fails that borrower alone, with nothing of it output',
+		async (_case, fields, problem) => {
+			answerAliceWith(page([{ ...aliceContract(), ...fields }]));
+			const { events, output } = await poll(
+				seededBorrowers(),
+				{},
+				{ onError: 'continueErrorOutput' },
+			);
+			expect(new Set(events.map((event) => event.borrower))).toEqual(new Set(['bob']));
+			const [failed] = output(NODE, 1);
+			expect(failed.error?.message).toBe(
+				'Contract → Get Events: Lendasat sent a contract the node cannot read',
+			);
+			expect(String(failed.error?.description)).toContain(problem);
+			expect(failed.pairedItem).toEqual({ item: 0 });
+		},
+	);
+
+	it('refuses a Statuses value that is no status (a display name), sending nothing', async () => {
+		const before = sandbox.requests.length;
+		const { error, events } = await poll([seededBorrowers()[0]], {
+			events: ['contractStatusChanged'],
+			statuses: ['Principal Given'],
+		});
+		expect(events).toEqual([]);
+		expect(error?.message).toBe('Invalid Statuses [item 0]');
+		expect(String((error as { description?: string }).description)).toContain(
+			'"Principal Given" is not a contract status',
+		);
+		expect(sandbox.requests.length).toBe(before);
 	});
 });
 

@@ -266,7 +266,7 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 		).toEqual([`${lower}:PrincipalGiven:1`]);
 	});
 
-	it.each([
+	it.each<[string, IDataObject, RegExp]>([
 		['no id', { id: undefined }, /^has the id /],
 		['a status that is not text', { status: { name: 'PrincipalGiven' } }, /^has the status /],
 		['no status', { status: undefined }, /^has the status /],
@@ -285,10 +285,7 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 		const { events, malformed } = currentEvents([contract(fields)], settings());
 		expect(events).toEqual([]);
 		expect(malformed).toEqual([
-			{
-				contractId: fields.id === undefined && 'id' in fields ? undefined : ID,
-				problem: expect.stringMatching(problem),
-			},
+			{ contractId: 'id' in fields ? undefined : ID, problem: expect.stringMatching(problem) },
 		]);
 	});
 

@@ -38,7 +38,7 @@ export type Finding =
 	| { kind: 'unchanged' }
 	| {
 			kind: 'changed';
-			/** The events not delivered yet: empty when only the memory shrank (something ended). */
+			/** The events not delivered yet, each keyed as the memory knows it: empty when only the memory shrank (something ended). */
 			news: IDataObject[];
 			/** The memory once `news` is delivered. */
 			reported: string;
@@ -108,14 +108,16 @@ export function findNews(
 ): Finding {
 	const claim = reported?.claim;
 	if (claim && claim.until > poll.now && claim.by !== poll.claimant) return { kind: 'claimed' };
-	const hashed = current.map((event) => ({ item: event.item, hash: hashOfEvent(event.identity) }));
+	const hashed = current.map((event) => ({ event, hash: hashOfEvent(event.identity) }));
 	const standing = new Set(hashed.map(({ hash }) => hash));
-	const news =
+	const fresh =
 		reported === null
 			? poll.recordFirstPoll
 				? []
-				: hashed.map(({ item }) => item)
-			: hashed.filter(({ hash }) => !reported.delivered.has(hash)).map(({ item }) => item);
+				: hashed
+			: hashed.filter(({ hash }) => !reported.delivered.has(hash));
+	// Keyed by what the memory holds of it: a margin call by its level, whatever else changes.
+	const news = fresh.map(({ event }) => ({ ...event.item, event_key: event.identity }));
 	const reportedNow = writeReported(standing);
 	const unchanged =
 		reported !== null && news.length === 0 && reportedNow === writeReported(reported.delivered);
