@@ -479,6 +479,7 @@ describe("Seal API Key: the new account's key output sealed with the credential'
 		const description = String((error as { description?: string }).description);
 		expect(description).toMatch(/^Account → Create: /);
 		expect(description).toMatch(problem);
+		expect(description).toContain('openssl rand -hex 32');
 		expect(description).toMatch(/Nothing was sent\.$/);
 		expect(sandbox.requests).toEqual([]);
 		expect(sandbox.state.accounts).toHaveLength(0);

@@ -572,7 +572,7 @@ describe("keys at rest sealed with the credential's Key Sealing Secret", () => {
 			'and a credential without a Key Sealing Secret',
 			() => credential('master', sandbox.keys.master),
 			"The credential's Key Sealing Secret cannot be used [item 0]",
-			'Contract → Get Many: The credential has no Key Sealing Secret. Generate one (e.g. openssl rand -hex 32) and enter it in the credential. Nothing was sent.',
+			'Contract → Get Many: The credential has no Key Sealing Secret. Act as Borrower (API Key) holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential. Nothing was sent.',
 		],
 	])(
 		'a sealed key %s fails its item, sends nothing for it, and the other items go on',

@@ -164,14 +164,11 @@ function sealedWithAad(key: string, aad: string): string {
 describe('the Key Sealing Secret', () => {
 	it('is refused when missing or shorter than 32 characters, never repeated', () => {
 		const short = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d'; // 31 characters
-		expect(sealingSecretProblem(undefined)).toMatch(/^The credential has no Key Sealing Secret\./);
-		expect(sealingSecretProblem('   ')).toMatch(/^The credential has no Key Sealing Secret\./);
-		expect(sealingSecretProblem(42)).toMatch(/^The credential has no Key Sealing Secret\./);
-		const problem = String(sealingSecretProblem(short));
-		expect(problem).toMatch(/^The credential's Key Sealing Secret is shorter than 32 characters/);
-		expect(problem).toContain('openssl rand -hex 32');
-		expect(problem).not.toContain(short.slice(0, 8));
-		expect(sealingSecretProblem(` ${short} `)).toBe(problem);
+		const none = 'The credential has no Key Sealing Secret.';
+		expect([undefined, '', '   ', 42].map(sealingSecretProblem)).toEqual([none, none, none, none]);
+		const tooShort = "The credential's Key Sealing Secret is shorter than 32 characters.";
+		expect(sealingSecretProblem(short)).toBe(tooShort);
+		expect(sealingSecretProblem(` ${short} `)).toBe(tooShort);
 		expect(sealingSecretProblem(`${short}e`)).toBeUndefined();
 		expect(sealingSecretProblem(SECRET)).toBeUndefined();
 	});
@@ -240,13 +237,13 @@ describe('the connection of an item acting with a sealed key', () => {
 			'a credential without a Key Sealing Secret',
 			{ ...master, sealingSecret: '' },
 			"The credential's Key Sealing Secret cannot be used [item 3]",
-			'Contract → Get Many: The credential has no Key Sealing Secret. Generate one (e.g. openssl rand -hex 32) and enter it in the credential. Nothing was sent.',
+			'Contract → Get Many: The credential has no Key Sealing Secret. Act as Borrower (API Key) holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential. Nothing was sent.',
 		],
 		[
 			'a credential whose Key Sealing Secret is too short',
 			{ ...master, sealingSecret: SECRET.slice(0, 31) },
 			"The credential's Key Sealing Secret cannot be used [item 3]",
-			expect.stringMatching(/is shorter than 32 characters.*Nothing was sent\.$/),
+			"Contract → Get Many: The credential's Key Sealing Secret is shorter than 32 characters. Act as Borrower (API Key) holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential. Nothing was sent.",
 		],
 	])(
 		'%s: refused, naming the item, without the key or the secret',

@@ -42,11 +42,9 @@ export function holdsSealedKey(text: string): boolean {
 /** What is wrong with a Key Sealing Secret, or undefined. No message repeats any part of it. */
 export function sealingSecretProblem(secret: unknown): string | undefined {
 	const text = typeof secret === 'string' ? secret.trim() : '';
-	if (text === '') {
-		return 'The credential has no Key Sealing Secret. Generate one (e.g. openssl rand -hex 32) and enter it in the credential.';
-	}
+	if (text === '') return 'The credential has no Key Sealing Secret.';
 	if (text.length < MIN_SEALING_SECRET_LENGTH) {
-		return `The credential's Key Sealing Secret is shorter than ${MIN_SEALING_SECRET_LENGTH} characters, too short to seal or open keys. Generate one (e.g. openssl rand -hex 32); keys already sealed open only with the secret they were sealed with.`;
+		return `The credential's Key Sealing Secret is shorter than ${MIN_SEALING_SECRET_LENGTH} characters.`;
 	}
 	return undefined;
 }

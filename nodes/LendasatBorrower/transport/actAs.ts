@@ -15,10 +15,11 @@ export const ACT_AS_BORROWER_OPTION = 'borrowerApiKey';
 export const ACT_AS_BORROWER_LABEL = 'Act as Borrower (API Key)';
 
 /**
- * The borrower key this item acts as, trimmed (sealed or plain, as given), or undefined to use the credential's key (the option
- * is not set or empty). An expression that gives no key for the item is refused rather than falling
- * back to the credential's key, which could be another borrower's. The value never appears in an error.
- * `node` is the node as saved, where an expression shows as one.
+ * The borrower key this item acts as, trimmed and as given (plain or sealed), or undefined to use
+ * the credential's key (the option is not set or empty). An expression that gives no key for the
+ * item is refused rather than falling back to the credential's key, which could be another
+ * borrower's. The value never appears in an error. `node` is the node as saved, where an expression
+ * shows as one.
  */
 export function actingBorrowerKey(
 	context: IExecuteSingleFunctions,

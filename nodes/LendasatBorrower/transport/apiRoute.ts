@@ -29,8 +29,8 @@ import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
 import { redactSecrets, type ErrorGuidance } from './errors';
-import { invalidParameter } from '../validation/parameters';
 import { Semaphore } from './semaphore';
+import { invalidParameter } from '../validation/parameters';
 
 export { failureOf, settle } from './exchange';
 

@@ -256,7 +256,7 @@ function actingAs(connection: Connection, apiKey: string, asker: Asker): Connect
 
 /**
  * The key as given, or opened when it is sealed: with the credential's Key Sealing Secret, failing
- * closed (nothing is sent) when the secret is missing or cannot open it.
+ * closed when the secret is missing or does not open it.
  */
 export function openedKey(
 	credentials: CredentialFields,
@@ -264,9 +264,14 @@ export function openedKey(
 	asker: Pick<Asker, 'node' | 'label' | 'itemIndex' | 'actAsField'>,
 ): string {
 	if (!isSealedKey(given)) return given;
-	const opened = openSealedKey(given, requireSealingSecret(credentials, asker));
-	if ('key' in opened) return opened.key;
 	const field = asker.actAsField ?? ACT_AS_BORROWER_LABEL;
+	const secret = requireSealingSecret(
+		credentials,
+		asker,
+		`${field} holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential.`,
+	);
+	const opened = openSealedKey(given, secret);
+	if ('key' in opened) return opened.key;
 	throw new NodeOperationError(
 		asker.node,
 		`Cannot open the sealed key in ${field}${itemOf(asker)}`,
@@ -277,20 +282,28 @@ export function openedKey(
 	);
 }
 
+/** What to do about a missing or short Key Sealing Secret when there is nothing sealed yet. */
+const NEW_SEALING_SECRET_ADVICE =
+	'Generate one of at least 32 characters (e.g. openssl rand -hex 32), enter it in the credential and keep a copy: what it seals opens only with it.';
+
 /**
  * The credential's Key Sealing Secret, trimmed, checked before anything is sent: a missing or short
- * one is an error naming the asker, which never repeats the secret.
+ * one is an error naming the asker and saying what to do (`advice`), which never repeats the secret.
  */
 export function requireSealingSecret(
 	credentials: CredentialFields,
 	asker: Pick<Asker, 'node' | 'label' | 'itemIndex'>,
+	advice = NEW_SEALING_SECRET_ADVICE,
 ): string {
 	const problem = sealingSecretProblem(credentials.sealingSecret);
 	if (problem) {
 		throw new NodeOperationError(
 			asker.node,
 			`The credential's Key Sealing Secret cannot be used${itemOf(asker)}`,
-			{ itemIndex: asker.itemIndex, description: `${asker.label}: ${problem} Nothing was sent.` },
+			{
+				itemIndex: asker.itemIndex,
+				description: `${asker.label}: ${problem} ${advice} Nothing was sent.`,
+			},
 		);
 	}
 	return String(credentials.sealingSecret).trim();
