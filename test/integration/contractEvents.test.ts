@@ -4,7 +4,10 @@
  * events they stand at now, each with an event_key that stays the same until something changes, for
  * Remove Duplicates to let through once. Run through n8n-core against the sandbox.
  */
+import { randomBytes } from 'node:crypto';
+
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { onboardBorrowers } from '../../dev/sandbox/partner';
 import {
 	runWorkflow,
@@ -50,6 +53,7 @@ async function poll(
 	borrowers: ListedBorrower[],
 	parameters: Record<string, unknown> = {},
 	settings: { onError?: 'continueErrorOutput' | 'continueRegularOutput' } = {},
+	credential = master(),
 ): Promise<RunResult & { events: Array<Record<string, unknown>> }> {
 	const { options, ...rest } = parameters as { options?: object };
 	const result = await runWorkflow(
@@ -63,7 +67,7 @@ async function poll(
 			},
 			{ typeVersion: 1.1, ...settings },
 		),
-		{ credential: master(), items: borrowers },
+		{ credential, items: borrowers },
 	);
 	// The run's data holds the input items, keys and all, as n8n keeps them; what the node made must not.
 	const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
@@ -275,6 +279,33 @@ describe('events per borrower, from one run acting as each', () => {
 	});
 });
 
+describe("the partner's list with its keys sealed", () => {
+	it('gives the very events of the plain list, and no plain key is anywhere in the run', async () => {
+		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
+		const plain = await poll(seededBorrowers(), { daysAhead: 25 });
+		sandbox.reset();
+		const sealedList = seededBorrowers().map((borrower) => ({
+			...borrower,
+			api_key: sealKey(borrower.api_key, secret, randomBytes),
+		}));
+
+		const sealed = await poll(
+			sealedList,
+			{ daysAhead: 25 },
+			{},
+			{ ...master(), sealingSecret: secret },
+		);
+
+		expect(sealed.error).toBeUndefined();
+		expect(keysOf(sealed.events)).toEqual(keysOf(plain.events));
+		expect(sealed.events.length).toBeGreaterThan(0);
+		const visible = everythingVisible(sealed.run);
+		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, secret]) {
+			expect(visible).not.toContain(key);
+		}
+	});
+});
+
 describe('one borrower cannot spoil the others', () => {
 	const withBadKey = (): ListedBorrower[] => [
 		seededBorrowers()[0],
@@ -331,6 +362,25 @@ describe('one borrower cannot spoil the others', () => {
 
 		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
 		expect(sandbox.requests.length).toBe(before);
+	});
+
+	it('refuses a Borrower that holds a sealed key, sending nothing', async () => {
+		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
+		// Not the key this item acts with: another borrower's, sealed.
+		const listed = {
+			borrower_id: 'alice',
+			api_key: sandbox.keys.borrower,
+			old_key: sealKey(sandbox.keys.otherBorrower, secret, randomBytes),
+		};
+		const { error } = await poll(
+			[listed],
+			{ borrower: '={{ $json.old_key }}' },
+			{},
+			{ ...master(), sealingSecret: secret },
+		);
+		expect(error?.message).toBe('Invalid Borrower [item 0]');
+		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
+		expect(sandbox.requests).toEqual([]);
 	});
 
 	it('fails the borrower whose open installment has a due date it cannot place', async () => {

@@ -6,6 +6,9 @@ import { operationMetaOf } from '../transport/apiRoute';
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
 const onContractCreate = { show: { '/resource': ['contract'], '/operation': ['create'] } };
+const onAccountCreate = {
+	show: { '/resource': ['account'], '/operation': ['create', 'createWithOwnKey'] },
+};
 
 /**
  * The node's parameters followed by its Options collection, whose Act as Borrower is shown exactly
@@ -64,7 +67,7 @@ function actAsBorrowerOption(displayOptions: DisplayOptions): INodeProperties {
 		default: '',
 		placeholder: 'e.g. {{ $json.api_key }}',
 		description:
-			"For partners: a borrower's API key to send instead of the credential's, usually an expression reading the api_key field that Account → Create returned. The credential (even a Partner Master Key) still gives the environment and base URL. Leave empty to use the credential's key. The key is never shown in output or errors; an expression that gives no key for an item fails that item. List pickers and the trigger always use the credential's key.",
+			"For partners: a borrower's API key to send instead of the credential's, usually an expression reading the api_key field that Account → Create returned. A sealed key (lendasat-sealed:…, the api_key_sealed of Account → Create or Account → Seal API Key) is opened with the credential's Key Sealing Secret. The credential (even a Partner Master Key) still gives the environment and base URL. Leave empty to use the credential's key. The key is never shown in output or errors; an expression that gives no key for an item fails that item. List pickers and the trigger always use the credential's key.",
 		displayOptions,
 	};
 }
@@ -146,6 +149,15 @@ export const optionsCollection: INodeProperties = {
 			default: ['network', 'rateLimit', 'serverUnavailable'],
 			description:
 				'Which failures to retry. A request that creates something is sent again after a possible delivery only when the node can tell it was not processed (Contract → Create looks for the contract first).',
+		},
+		{
+			displayName: 'Seal API Key',
+			name: 'sealApiKey',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to output the new account's key sealed with the credential's Key Sealing Secret, as api_key_sealed instead of api_key: store that, and give it to Act as Borrower, which opens it. The plain key is then in no output. Needs the credential's Key Sealing Secret.",
+			displayOptions: onAccountCreate,
 		},
 		{
 			displayName: 'Send Idempotency Key',

@@ -30,6 +30,7 @@ import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
 import { redactSecrets, type ErrorGuidance } from './errors';
 import { Semaphore } from './semaphore';
+import { invalidParameter } from '../validation/parameters';
 
 export { failureOf, settle } from './exchange';
 
@@ -64,6 +65,12 @@ export interface OperationMeta {
 	 * another server before they answer (Arkade's); the usual default otherwise.
 	 */
 	attemptTimeoutMs?: number;
+	/**
+	 * For an operation that checks a borrower's key it is given (Account → Seal API Key): the
+	 * parameter holding that key, plain or sealed, and its label. The key is sent instead of the
+	 * credential's, as Act as Borrower's would be, and is as secret; the operation offers no Act as Borrower.
+	 */
+	sendsKeyOf?: { parameter: string; label: string };
 }
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
@@ -254,9 +261,11 @@ async function transportFor(
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
 	const options = context.getNodeParameter('options', {}) as IDataObject;
-	// Only an operation that needs a Borrower Key offers Act as Borrower.
-	const actAs = meta.keyType === 'borrower' ? actingBorrowerKey(context, options, node) : undefined;
-	const connection = await connectionFor(context, meta, { node, itemIndex, actAs });
+	const connection = await connectionFor(context, meta, {
+		node,
+		itemIndex,
+		...keyActedAs(context, meta, options, node),
+	});
 	return {
 		connection,
 		settings: readTransportSettings(
@@ -275,12 +284,51 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance: connection.actingAsBorrower
-				? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
-				: meta.errors,
+			guidance:
+				connection.actingAsBorrower && !meta.sendsKeyOf
+					? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
+					: meta.errors,
 		},
 		clock: systemClock,
 	};
+}
+
+/**
+ * The key an item sends instead of the credential's, and the field it was given in: the operation's
+ * own key parameter, or Act as Borrower, which only an operation that needs a Borrower Key offers.
+ */
+function keyActedAs(
+	context: IExecuteSingleFunctions,
+	meta: OperationMeta,
+	options: IDataObject,
+	node: INode,
+): { actAs?: string; actAsField?: string } {
+	if (meta.sendsKeyOf) {
+		const { parameter, label } = meta.sendsKeyOf;
+		return { actAs: givenKey(context, parameter, label), actAsField: label };
+	}
+	if (meta.keyType !== 'borrower') return {};
+	return { actAs: actingBorrowerKey(context, options, node) };
+}
+
+/** A key parameter's value, trimmed: it must be text and not empty. The value is never shown. */
+function givenKey(context: IExecuteSingleFunctions, parameter: string, label: string): string {
+	const value = context.getNodeParameter(parameter, '');
+	if (typeof value !== 'string') {
+		throw invalidParameter(
+			context,
+			label,
+			`Expected the API key as text, got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}. Nothing was sent.`,
+		);
+	}
+	if (value.trim() === '') {
+		throw invalidParameter(
+			context,
+			label,
+			"Must not be empty: give the borrower's API key, e.g. the expression {{ $json.api_key }}. Nothing was sent.",
+		);
+	}
+	return value.trim();
 }
 
 /**
@@ -294,7 +342,7 @@ const credentialConnectionsOf = oncePerRun((): Map<OperationMeta, Connection> =>
 async function connectionFor(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
-	asker: { node: INode; itemIndex: number; actAs?: string },
+	asker: { node: INode; itemIndex: number; actAs?: string; actAsField?: string },
 ): Promise<Connection> {
 	const credentials = await credentialsOf(context);
 	// Looked up after the wait: the items of a run all start before the first has its credential.

@@ -11,6 +11,7 @@ import { readSimplify } from '../../descriptions/fields';
 import { actingBorrowerKey } from '../../transport/actAs';
 import { nodeOf, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { containsSecret } from '../../transport/errors';
+import { holdsSealedKey } from '../../encryption/sealedKeys';
 import { requireComplete, walkPages } from '../../transport/pagination';
 import { withCollateralAndKyc } from '../../trigger/contracts';
 import { cannotRead } from '../../trigger/installments';
@@ -170,8 +171,8 @@ function readEventNames(context: IExecuteSingleFunctions): EventName[] {
 
 /**
  * The partner's reference for the borrower, or null when none is given. A key here would be copied
- * into every event, so text holding one (the key this item acts as, or anything shaped like a
- * Lendasat key) is refused, and the error does not repeat it.
+ * into every event, so text holding one (the key this item acts as, anything shaped like a Lendasat
+ * key, or a sealed key) is refused, and the error does not repeat it.
  */
 export function readBorrower(context: IExecuteSingleFunctions): string | null {
 	const value = context.getNodeParameter('borrower', '');
@@ -190,7 +191,11 @@ export function readBorrower(context: IExecuteSingleFunctions): string | null {
 		context.getNodeParameter('options', {}) as IDataObject,
 		nodeOf(context),
 	);
-	if (holdsLendasatKey(text) || (actingKey !== undefined && containsSecret(text, [actingKey]))) {
+	if (
+		holdsLendasatKey(text) ||
+		holdsSealedKey(text) ||
+		(actingKey !== undefined && containsSecret(text, [actingKey]))
+	) {
 		throw invalidParameter(
 			context,
 			'Borrower',
