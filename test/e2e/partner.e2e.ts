@@ -12,7 +12,6 @@ import { onboardBorrowers } from '../../dev/sandbox/partner';
 import { startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { startReceiver, type Receiver } from './helpers';
 import {
-	BAD_BORROWER,
 	expectEachChangeOnce,
 	partnerSteps,
 	runPolls,
@@ -73,8 +72,5 @@ test(`the partner template over ${BORROWERS} borrowers in two overlapping shards
 	process.stdout.write(
 		`partner template: ${polls.map((poll, index) => `poll ${index + 1} ${poll.alerts.length} alerts (${poll.failedAlerts.length} failed)`).join(', ')}\n`,
 	);
-	await expectEachChangeOnce(server, watch, polls, expected, [
-		sandbox.keys.master,
-		BAD_BORROWER.api_key,
-	]);
+	await expectEachChangeOnce(server, watch, polls, expected, [sandbox.keys.master]);
 }, 600_000);

@@ -14,12 +14,14 @@
  * nothing; a margin call after Healthy alerts again; a year passes (every contract ends, every
  * borrower takes a new loan) and what the watch remembers stays one event per borrower.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { OnboardedBorrower } from '../../dev/sandbox/partner';
 import type { Sandbox } from '../../dev/sandbox/server';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { waitFor, type Receiver } from './helpers';
 
 export const TEMPLATE_FILE = join(
@@ -110,13 +112,17 @@ export interface PartnerWatch {
 	projectId: string;
 	borrowerTable: string;
 	alertTable: string;
-	/** The keys as the table holds them (what Act as Borrower receives), by borrower ID. */
-	storedKeys: Map<string, string>;
+	/** The borrowers' plain keys: sealed in the table, they must appear nowhere n8n stores. */
+	plainKeys: string[];
 }
 
+/** The partner's Key Sealing Secret: only the credential holds it, encrypted as n8n encrypts credentials. */
+const SEALING_SECRET = randomBytes(32).toString('hex');
+
 /**
- * What the partner sets up before activating the template: a credential with its master key, the
- * borrower table (the borrowers and the one with a rejected key), the watch-alerts table and the
+ * What the partner sets up before activating the template: a credential with its master key and Key
+ * Sealing Secret, the borrower table (the borrowers, with their keys sealed as Account → Create's
+ * Seal API Key gives them, and one whose key Lendasat rejects), the watch-alerts table and the
  * workflow itself.
  */
 export async function setUpPartnerWatch(
@@ -134,6 +140,7 @@ export async function setUpPartnerWatch(
 			baseUrl: sandbox.url,
 			keyType: 'master',
 			apiKey: sandbox.keys.master,
+			sealingSecret: SEALING_SECRET,
 		},
 	});
 	const project = await server.rest('GET', '/projects/personal');
@@ -146,7 +153,6 @@ export async function setUpPartnerWatch(
 		name: 'Lendasat watch alerts',
 		columns: ['cause', 'day'].map(text),
 	});
-	const storedKeys = new Map<string, string>();
 	const rows = [
 		...borrowers.map((borrower) => ({
 			borrower_id: borrower.id,
@@ -154,8 +160,7 @@ export async function setUpPartnerWatch(
 			api_key: borrower.api_key,
 		})),
 		BAD_BORROWER,
-	];
-	for (const row of rows) storedKeys.set(row.borrower_id, row.api_key);
+	].map((row) => ({ ...row, api_key: sealKey(row.api_key, SEALING_SECRET, randomBytes) }));
 	await server.rest('POST', `/projects/${project.id}/data-tables/${borrowerTable.id}/insert`, {
 		data: rows,
 		returnType: 'count',
@@ -175,7 +180,7 @@ export async function setUpPartnerWatch(
 		projectId: project.id,
 		borrowerTable: borrowerTable.id,
 		alertTable: alertTable.id,
-		storedKeys,
+		plainKeys: [...borrowers.map((borrower) => borrower.api_key), BAD_BORROWER.api_key],
 	};
 }
 
@@ -291,6 +296,12 @@ async function finishedPoll(
 	return await Promise.all(
 		summaries.map(async (summary: Json) => await server.execution(String(summary.id))),
 	);
+}
+
+/** The items of one output of a node in an execution's data. */
+function taskOutput(execution: Json, node: string, output: number): Json[] {
+	const runData = execution.data?.resultData?.runData ?? execution.resultData?.runData;
+	return runData?.[node]?.[0]?.data?.main?.[output] ?? [];
 }
 
 async function deactivate(server: N8nServer, workflowId: string): Promise<void> {
@@ -465,7 +476,7 @@ export async function expectEachChangeOnce(
 	const days = polls.map((poll) => String(poll.executions[0].startedAt).slice(0, 10));
 	const watchAlerts = polls.map((poll) => poll.watchAlerts.map((alert) => String(alert.text)));
 	expect(watchAlerts[0]).toEqual([
-		`Lendasat could not check 1 borrower(s) (${BAD_BORROWER.borrower_id}): Lendasat rejected the Act as Borrower API key`,
+		`Lendasat could not check 1 borrower(s) (${BAD_BORROWER.borrower_id}): Lendasat rejected the Act as Borrower API key (HTTP 401)`,
 	]);
 	expect(watchAlerts[1]).toEqual([
 		expect.stringMatching(
@@ -474,6 +485,27 @@ export async function expectEachChangeOnce(
 	]);
 	for (let index = 2; index < polls.length; index++)
 		if (days[index] === days[index - 1]) expect(watchAlerts[index]).toEqual([]);
+
+	// The error output of a failed borrower holds the error only; its pairing names the row.
+	for (const execution of polls[0].executions) {
+		const failed = taskOutput(execution, 'New events', 1);
+		if (failed.length === 0) continue;
+		expect(failed.map((item) => Object.keys(item.json))).toEqual([['error']]);
+		expect(
+			taskOutput(execution, 'Name the borrower', 0).map((item) => item.json.borrower_id),
+		).toEqual([BAD_BORROWER.borrower_id]);
+	}
+	// The ten borrowers of both shards: how often both executions found the same news at once (each
+	// then sent it once, as checked above).
+	const raced = polls.slice(1).filter((poll) => {
+		const told = poll.executions.map((execution) =>
+			taskOutput(execution, 'New events', 0).map((item) => String(item.json.borrower)),
+		);
+		return told.length === 2 && told[0].some((borrower) => told[1].includes(borrower));
+	}).length;
+	process.stdout.write(
+		`partner template: both shards found the same borrower's news at ${raced} poll(s)\n`,
+	);
 
 	// What the watch remembers: for each borrower, one 11-character entry per event that stands now.
 	const rows = await tableRows(server, watch);
@@ -485,12 +517,15 @@ export async function expectEachChangeOnce(
 		expect(row.reported).toMatch(/^1:[A-Za-z0-9_-]{11}$/);
 	}
 
-	// No key in any alert, in any execution n8n saved (failed ones included) or in the table.
+	// No key in any alert, in any execution n8n saved (failed ones included) or in the table: the
+	// table and the executions hold the sealed keys only.
 	const saved = await Promise.all(
 		(await server.executions(watch.workflowId)).map(
 			async (execution: Json) => await server.execution(String(execution.id)),
 		),
 	);
-	const stored = JSON.stringify({ alerts: polls, saved, rows: rows.map((row) => row.reported) });
-	for (const secret of secrets) expect(stored).not.toContain(secret);
+	const stored = JSON.stringify({ alerts: polls, saved, rows });
+	expect(stored).toContain('lendasat-sealed:v1:');
+	for (const secret of [...secrets, ...watch.plainKeys, SEALING_SECRET])
+		expect(stored).not.toContain(secret);
 }
