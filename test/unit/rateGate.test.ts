@@ -7,6 +7,7 @@ import {
 	MIN_RATE,
 	PROBE_MS,
 	RateGate,
+	RateGates,
 	SHARED_MS,
 	rateGateFor,
 	type GateTicket,
@@ -420,5 +421,52 @@ describe('rateGateFor: one gate per key, idle ones dropped', () => {
 		expect(idle.map((gate, i) => rateGateFor(`borrower-${i}`) === gate)).not.toContain(true);
 		expect(rateGateFor('busy-key')).toBe(busy);
 		busy.release();
+	});
+});
+
+describe("RateGates: finding or making a key's gate costs the same however many keys there are", () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('looks the gates over when their number has doubled, not at every new key: 20,000 keys, fewer than 40,000 looks', () => {
+		const looks = jest.spyOn(RateGate.prototype, 'isForgettable');
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		for (let index = 0; index < 20_000; index++)
+			gates.gateFor(`borrower-${index}`, clock.asClock());
+		expect(gates.size).toBe(20_000);
+		// Every sweep looks at each gate once; one at every new key would be about 200 million looks.
+		expect(looks.mock.calls.length).toBeLessThan(2 * 20_000);
+		expect(looks).toHaveBeenCalled();
+	});
+
+	it('still drops the gates idle for more than a minute, and keeps a busy one', async () => {
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		const busy = gates.gateFor('busy-key', clock.asClock());
+		await busy.acquire();
+		const idle = Array.from({ length: 1_000 }, (_, index) =>
+			gates.gateFor(`borrower-${index}`, clock.asClock()),
+		);
+		clock.now = 61_000;
+		// New keys keep coming: the gates from a minute ago go with the next look, the busy one stays.
+		const looks = jest.spyOn(RateGate.prototype, 'isForgettable');
+		gates.gateFor('one-more', clock.asClock());
+		expect(looks.mock.calls.length).toBe(1 + 1_000);
+		expect(gates.size).toBe(2);
+		expect(gates.gateFor('busy-key', clock.asClock())).toBe(busy);
+		expect(gates.gateFor('borrower-0', clock.asClock())).not.toBe(idle[0]);
+		busy.release();
+	});
+
+	it('keeps memory bounded while new keys keep coming: never more than twice the gates in use, plus those of the last minute', () => {
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		let most = 0;
+		for (let index = 0; index < 10_000; index++) {
+			clock.now = index * 100; // a new key every 100 ms: 600 a minute
+			gates.gateFor(`borrower-${index}`, clock.asClock());
+			most = Math.max(most, gates.size);
+		}
+		expect(most).toBeLessThanOrEqual(2 * 2 * 600);
 	});
 });

@@ -455,20 +455,52 @@ export class RateGate {
 	}
 }
 
-const gates = new Map<string, RateGate>();
-
 /**
- * The gate of one key on one server; the key is identified by a hash, never stored. A new gate
- * runs on `clock`. Gates of keys that went idle are dropped when a new one is made, so a partner
- * acting for thousands of borrowers (Act as Borrower) does not keep a gate for each in memory forever.
+ * The gates of the keys this process sends, each key identified by a hash, never stored. Gates of
+ * keys that went idle are dropped, so that a partner acting for thousands of borrowers (Act as
+ * Borrower) does not keep a gate for each in memory forever. Looking every gate over costs as much as
+ * there are gates: it is done when their number has doubled since the last time, or a minute has
+ * passed, so that making a gate costs the same however many there are.
  */
-export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
-	let gate = gates.get(identity);
-	if (!gate) {
-		const now = clock.now();
-		for (const [other, idle] of gates) if (idle.isForgettable(now)) gates.delete(other);
-		gate = new RateGate(clock);
-		gates.set(identity, gate);
+export class RateGates {
+	private readonly gates = new Map<string, RateGate>();
+	private keptAtLastSweep = 0;
+	private lastSweepAt = -Infinity;
+
+	/** The gate of `identity`; a new one runs on `clock`. */
+	gateFor(identity: string, clock: Clock = systemClock): RateGate {
+		let gate = this.gates.get(identity);
+		if (!gate) {
+			const now = clock.now();
+			if (this.gates.size >= 2 * this.keptAtLastSweep || !this.sweptWithin(now, IDLE_FORGET_MS))
+				this.dropIdle(now);
+			gate = new RateGate(clock);
+			this.gates.set(identity, gate);
+		}
+		return gate;
 	}
-	return gate;
+
+	/** Gates kept now, for tests and diagnostics. */
+	get size(): number {
+		return this.gates.size;
+	}
+
+	private sweptWithin(now: number, ms: number): boolean {
+		// A clock set back counts as time passed.
+		return now >= this.lastSweepAt && now - this.lastSweepAt < ms;
+	}
+
+	private dropIdle(now: number): void {
+		for (const [identity, gate] of this.gates)
+			if (gate.isForgettable(now)) this.gates.delete(identity);
+		this.keptAtLastSweep = this.gates.size;
+		this.lastSweepAt = now;
+	}
+}
+
+const gates = new RateGates();
+
+/** The gate of one key on one server, shared by everything this process sends with that key. */
+export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
+	return gates.gateFor(identity, clock);
 }
