@@ -408,6 +408,57 @@ describe('RateGate: a connection awaited past the deadline', () => {
 	});
 });
 
+describe('RateGate: a cancelled run', () => {
+	it('gets no connection: the wait for one ends at once, and none is taken', async () => {
+		const clock = new VirtualClock();
+		const gate = gateOn(clock);
+		expect(await gate.acquire(1)).toBeDefined();
+		const run = new AbortController();
+		let outcome: 'waiting' | 'gave up' | 'connected' = 'waiting';
+		void gate
+			.acquire(1, Infinity, run.signal)
+			.then((ticket) => (outcome = ticket ? 'connected' : 'gave up'));
+		await clock.run(() => false);
+		clock.now = 500;
+		expect(outcome).toBe('waiting');
+		run.abort();
+		await clock.run(() => outcome !== 'waiting');
+		expect(outcome).toBe('gave up');
+		expect(clock.now).toBe(500);
+		gate.release();
+		expect(gate.inFlight).toBe(0);
+	});
+
+	it('gets no turn: a request paced seconds ahead stops waiting at once, the others keep their turns', async () => {
+		const clock = new VirtualClock();
+		const gate = await learnedGate(clock);
+		const run = new AbortController();
+		let cancelledOutcome: 'waiting' | 'gave up' | 'turn' = 'waiting';
+		void gate
+			.acquire(Infinity, Infinity, run.signal)
+			.then((ticket) => (cancelledOutcome = ticket ? 'turn' : 'gave up'));
+		let otherTurn: number | undefined;
+		void gate.acquire().then(() => (otherTurn = clock.now));
+		await clock.run(() => false, 10);
+		expect(cancelledOutcome).toBe('waiting'); // the pause after the 429 lasts a spacing
+		run.abort();
+		await clock.run(() => cancelledOutcome !== 'waiting');
+		expect(cancelledOutcome).toBe('gave up');
+		expect(clock.now).toBe(10);
+		expect(gate.inFlight).toBe(1);
+		await clock.run(() => otherTurn !== undefined);
+		// The other request moves up to the turn the cancelled one would have had.
+		expect(otherTurn).toBeLessThanOrEqual(gate.spacingMs);
+		gate.release();
+	});
+
+	it('was cancelled before it asked: nothing is given', async () => {
+		const gate = gateOn(new VirtualClock());
+		expect(await gate.acquire(Infinity, Infinity, AbortSignal.abort())).toBeUndefined();
+		expect(gate.inFlight).toBe(0);
+	});
+});
+
 describe('rateGateFor: one gate per key, idle ones dropped', () => {
 	it('keeps a busy gate and drops gates idle for more than a minute when a new key comes', async () => {
 		const busy = rateGateFor('busy-key');
