@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { onboardBorrowers, type OnboardedBorrower } from '../../dev/sandbox/partner';
 import { issueKey, keysOfUser } from '../../dev/sandbox/state';
 import {
 	NODE_TYPE,
@@ -646,4 +647,82 @@ describe("keys at rest sealed with the credential's Key Sealing Secret", () => {
 			}
 		},
 	);
+});
+
+describe('many borrowers in one run share Max Parallel Requests: a slot is held only on the wire', () => {
+	const LATENCY_MS = 200;
+	const PARALLEL = 4;
+
+	/** Contract → Get of each item's contract, acting as the item's borrower, 4 requests of the run at most. */
+	async function readContracts(items: Array<{ api_key: string; contract_id: string }>) {
+		const from = sandbox.requests.length;
+		const startedAt = Date.now();
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'get',
+					contractId: { __rl: true, mode: 'id', value: '={{ $json.contract_id }}' },
+					options: { borrowerApiKey: FROM_INPUT, maxConcurrent: PARALLEL },
+				},
+				{ typeVersion: 1.1, onError: 'continueRegularOutput' },
+			),
+			{ credential: master(), items },
+		);
+		return { ...result, startedAt, requests: sandbox.requests.slice(from) };
+	}
+
+	const itemOf = (borrower: OnboardedBorrower) => ({
+		api_key: borrower.api_key,
+		contract_id: borrower.contracts[0],
+	});
+
+	it("one borrower whose every request fails slows the others by no more than its own requests' time on the wire", async () => {
+		const [failing, ...others] = await onboardBorrowers(sandbox.url, sandbox.keys.master, 41, [
+			{ status: 'PrincipalGiven' },
+		]);
+		sandbox.configure({
+			latencyMs: LATENCY_MS,
+			faults: [{ kind: '503', path: `/api/contracts/${failing.contracts[0]}`, probability: 1 }],
+		});
+		/** When the last of the others' answers came, from the start of the run. */
+		const othersDoneAfter = (run: Awaited<ReturnType<typeof readContracts>>) =>
+			Math.max(
+				...run.requests
+					.filter((request) => request.headers['x-api-key'] !== failing.api_key)
+					.map((request) => request.at),
+			) +
+			LATENCY_MS -
+			run.startedAt;
+
+		const alone = await readContracts(others.map(itemOf));
+		expect(alone.output(SINGLE_NODE).map((item) => item.json.id)).toEqual(
+			others.map((borrower) => borrower.contracts[0]),
+		);
+		// 40 borrowers, 4 at a time, 200 ms each.
+		expect(othersDoneAfter(alone)).toBe((40 / PARALLEL) * LATENCY_MS);
+
+		// The failing borrower comes first, with as many items as the run has slots.
+		const withFailing = await readContracts([
+			...Array.from({ length: PARALLEL }, () => itemOf(failing)),
+			...others.map(itemOf),
+		]);
+		const output = withFailing.output(SINGLE_NODE);
+		for (const item of output.slice(0, PARALLEL))
+			expect(String(item.json.error)).toMatch(/HTTP 503.* — 9 attempts made$/);
+		expect(output.slice(PARALLEL).map((item) => item.json.id)).toEqual(
+			others.map((borrower) => borrower.contracts[0]),
+		);
+		const lastOther = othersDoneAfter(withFailing) + withFailing.startedAt - LATENCY_MS;
+		const failingMeanwhile = withFailing.requests.filter(
+			(request) => request.headers['x-api-key'] === failing.api_key && request.at <= lastOther,
+		).length;
+		// Each of its requests held a slot for one answer's time, never during its back-off.
+		expect(othersDoneAfter(withFailing)).toBeLessThanOrEqual(
+			othersDoneAfter(alone) + Math.ceil(failingMeanwhile / PARALLEL) * LATENCY_MS,
+		);
+		expect(failingMeanwhile).toBeLessThanOrEqual(PARALLEL);
+		// The run-wide cap holds across all keys, retries included.
+		expect(sandbox.stats().peakRequestsInFlight).toBe(PARALLEL);
+	});
 });

@@ -106,7 +106,7 @@ export const optionsCollection: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 256 },
 			default: 32,
 			description:
-				'How many requests of this API key may be under way at once, across every item and workflow of this n8n process (in queue mode each worker has its own), and how many of this node run may be under way at once across all keys (items acting as many borrowers). More only queue up at a rate-limited server.',
+				'How many requests of this API key may be under way at once, across every item and workflow of this n8n process (in queue mode each worker has its own), and how many of this node run may be on the wire at once across all keys (items acting as many borrowers). A request waiting to retry holds no slot; the wait for one counts against its time budget. More only queue up at a rate-limited server.',
 		},
 		{
 			displayName: 'Max Retries',

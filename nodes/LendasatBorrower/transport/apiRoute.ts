@@ -15,7 +15,7 @@ import {
 
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
-import { systemClock, type Clock } from './clock';
+import { cancellable, systemClock, type Clock } from './clock';
 import { requireConnection, type Connection } from './connection';
 import {
 	exchange,
@@ -89,7 +89,10 @@ export interface ApiClient {
 	keyIdentity: string;
 	/** The transport's settings (retries, the time a write is given to land before a lookup). */
 	settings: TransportSettings;
-	/** The transport's clock, for an operation that waits or judges times itself. */
+	/**
+	 * The transport's clock, for an operation that waits or judges times itself; its sleeps end when
+	 * the run is cancelled.
+	 */
 	clock: Clock;
 }
 
@@ -173,11 +176,11 @@ export const credentialsOf: (
 export const nodeOf = oncePerRun((context) => context.getNode());
 
 /**
- * The requests of one run of the node under way at once, across every key its items act as: Max
+ * The requests of one run of the node on the wire at once, across every key its items act as: Max
  * Parallel Requests again. The rate gate caps each key on its own, so a partner's run over 500
  * borrowers, each with a key of its own, would otherwise open 500 connections at once.
  */
-const requestsOfRun = oncePerRun((): Semaphore => new Semaphore());
+const slotsOfRun = oncePerRun((): Semaphore => new Semaphore());
 
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
@@ -224,7 +227,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 				headers: {},
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport, meta, requestsOfRun(this));
+			const api = clientOf(transport, meta);
 			let items = extras.send
 				? await extras.send.call(this, api, request)
 				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
@@ -290,6 +293,8 @@ async function transportFor(
 					: meta.errors,
 		},
 		clock: systemClock,
+		slots: slotsOfRun(context),
+		cancelled: context.getExecutionCancelSignal(),
 	};
 }
 
@@ -358,23 +363,18 @@ async function connectionFor(
 	return connection;
 }
 
-function clientOf(transport: Transport, meta: OperationMeta, run: Semaphore): ApiClient {
+function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
 	return {
-		// The slot is taken before the exchange starts its time budget, so waiting for it costs none.
 		send: async (request, expect, policy) =>
-			await run.run(
-				transport.settings.maxConcurrent,
-				async () =>
-					await exchange(transport, apiRequestOf(request), expect, {
-						resolvesUnsafeRetries,
-						...policy,
-					}),
-			),
+			await exchange(transport, apiRequestOf(request), expect, {
+				resolvesUnsafeRetries,
+				...policy,
+			}),
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
-		clock: transport.clock,
+		clock: cancellable(transport.clock, transport.cancelled),
 	};
 }
 
