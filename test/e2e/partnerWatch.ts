@@ -61,15 +61,18 @@ const ALERT_TABLE_NODES = ['Not alerted today', 'Alerted today'];
  * inside the first: "Transaction is not started yet"), so two shards at once need Postgres or 2.x
  * there (docs/partners.md, Shards).
  */
+/** The largest row ID a Postgres `integer` holds: "no upper bound" in a shard's range. */
+const LAST_ROW = 2_147_483_647;
+
 export const SHARDS =
 	process.env.LENDASAT_N8N === '1.x'
 		? [
-				{ node: 'Shard 1: rows 1 to 25,000', from: 0, to: 1e15 },
-				{ node: 'Shard 2: rows above 25,000', from: 1e15, to: 1e15 },
+				{ node: 'Shard 1: rows 1 to 25,000', from: 0, to: LAST_ROW },
+				{ node: 'Shard 2: rows above 25,000', from: LAST_ROW, to: LAST_ROW },
 			]
 		: [
 				{ node: 'Shard 1: rows 1 to 25,000', from: 0, to: 30 },
-				{ node: 'Shard 2: rows above 25,000', from: 20, to: 1e15 },
+				{ node: 'Shard 2: rows above 25,000', from: 20, to: LAST_ROW },
 			];
 
 /** A borrower in the partner's table whose key Lendasat does not know (revoked, mistyped). */
