@@ -305,3 +305,79 @@ export function newsBetween(
 	}
 	return news;
 }
+
+/** One poll of one borrower by the watch under test: what it told, and the memory it stored. */
+export type WatchPoll = (
+	borrower: SimulatedBorrower,
+	contracts: Record<string, unknown>[],
+	now: number,
+	stored: string | null,
+) => { told: string[]; stored: string | null };
+
+export interface YearOfWatching {
+	borrowers: number;
+	days: number;
+	/** Borrower-polls whose news differed from what changed, and the first of them. */
+	mismatches: number;
+	firstMismatch?: string;
+	/** Events told in the year. */
+	told: number;
+	/** The memory per borrower over every poll: its mean and largest length; all rows together, at most. */
+	meanLength: number;
+	maxLength: number;
+	peakTotalLength: number;
+}
+
+/**
+ * A year of daily polls (at SIMULATION_START + n days) of every borrower by `poll`, each checked
+ * against what the simulation says changed since the poll before (newsBetween), the memory each
+ * poll stored handed to the next.
+ */
+export function watchYear(
+	borrowers: SimulatedBorrower[],
+	poll: WatchPoll,
+	options: { days?: number; daysAhead?: number } = {},
+): YearOfWatching {
+	const { days = 365, daysAhead = 3 } = options;
+	const stored = new Map<string, string | null>();
+	const facts = new Map<string, Map<string, LoanFacts>>();
+	const result: YearOfWatching = {
+		borrowers: borrowers.length,
+		days,
+		mismatches: 0,
+		told: 0,
+		meanLength: 0,
+		maxLength: 0,
+		peakTotalLength: 0,
+	};
+	let lengths = 0;
+	for (let day = 0; day < days; day++) {
+		const now = SIMULATION_START + day * DAY;
+		let total = 0;
+		for (const borrower of borrowers) {
+			const polled = poll(
+				borrower,
+				contractsAt(borrower, now),
+				now,
+				stored.get(borrower.id) ?? null,
+			);
+			const known = factsAt(borrower, now, daysAhead);
+			const expected = newsBetween(facts.get(borrower.id) ?? null, known).sort();
+			const told = [...polled.told].sort();
+			if (told.join(' ') !== expected.join(' ')) {
+				result.mismatches++;
+				result.firstMismatch ??= `day ${day}, ${borrower.id}: told [${told.join(' ')}], changed [${expected.join(' ')}]`;
+			}
+			facts.set(borrower.id, known);
+			stored.set(borrower.id, polled.stored);
+			result.told += told.length;
+			const length = polled.stored?.length ?? 0;
+			total += length;
+			lengths += length;
+			result.maxLength = Math.max(result.maxLength, length);
+		}
+		result.peakTotalLength = Math.max(result.peakTotalLength, total);
+	}
+	result.meanLength = lengths / (borrowers.length * days);
+	return result;
+}

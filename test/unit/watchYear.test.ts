@@ -9,19 +9,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	contractsAt,
-	factsAt,
-	newsBetween,
-	simulateYear,
-	SIMULATION_START,
-	type LoanFacts,
-} from '../../dev/sandbox/yearOfLoans';
+import { simulateYear, SIMULATION_START, watchYear } from '../../dev/sandbox/yearOfLoans';
 import { currentEvents, EVENT_NAMES } from '../../nodes/LendasatBorrower/resources/contract/events';
 import { findNews, readReported } from '../../nodes/LendasatBorrower/resources/contract/reported';
-
-const DAY = 24 * 60 * 60_000;
-const DAYS_AHEAD = 3;
 
 /** An event as the simulation names what is news (newsBetween). */
 function described(event: IDataObject): string {
@@ -32,56 +22,37 @@ function described(event: IDataObject): string {
 }
 
 test('a year of daily polls over 300 borrowers: every poll tells exactly what changed, once, and the memory stays one entry per standing event', () => {
-	const borrowers = simulateYear({ borrowers: 300, start: SIMULATION_START });
-	const memory = new Map<string, string | null>();
-	const facts = new Map<string, Map<string, LoanFacts>>();
-	let told = 0;
-	let largest = 0;
-	const mismatches: string[] = [];
-	for (let day = 0; day < 365; day++) {
-		const now = SIMULATION_START + day * DAY;
-		for (const borrower of borrowers) {
-			const { events, unreadable, malformed } = currentEvents(
-				contractsAt(borrower, now) as IDataObject[],
-				{
-					events: EVENT_NAMES,
-					statuses: [],
-					daysAhead: DAYS_AHEAD,
-					now,
-					borrower: borrower.id,
-					shape: (contract) => ({
-						status: contract.status,
-						liquidation_status: contract.liquidation_status,
-					}),
-				},
-			);
-			if (unreadable.length || malformed.length)
-				mismatches.push(`day ${day}, ${borrower.id}: unreadable`);
-			const finding = findNews(events, readReported(memory.get(borrower.id) ?? null), {
+	const memoryBeyondStanding: string[] = [];
+	const year = watchYear(
+		simulateYear({ borrowers: 300, start: SIMULATION_START }),
+		(borrower, contracts, now, stored) => {
+			const { events, unreadable, malformed } = currentEvents(contracts as IDataObject[], {
+				events: EVENT_NAMES,
+				statuses: [],
+				daysAhead: 3,
+				now,
+				borrower: borrower.id,
+				shape: (contract) => ({
+					status: contract.status,
+					liquidation_status: contract.liquidation_status,
+				}),
+			});
+			if (unreadable.length || malformed.length) return { told: ['unreadable'], stored };
+			const finding = findNews(events, readReported(stored), {
 				now,
 				claimant: 'poll',
 				recordFirstPoll: false,
 			});
-			const news = finding.kind === 'changed' ? finding.news.map(described).sort() : [];
-			const known = factsAt(borrower, now, DAYS_AHEAD);
-			const expected = newsBetween(facts.get(borrower.id) ?? null, known).sort();
-			if (JSON.stringify(news) !== JSON.stringify(expected))
-				mismatches.push(
-					`day ${day}, ${borrower.id}: told ${news.join(' ')}; changed ${expected.join(' ')}`,
-				);
-			facts.set(borrower.id, known);
-			if (finding.kind === 'changed') memory.set(borrower.id, finding.reported);
-			told += news.length;
-			const stored = memory.get(borrower.id) ?? '';
+			const next = finding.kind === 'changed' ? finding.reported : stored;
 			// Exactly one entry per event that stands now: nothing of what ended is kept.
-			if (stored.length !== '1:'.length + 11 * events.length)
-				mismatches.push(
-					`day ${day}, ${borrower.id}: ${stored.length} characters for ${events.length} events`,
-				);
-			largest = Math.max(largest, stored.length);
-		}
-	}
-	expect(mismatches.slice(0, 5)).toEqual([]);
-	expect(told).toBeGreaterThan(2_500);
-	expect(largest).toBeLessThanOrEqual(2 + 11 * 8);
+			if ((next ?? '').length !== '1:'.length + 11 * events.length)
+				memoryBeyondStanding.push(`${borrower.id}: ${next} for ${events.length} events`);
+			return { told: finding.kind === 'changed' ? finding.news.map(described) : [], stored: next };
+		},
+	);
+	expect(year.firstMismatch).toBeUndefined();
+	expect(year.mismatches).toBe(0);
+	expect(memoryBeyondStanding.slice(0, 3)).toEqual([]);
+	expect(year.told).toBeGreaterThan(2_500);
+	expect(year.maxLength).toBeLessThanOrEqual(2 + 11 * 8);
 });
