@@ -84,7 +84,7 @@ export const contractGetNewEventsFields: INodeProperties[] = [
 		displayName: 'Claim For (Minutes)',
 		name: 'claimMinutes',
 		type: 'number',
-		typeOptions: { minValue: 1, numberPrecision: 0 },
+		typeOptions: { minValue: 1, maxValue: 1440, numberPrecision: 0 },
 		default: DEFAULT_CLAIM_MINUTES,
 		description:
 			"How long reported_claim keeps other polls from sending the same borrower's events while this one sends them. Longer than sending an alert and storing reported take.",
@@ -98,8 +98,10 @@ async function readNewEvents(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const before = this.getNodeParameter('reported', '') as unknown;
-	const reported = readAlreadyReported(this, before);
+	const given = this.getNodeParameter('reported', '') as unknown;
+	const reported = readAlreadyReported(this, given);
+	// As stored, so that the Data table's compare-and-set matches the row (null matches an empty cell).
+	const before = (given ?? null) as string | null;
 	const firstPoll = this.getNodeParameter('firstPoll', 'report');
 	const recordFirstPoll =
 		requireValid(this, 'First Poll of a Borrower', firstPoll, checkOneOf(FIRST_POLL_CHOICES)) ===
@@ -115,11 +117,9 @@ async function readNewEvents(
 			json: {
 				borrower,
 				events: finding.news,
-				reported_before: before === undefined ? null : (before as string | null),
+				reported_before: before,
 				// Only a poll that sends needs the claim; one that only shrinks the memory writes over `before`.
-				reported_claim: finding.news.length
-					? claimed(reported, claimant, now + claimMs)
-					: ((before ?? null) as string | null),
+				reported_claim: finding.news.length ? claimed(reported, claimant, now + claimMs) : before,
 				reported: finding.reported,
 			},
 		},
