@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8,9] [-- --endless-storm] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8,9] [-- --borrowers 500,10000] [-- --parallel 32,128] [-- --endless-storm] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -18,7 +18,7 @@ import {
 	latencyRows,
 	liveFaultRows,
 	overheadRows,
-	partnerPollRows,
+	partnerPollTable,
 	rateLimitedRows,
 	renderTable,
 	returnAllRows,
@@ -31,6 +31,9 @@ import {
 	faults,
 	latency,
 	liveFaults,
+	MAX_CONCURRENT_CHOICES,
+	PARTNER_BORROWERS,
+	PARTNER_LATENCY_MS,
 	overhead,
 	partnerPoll,
 	rateLimited,
@@ -41,16 +44,19 @@ import {
 } from './lib/scenarios';
 import { DEFAULT_TIME_BUDGET_MS } from '../../nodes/LendasatBorrower/transport/settings';
 
-const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8,9] [--endless-storm] [--profile] [--no-write]
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8,9] [--borrowers LIST] [--parallel LIST] [--endless-storm] [--profile] [--no-write]
   Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
   5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items),
   7 shared key: 1,000 items over 1, 2 and 4 processes at 10/s (about 6 min),
   8 storm: 130 and 300 items, 20 s of nothing but 429, then 10/s (about 2 min)
   9 partner poll: Contract → Get Events over 500 borrowers, each with its own key, latency 200 ms,
-    at Max Parallel Requests 16, 32, 64 (about 1 min)
+    at Max Parallel Requests 16, 32, 64, and twice without latency (about 1.5 min)
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
   --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
   --slow-reps N  repetitions of scenarios 2, 5, 7, 8 and 9 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
+  --borrowers LIST  scenario 9's numbers of borrowers, e.g. 500,10000,50000 (default 500; 50,000 takes
+                 about 5 min per run at 32 parallel)
+  --parallel LIST   scenario 9's Max Parallel Requests of the polls at 200 ms (default 16,32,64)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --endless-storm  scenario 8 also with 200 items and a storm that never ends (about 3 min more)
   --profile      also profile our node in scenario 1 and print where its time goes
@@ -81,6 +87,17 @@ function positiveInteger(flag: string, value: string | undefined): number {
 	return number;
 }
 
+/** "500,10000,50000" (or "10_000"): each a positive whole number, at most `max`. */
+function positiveIntegers(flag: string, value: string | undefined, max: number): number[] {
+	const list = (value ?? '').split(',').map((part) => Number(part.trim().replace(/_/g, '')));
+	if (
+		!list.length ||
+		list.some((number) => !Number.isSafeInteger(number) || number < 1 || number > max)
+	)
+		fail(`${flag} takes a list of whole numbers from 1 to ${max}, separated by commas`);
+	return list;
+}
+
 function parseArgs(argv: string[]): Options {
 	const options: Options = {
 		reps: 3,
@@ -92,6 +109,8 @@ function parseArgs(argv: string[]): Options {
 		only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
 		faultDialects: new Set<Dialect>(['spec', 'live']),
 		endlessStorm: false,
+		partnerBorrowers: PARTNER_BORROWERS,
+		partnerParallel: MAX_CONCURRENT_CHOICES,
 		profile: false,
 		write: true,
 		log: (line) => console.error(`  ${line}`),
@@ -132,6 +151,13 @@ function parseArgs(argv: string[]): Options {
 				);
 				break;
 			}
+			case '--borrowers':
+				options.partnerBorrowers = positiveIntegers(flag, argv[++index], 1_000_000);
+				break;
+			case '--parallel':
+				// The bounds of the node's own option.
+				options.partnerParallel = positiveIntegers(flag, argv[++index], 256);
+				break;
 			case '--endless-storm':
 				options.endlessStorm = true;
 				break;
@@ -190,11 +216,20 @@ our node adds a client_contract_id, by which it looks for the contract after an 
 Ratio column is GET /api/contracts requests per item: those lookups. Scenario 5 delays every API
 answer by 1 s (the sandbox's latencyMs) and counts the sandbox's peak of open TCP connections;
 the fetch loop and each setting of our node's Max Parallel Requests run in a warm process of their own.
-Scenario 9 onboards 500 borrowers through the API before each run (Account → Create's call; each
-gets one PrincipalGiven contract), then sets the sandbox's latency to 200 ms and clears its
-counters, and times one Contract → Get Events run acting as each borrower with its own key; its
-bound is ⌈500 ÷ Max Parallel Requests⌉ × 200 ms × 1 request (each list is one page), and the
-sandbox counts the most requests in flight at once and the most any one key sent within a second.
+Scenario 9 onboards N borrowers (--borrowers; each gets one PrincipalGiven contract) and 500 more
+for the warm-up, once per N, in bulk (the sandbox's benchmark-only POST /__admin/borrowers stores
+them as Account → Create's call does). Every run is a fresh contender process, warmed up on the 500
+without latency: every key of the measured run is new to the process. It then sets the sandbox's
+latency and clears its counters, and times one Contract → Get Events run acting as each of the N
+borrowers with its own key: at 200 ms for each Max Parallel Requests P (--parallel), against the
+bound ⌈N ÷ P⌉ × 200 ms × 1 request (each list is one page) plus the CPU part, the same run
+without latency; and once more without latency with Events set to Margin Call only, which none
+of the contracts stands at: every answer is read and checked, nothing is output (the floor of a
+borrower's cost apart from its output). CPU per borrower is the contender process's CPU time
+(process.cpuUsage(), user + system: n8n, the node and the HTTP client; the sandbox runs in a
+process of its own) over the run, divided by N. State size is what a poll hands on to the next
+(none for Get Events). The sandbox counts the most requests in flight at once and the most any one
+key sent within a second.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
@@ -246,6 +281,7 @@ async function main(): Promise<void> {
 	const rows: Row[] = [];
 	const verdicts: Verdict[] = [];
 	let profile = '';
+	let partnerTable = '';
 	const sandbox = await SandboxProcess.start();
 	try {
 		if (options.only.has(1) || options.only.has(6)) {
@@ -290,10 +326,11 @@ async function main(): Promise<void> {
 			rows.push(...stormRows(await storm(sandbox, options), verdicts, DEFAULT_TIME_BUDGET_MS));
 		}
 		if (options.only.has(9)) {
+			const borrowers = options.partnerBorrowers.map((count) => count.toLocaleString('en-US'));
 			console.error(
-				'Scenario 9: partner poll, 500 borrowers with keys of their own, latency 200 ms',
+				`Scenario 9: partner poll, ${borrowers.join(', ')} borrowers with keys of their own, latency ${PARTNER_LATENCY_MS} ms at Max Parallel Requests ${options.partnerParallel.join(', ')}, and without latency`,
 			);
-			rows.push(...partnerPollRows(await partnerPoll(sandbox, options), verdicts));
+			partnerTable = partnerPollTable(await partnerPoll(sandbox, options), verdicts);
 		}
 		if (options.profile) {
 			console.error('Profiling our node (scenario 1)');
@@ -305,7 +342,10 @@ async function main(): Promise<void> {
 	rows.sort((a, b) => a.scenario.localeCompare(b.scenario, 'en', { numeric: true }));
 	verdicts.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
 	const header = `${startedAt} · ${machine()} · total ${minutes(Date.now() - started)}`;
-	const table = renderTable(rows);
+	const table = [
+		...(rows.length ? [renderTable(rows)] : []),
+		...(partnerTable ? [`Scenario 9, partner poll:\n\n${partnerTable}`] : []),
+	].join('\n\n');
 	console.log(`\n${header}\n\n${table}\n`);
 	for (const verdict of verdicts)
 		console.log(`${verdict.met ? 'met    ' : 'MISSED '} ${verdict.target}`);

@@ -1,4 +1,6 @@
 /** The contenders themselves: each sends one job's requests and says how many items succeeded. */
+import type { INodeExecutionData } from 'n8n-workflow';
+
 import type { RunResult as WorkflowRun } from '../../harness/n8n';
 import type { CreateJob, Job, PartnerPollJob, SandboxTarget } from './types';
 import { contractRequestBody, inputItems, liveContractRequestBody, loanAmountOf } from './requests';
@@ -8,6 +10,8 @@ export interface Outcome {
 	succeeded: number;
 	error?: string;
 	bytesReceived?: number;
+	/** Scenario 9: see RunResult.stateBytes. */
+	stateBytes?: number;
 	held: unknown;
 }
 
@@ -132,10 +136,18 @@ async function nodeGetMany(target: SandboxTarget): Promise<Outcome> {
 	return succeededItems(run, 'Lendasat Borrower');
 }
 
+/**
+ * The state one poll hands on to the next, in bytes over all borrowers, or undefined when the
+ * operation keeps none. Contract → Get Events keeps none (Remove Duplicates after it holds the
+ * event keys); Contract → Get New Events will hand on a memory per borrower, measured here.
+ */
+export const partnerPollStateBytes: (items: INodeExecutionData[]) => number | undefined = () =>
+	undefined;
+
 /** One poll of a partner's borrowers: succeeded counts the events, error the items that failed. */
 async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodePartnerPollWorkflow } = await harness();
-	const run = await runWorkflow(nodePartnerPollWorkflow(job.maxConcurrent), {
+	const run = await runWorkflow(nodePartnerPollWorkflow(job.maxConcurrent, job.events), {
 		credential: {
 			environment: 'custom',
 			baseUrl: target.url,
@@ -149,6 +161,7 @@ async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Prom
 	return {
 		succeeded: items.length - failed,
 		error: run.error?.message ?? (failed ? `${failed} borrowers failed` : undefined),
+		stateBytes: partnerPollStateBytes(items),
 		held: items,
 	};
 }

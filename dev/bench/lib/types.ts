@@ -56,6 +56,8 @@ export interface PartnerPollJob {
 	borrowers: Array<{ borrower_id: string; api_key: string }>;
 	/** Options → Max Parallel Requests (unset: the node's default). */
 	maxConcurrent?: number;
+	/** The node's Events parameter (unset: its default, every event). */
+	events?: string[];
 }
 
 export type Job = (CreateJob | ListJob | PartnerPollJob) & {
@@ -78,12 +80,19 @@ export interface MemoryFigures {
 
 export interface RunResult {
 	wallMs: number;
+	/**
+	 * CPU time of the contender process during the run, user and system (process.cpuUsage()): n8n,
+	 * the node and the HTTP client, never the sandbox, which runs in a process of its own.
+	 */
+	cpuMs: number;
 	/** Items that came out as successes (for a node: output items without an error). */
 	succeeded: number;
 	/** The error that stopped the workflow, if one did. */
 	error?: string;
 	/** Bytes of JSON bodies received (Get Many, raw loop only). */
 	bytesReceived?: number;
+	/** Scenario 9: bytes of the state the poll hands on for its next run, over all borrowers (undefined: none). */
+	stateBytes?: number;
 	memory: MemoryFigures;
 }
 

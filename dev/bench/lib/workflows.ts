@@ -47,14 +47,19 @@ function httpRequestJsonBody(live?: LiveTarget): string {
 
 /**
  * The partner template's Lendasat node: Contract → Get Events for each input item, acting with its
- * api_key, under "Continue (using regular output)" so that a failed borrower shows as an item.
+ * api_key, under "Continue (using regular output)" so that a failed borrower shows as an item. With
+ * `events`, the Events parameter set to them (e.g. only Margin Call: little or no output).
  */
-export function nodePartnerPollWorkflow(maxConcurrent?: number): WorkflowFixture {
+export function nodePartnerPollWorkflow(
+	maxConcurrent?: number,
+	events?: string[],
+): WorkflowFixture {
 	return singleNodeWorkflow(
 		{
 			resource: 'contract',
 			operation: 'getEvents',
 			borrower: '={{ $json.borrower_id }}',
+			...(events && { events }),
 			options: {
 				borrowerApiKey: '={{ $json.api_key }}',
 				...(maxConcurrent !== undefined && { maxConcurrent }),
