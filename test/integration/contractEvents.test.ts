@@ -364,6 +364,19 @@ describe('one borrower cannot spoil the others', () => {
 		expect(sandbox.requests.length).toBe(before);
 	});
 
+	it.each([
+		['the key it acts as', (listed: ListedBorrower) => listed.api_key],
+		["the credential's master key", () => sandbox.keys.master],
+	])('refuses a Borrower that holds %s in base64, which no key pattern finds', async (_, keyOf) => {
+		const [alice] = seededBorrowers();
+		const listed = { ...alice, hidden: Buffer.from(keyOf(alice)).toString('base64') };
+		const before = sandbox.requests.length;
+		const { error } = await poll([listed], { borrower: '={{ $json.hidden }}' });
+		expect(error?.message).toBe('Invalid Borrower [item 0]');
+		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
+		expect(sandbox.requests.length).toBe(before);
+	});
+
 	it('refuses a Borrower that holds a sealed key, sending nothing', async () => {
 		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
 		// Not the key this item acts with: another borrower's, sealed.
