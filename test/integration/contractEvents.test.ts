@@ -173,6 +173,24 @@ describe('events per borrower, from one run acting as each', () => {
 		]);
 	});
 
+	it('reads Events for each borrower when it is an expression, and once for the run when it is not', async () => {
+		const eventsOf = { alice: ['marginCall'], bob: ['contractStatusChanged'] };
+		const listed = seededBorrowers().map((borrower) => ({
+			...borrower,
+			events: eventsOf[borrower.borrower_id as 'alice' | 'bob'],
+		}));
+		const fromExpression = await poll(listed, { events: '={{ $json.events }}' });
+		expect(fromExpression.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+			['bob', 'contractStatusChanged'],
+		]);
+
+		const constant = await poll(seededBorrowers(), { events: ['marginCall'] });
+		expect(constant.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+		]);
+	});
+
 	it('a margin call after the contract was Healthy again is a new event; a liquidation is one event whatever follows', async () => {
 		const keyOfMarginCall = async () =>
 			(await poll(seededBorrowers(), { events: ['marginCall'] })).events.map(

@@ -143,6 +143,35 @@ export function oncePerRun<T>(
 	};
 }
 
+/**
+ * A reading of parameters that gives every item of a run the same value unless one of them is an
+ * expression: made once per run when none of `names` holds an expression in the node as saved,
+ * for each item otherwise. Only a reading that succeeds is kept: one that fails fails each item
+ * with its own error, as before.
+ */
+export function perRunUnlessExpression<T>(
+	names: readonly string[],
+	read: (context: IExecuteSingleFunctions) => T,
+): (context: IExecuteSingleFunctions) => T {
+	const readings = oncePerRun((context): { constant: boolean; value?: { read: T } } => ({
+		constant: !names.some((name) => holdsExpression(nodeOf(context).parameters[name])),
+	}));
+	return (context) => {
+		const reading = readings(context);
+		if (!reading.constant) return read(context);
+		reading.value ??= { read: read(context) };
+		return reading.value.read;
+	};
+}
+
+/** Whether a parameter's saved value is, or holds anywhere inside it, an n8n expression ("=…"). */
+function holdsExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	if (Array.isArray(value)) return value.some(holdsExpression);
+	if (value && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	return false;
+}
+
 /** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
 export type InTurn = <T>(
 	context: IExecuteSingleFunctions,
@@ -261,6 +290,18 @@ function redactError(error: NodeApiError | NodeOperationError, secrets: string[]
 	}
 }
 
+/**
+ * The Options collection: read for each item only when it holds an expression, such as Act as
+ * Borrower's {{ $json.api_key }}, for n8n evaluates every expression anew, which is costly.
+ */
+const optionsOf = perRunUnlessExpression(
+	['options'],
+	(context) => context.getNodeParameter('options', {}) as IDataObject,
+);
+
+/** n8n's Request Options → Timeout, likewise. */
+const requestTimeoutOf = perRunUnlessExpression(['requestOptions'], n8nRequestTimeout);
+
 /** The transport of one item: its credential checked, the operation's key type, the Options, n8n's client. */
 async function transportFor(
 	context: IExecutePaginationFunctions,
@@ -269,7 +310,7 @@ async function transportFor(
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
-	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const options = optionsOf(context);
 	const connection = await connectionFor(context, meta, {
 		node,
 		itemIndex,
@@ -280,7 +321,7 @@ async function transportFor(
 		settings: readTransportSettings(
 			context,
 			options,
-			n8nRequestTimeout(context),
+			requestTimeoutOf(context),
 			meta.attemptTimeoutMs,
 		),
 		send: viaN8n(context, {

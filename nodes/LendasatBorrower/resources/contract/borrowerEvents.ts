@@ -8,7 +8,11 @@ import {
 
 import { DEFAULT_DAYS_AHEAD, daysAheadField, statusesField } from '../../descriptions/eventFields';
 import { readSimplify } from '../../descriptions/fields';
-import { type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	perRunUnlessExpression,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import { holdsSealedKey } from '../../encryption/sealedKeys';
 import { requireComplete, walkPages } from '../../transport/pagination';
 import { withCollateralAndKyc } from '../../trigger/contracts';
@@ -133,6 +137,21 @@ function readEventSettings(
 	context: IExecuteSingleFunctions,
 	api: ApiClient,
 ): Omit<EventSettings, 'now'> {
+	return { ...eventChoicesOf(context), borrower: readBorrower(context, api) };
+}
+
+/**
+ * Which events, in which shape: the same for every item of a run unless one of these parameters is
+ * an expression, so read once per run then (a partner's run has an item per borrower).
+ */
+const eventChoicesOf = perRunUnlessExpression(
+	['events', 'statuses', 'daysAhead', 'simplify'],
+	readEventChoices,
+);
+
+function readEventChoices(
+	context: IExecuteSingleFunctions,
+): Omit<EventSettings, 'now' | 'borrower'> {
 	const events = readEventNames(context);
 	const simplify = readSimplify(context)
 		? contractSimplifierOf(context)
@@ -152,7 +171,6 @@ function readEventSettings(
 					),
 				)
 			: DEFAULT_DAYS_AHEAD,
-		borrower: readBorrower(context, api),
 		shape: (contract: IDataObject) => simplify(withCollateralAndKyc(contract)),
 	};
 }
