@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8,9] [-- --borrowers 500,10000] [-- --parallel 32,128] [-- --endless-storm] [-- --profile] [-- --no-write]`
+ * `npm run bench [-- --quick] [-- --reps N] [-- --slow-reps N] [-- --only 1,4,3-live,7,8,9,10] [-- --borrowers 500,10000] [-- --parallel 32,128] [-- --endless-storm] [-- --profile] [-- --no-write]`
  *
  * Measures the Lendasat Borrower node against the floor (plain fetch) and n8n's HTTP Request node,
  * side by side in the same run, against the sandbox on 127.0.0.1 in a process of its own. Prints one
@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { measureLookupCost } from './lookupCost';
+import { watchSimulatedYear } from './lib/watchYear';
 import { SandboxProcess } from './lib/processes';
 import { profileOurNode } from './lib/profile';
 import {
@@ -44,18 +45,22 @@ import {
 } from './lib/scenarios';
 import { DEFAULT_TIME_BUDGET_MS } from '../../nodes/LendasatBorrower/transport/settings';
 
-const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8,9] [--borrowers LIST] [--parallel LIST] [--endless-storm] [--profile] [--no-write]
+const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--only 1,2,3,4,5,6,7,8,9,10] [--borrowers LIST] [--parallel LIST] [--endless-storm] [--profile] [--no-write]
   Scenarios: 1 overhead per item, 2 rate limited 10/s, 3 faults (spec and live dialect), 4 Return All,
   5 latency 1 s (2,000 items; our node at Max Parallel Requests 16, 32, 64), 6 cost growth (100 / 10,000 items),
   7 shared key: 1,000 items over 1, 2 and 4 processes at 10/s (about 6 min),
   8 storm: 130 and 300 items, 20 s of nothing but 429, then 10/s (about 2 min)
-  9 partner poll: Contract → Get Events over 500 borrowers, each with its own key, latency 200 ms,
-    at Max Parallel Requests 16, 32, 64, and twice without latency (about 1.5 min)
+  9 partner poll: the template's Contract → Get New Events over 500 borrowers, each with its own key
+    and its row's memory, latency 200 ms, at Max Parallel Requests 16, 32, 64, twice without latency,
+    and Get Events without latency (about 2 min)
+  10 a year of watching (dev/sandbox/yearOfLoans.ts): Get New Events' core polls every borrower daily
+    for 365 days, each poll checked against what changed; mismatches, events, memory per borrower
+    (--borrowers, its first number; default 2,000: about a minute; 50,000 about 25 min)
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
   --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
   --slow-reps N  repetitions of scenarios 2, 5, 7, 8 and 9 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
   --borrowers LIST  scenario 9's numbers of borrowers, e.g. 500,10000,50000 (default 500; 50,000 takes
-                 about 5 min per run at 32 parallel)
+                 about 10 min at 32 parallel); scenario 10's is the first (default 2,000)
   --parallel LIST   scenario 9's Max Parallel Requests of the polls at 200 ms (default 16,32,64)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --endless-storm  scenario 8 also with 200 items and a storm that never ends (about 3 min more)
@@ -70,6 +75,8 @@ type Dialect = 'spec' | 'live';
 
 interface Options extends Settings {
 	only: Set<number>;
+	/** Scenario 10's borrowers. */
+	yearBorrowers: number;
 	/** The dialects scenario 3 runs against. */
 	faultDialects: Set<Dialect>;
 	profile: boolean;
@@ -106,11 +113,12 @@ function parseArgs(argv: string[]): Options {
 		tunedBatching: true,
 		latencyItems: 2000,
 		sizes: [100, 1000, 10_000],
-		only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+		only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
 		faultDialects: new Set<Dialect>(['spec', 'live']),
 		endlessStorm: false,
 		partnerBorrowers: PARTNER_BORROWERS,
 		partnerParallel: MAX_CONCURRENT_CHOICES,
+		yearBorrowers: YEAR_BORROWERS,
 		profile: false,
 		write: true,
 		log: (line) => console.error(`  ${line}`),
@@ -141,9 +149,9 @@ function parseArgs(argv: string[]): Options {
 				const numbers = list.map((part) => (/^3-(spec|live)$/.test(part) ? 3 : Number(part)));
 				if (
 					!list.length ||
-					numbers.some((scenario) => ![1, 2, 3, 4, 5, 6, 7, 8, 9].includes(scenario))
+					numbers.some((scenario) => ![1, 2, 3, 4, 5, 6, 7, 8, 9, 10].includes(scenario))
 				) {
-					fail('--only takes scenario numbers 1–9, 3-spec and 3-live');
+					fail('--only takes scenario numbers 1–10, 3-spec and 3-live');
 				}
 				options.only = new Set(numbers);
 				options.faultDialects = new Set(
@@ -153,6 +161,7 @@ function parseArgs(argv: string[]): Options {
 			}
 			case '--borrowers':
 				options.partnerBorrowers = positiveIntegers(flag, argv[++index], 1_000_000);
+				options.yearBorrowers = options.partnerBorrowers[0];
 				break;
 			case '--parallel':
 				// The bounds of the node's own option.
@@ -179,6 +188,45 @@ function parseArgs(argv: string[]): Options {
 	if (!options.only.has(6)) options.sizes = [1000];
 	else if (!options.only.has(1)) options.sizes = options.sizes.filter((size) => size !== 1000);
 	return options;
+}
+
+/** Scenario 10's borrowers by default: a simulated year in about a minute. */
+const YEAR_BORROWERS = 2000;
+
+/**
+ * Scenario 10 as a table of its own: a year of daily polls over the simulation (no HTTP, no n8n:
+ * Get New Events' pure core), with the polls that told something else than what changed (must be
+ * 0), the events told, the memory per borrower and all borrowers' together, and the CPU time.
+ */
+function yearTable(borrowers: number, verdicts: Verdict[]): string {
+	const year = watchSimulatedYear(borrowers);
+	const polls = year.borrowers * year.days;
+	verdicts.push({
+		target: `10 A year of watching, ${borrowers.toLocaleString('en-US')} borrowers: every poll tells exactly what changed (${year.mismatches} mismatches${year.firstMismatch ? `, first: ${year.firstMismatch}` : ''})`,
+		met: year.mismatches === 0,
+	});
+	const rows = [
+		['Borrowers × days', `${year.borrowers.toLocaleString('en-US')} × ${year.days}`],
+		['Polls that told something else than what changed', String(year.mismatches)],
+		['Events told', year.told.toLocaleString('en-US')],
+		[
+			'Memory (`reported`) per borrower: mean / largest',
+			`${year.meanLength.toFixed(1)} B / ${year.maxLength} B`,
+		],
+		[
+			"All borrowers' memory, the largest day",
+			`${(year.peakTotalLength / 1024).toFixed(0)} KB (${(year.peakTotalLength / year.borrowers).toFixed(1)} B per borrower)`,
+		],
+		[
+			'CPU (events, news, memory; no HTTP)',
+			`${(year.cpuMs / 1000).toFixed(1)} s, ${((year.cpuMs * 1000) / polls).toFixed(1)} µs per poll`,
+		],
+	];
+	return [
+		'| Measure | Value |',
+		'|---|---|',
+		...rows.map(([name, value]) => `| ${name} | ${value} |`),
+	].join('\n');
 }
 
 function machine(): string {
@@ -220,16 +268,21 @@ Scenario 9 onboards N borrowers (--borrowers; each gets one PrincipalGiven contr
 for the warm-up, once per N, in bulk (the sandbox's benchmark-only POST /__admin/borrowers stores
 them as Account → Create's call does). Every run is a fresh contender process, warmed up on the 500
 without latency: every key of the measured run is new to the process. It then sets the sandbox's
-latency and clears its counters, and times one Contract → Get Events run acting as each of the N
-borrowers with its own key: at 200 ms for each Max Parallel Requests P (--parallel), against the
-bound ⌈N ÷ P⌉ × 200 ms × 1 request (each list is one page) plus the CPU part, the same run
-without latency; and once more without latency with Events set to Margin Call only, which none
-of the contracts stands at: every answer is read and checked, nothing is output (the floor of a
-borrower's cost apart from its output). CPU per borrower is the contender process's CPU time
-(process.cpuUsage(), user + system: n8n, the node and the HTTP client; the sandbox runs in a
-process of its own) over the run, divided by N. State size is what a poll hands on to the next
-(none for Get Events). The sandbox counts the most requests in flight at once and the most any one
-key sent within a second.
+latency and clears its counters, and times one run of the partner template's node, Contract → Get
+New Events, over the N borrowers as rows of its borrower table never polled (Act as Borrower
+{{ $json.api_key }}, Borrower {{ $json.borrower_id }}, Already Reported {{ $json.reported }},
+empty: every event that stands is new): at 200 ms for each Max Parallel Requests P (--parallel),
+against the bound ⌈N ÷ P⌉ × 200 ms × 1 request (each list is one page) plus the CPU part, the same
+run without latency; once more without latency with Events set to Margin Call only, which none of
+the contracts stands at (every answer read and checked, no event: the floor of a borrower's cost
+apart from its output); and Contract → Get Events without latency, for comparison. CPU per
+borrower is the contender process's CPU time (process.cpuUsage(), user + system: n8n, the node and
+the HTTP client; the sandbox runs in a process of its own) over the run, divided by N. State size
+is what a poll hands on to the next: the bytes of the memory (reported) the template stores in
+each borrower's row (none for Get Events). The sandbox counts the most requests in flight at once
+and the most any one key sent within a second. Scenario 10 runs no HTTP and no n8n: Get New Events'
+pure core (currentEvents, findNews) polls a simulated year of loans (dev/sandbox/yearOfLoans.ts)
+daily for every borrower, each poll checked against what the simulation says changed.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the
@@ -282,6 +335,7 @@ async function main(): Promise<void> {
 	const verdicts: Verdict[] = [];
 	let profile = '';
 	let partnerTable = '';
+	let yearOfWatching = '';
 	const sandbox = await SandboxProcess.start();
 	try {
 		if (options.only.has(1) || options.only.has(6)) {
@@ -332,6 +386,12 @@ async function main(): Promise<void> {
 			);
 			partnerTable = partnerPollTable(await partnerPoll(sandbox, options), verdicts);
 		}
+		if (options.only.has(10)) {
+			console.error(
+				`Scenario 10: a year of watching, ${options.yearBorrowers.toLocaleString('en-US')} borrowers polled daily`,
+			);
+			yearOfWatching = yearTable(options.yearBorrowers, verdicts);
+		}
 		if (options.profile) {
 			console.error('Profiling our node (scenario 1)');
 			profile = await profileOurNode(sandbox, options);
@@ -345,6 +405,7 @@ async function main(): Promise<void> {
 	const table = [
 		...(rows.length ? [renderTable(rows)] : []),
 		...(partnerTable ? [`Scenario 9, partner poll:\n\n${partnerTable}`] : []),
+		...(yearOfWatching ? [`Scenario 10, a year of watching:\n\n${yearOfWatching}`] : []),
 	].join('\n\n');
 	console.log(`\n${header}\n\n${table}\n`);
 	for (const verdict of verdicts)

@@ -16,6 +16,7 @@ import type {
 	HttpRequestVariant,
 	Job,
 	LiveTarget,
+	PartnerOperation,
 	RunResult,
 } from './types';
 
@@ -583,6 +584,8 @@ export const PARTNER_QUIET_EVENTS = ['marginCall'];
 /** One kind of run of scenario 9. */
 export interface PartnerRunSpec {
 	label: string;
+	/** Get New Events (the partner template's node), or Get Events (its CPU part only, for comparison). */
+	operation: PartnerOperation;
 	/** `poll`: at the latency; `cpuPart`: the same without latency; `quietOutput`: without latency, nothing output. */
 	kind: 'poll' | 'cpuPart' | 'quietOutput';
 	/** Options → Max Parallel Requests (unset: the node's default). */
@@ -598,23 +601,39 @@ export interface PartnerPollResult {
 	runs: Measurement[];
 }
 
-/** The runs of scenario 9 for one number of borrowers: a poll at each Max Parallel Requests, then the CPU part and the floor. */
+/**
+ * The runs of scenario 9 for one number of borrowers: the template's Get New Events at each Max
+ * Parallel Requests, its CPU part and its floor, then Get Events' CPU part beside it.
+ */
 export function partnerRunSpecs(parallel: number[]): PartnerRunSpec[] {
 	return [
 		...parallel.map(
 			(maxConcurrent): PartnerRunSpec => ({
-				label: `Max Parallel Requests ${maxConcurrent}${maxConcurrent === DEFAULT_MAX_CONCURRENT ? ' (default)' : ''}`,
+				label: `Get New Events, Max Parallel Requests ${maxConcurrent}${maxConcurrent === DEFAULT_MAX_CONCURRENT ? ' (default)' : ''}`,
+				operation: 'getNewEvents',
 				kind: 'poll',
 				maxConcurrent,
 				latencyMs: PARTNER_LATENCY_MS,
 			}),
 		),
-		{ label: 'no latency (the CPU part)', kind: 'cpuPart', latencyMs: 0 },
 		{
-			label: `no latency, Events: ${PARTNER_QUIET_EVENTS.join(', ')} (nothing output)`,
+			label: 'Get New Events, no latency (the CPU part)',
+			operation: 'getNewEvents',
+			kind: 'cpuPart',
+			latencyMs: 0,
+		},
+		{
+			label: `Get New Events, no latency, Events: ${PARTNER_QUIET_EVENTS.join(', ')} (no event stands)`,
+			operation: 'getNewEvents',
 			kind: 'quietOutput',
 			latencyMs: 0,
 			events: PARTNER_QUIET_EVENTS,
+		},
+		{
+			label: 'Get Events, no latency (the CPU part)',
+			operation: 'getEvents',
+			kind: 'cpuPart',
+			latencyMs: 0,
 		},
 	];
 }
@@ -627,6 +646,7 @@ function partnerPollJob(
 	return {
 		kind: 'partnerPoll',
 		contender: 'node',
+		operation: spec.operation,
 		borrowers: borrowers.map((borrower) => ({
 			borrower_id: borrower.id,
 			api_key: borrower.api_key,
@@ -638,8 +658,9 @@ function partnerPollJob(
 }
 
 /**
- * Scenario 9: one run of Contract → Get Events over N items, each acting as a borrower of its own
- * (the partner template's Lendasat node), for each N of `partnerBorrowers`: against a server that
+ * Scenario 9: one run of Contract → Get New Events over N items, each acting as a borrower of its
+ * own with its row's memory (the partner template's Lendasat node, at a borrower's first poll: every
+ * event that stands is new), for each N of `partnerBorrowers`: against a server that
  * answers every request `PARTNER_LATENCY_MS` late at each Max Parallel Requests of
  * `partnerParallel`, and twice without the latency: with every event (the CPU part, the time the
  * node and n8n spend on the items) and with Events that give nothing (the floor, in CPU and memory,

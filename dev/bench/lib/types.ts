@@ -48,10 +48,14 @@ export interface ListJob {
 	contender: Exclude<ContenderName, 'httpRequest'>;
 }
 
-/** Scenario 9: Contract → Get Events once per borrower, each item acting with the borrower's own key. */
+/**
+ * Scenario 9: Contract → Get New Events (the partner template's node) or Get Events once per
+ * borrower, each item acting with the borrower's own key.
+ */
 export interface PartnerPollJob {
 	kind: 'partnerPoll';
 	contender: 'node';
+	operation: PartnerOperation;
 	/** The partner's list: its reference and the key of each borrower (the target's key is the master key). */
 	borrowers: Array<{ borrower_id: string; api_key: string }>;
 	/** Options → Max Parallel Requests (unset: the node's default). */
@@ -59,6 +63,9 @@ export interface PartnerPollJob {
 	/** The node's Events parameter (unset: its default, every event). */
 	events?: string[];
 }
+
+/** The operation a partner poll runs: the template's (Get New Events), or Get Events. */
+export type PartnerOperation = 'getNewEvents' | 'getEvents';
 
 export type Job = (CreateJob | ListJob | PartnerPollJob) & {
 	target: SandboxTarget;
