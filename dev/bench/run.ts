@@ -55,12 +55,14 @@ const USAGE = `Usage: npm run bench -- [--quick] [--reps N] [--slow-reps N] [--o
     and Get Events without latency (about 2 min)
   10 a year of watching (dev/sandbox/yearOfLoans.ts): Get New Events' core polls every borrower daily
     for 365 days, each poll checked against what changed; mismatches, events, memory per borrower
-    (--borrowers, its first number; default 2,000: about a minute; 50,000 about 25 min)
+    (--borrowers, its first number; default 2,000: about 25 s; 50,000 about 10 min)
   --quick        1 repetition, scenario 2 with 300 items (floor 30 s), no Batching contender, scenario 5 with 500 items
   --reps N       repetitions of scenarios 1, 3, 4 and 6 (default 3)
   --slow-reps N  repetitions of scenarios 2, 5, 7, 8 and 9 (≥ 100 s and ≥ 125 s per run of the slowest contender; default 1)
-  --borrowers LIST  scenario 9's numbers of borrowers, e.g. 500,10000,50000 (default 500; 50,000 takes
-                 about 10 min at 32 parallel); scenario 10's is the first (default 2,000)
+  --borrowers LIST  scenario 9's numbers of borrowers, e.g. 500,10000 (default 500; 10,000 takes
+                 about 5 min; one run of 50,000 at 32 parallel passes the time budget's 28,800 and
+                 needs about 2.5 GB: dev/bench/partnerPollCost.ts measures it without latency);
+                 scenario 10's is the first (default 2,000)
   --parallel LIST   scenario 9's Max Parallel Requests of the polls at 200 ms (default 16,32,64)
   --only LIST    scenarios to run (default all); 3 is both dialects, 3-spec or 3-live one of them
   --endless-storm  scenario 8 also with 200 items and a storm that never ends (about 3 min more)
