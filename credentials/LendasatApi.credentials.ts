@@ -70,6 +70,15 @@ export class LendasatApi implements ICredentialType {
 			default: '',
 			required: true,
 		},
+		{
+			displayName: 'Key Sealing Secret',
+			name: 'sealingSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				"Optional. Seals borrowers' API keys so that your store and n8n's executions hold them only sealed (Account → Create's Seal API Key, Account → Seal API Key), and opens them in Act as Borrower. At least 32 characters: generate one, e.g. with openssl rand -hex 32, and keep a copy. Changing or losing it makes every key sealed with it unreadable.",
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -112,6 +112,8 @@ export interface TestCredential {
 	baseUrl?: string;
 	keyType?: 'borrower' | 'master';
 	apiKey: string;
+	/** Seals and opens borrowers' keys. */
+	sealingSecret?: string;
 	/** n8n's domain restriction, which n8n adds to every credential with authentication. */
 	allowedHttpRequestDomains?: 'all' | 'domains' | 'none';
 	allowedDomains?: string;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
 import { startSandbox, SEED_IDS, type Sandbox } from '../../dev/sandbox/server';
+import { keysOfUser } from '../../dev/sandbox/state';
 import { checkOwnApiKey, generateApiKey } from '../../nodes/LendasatBorrower/validation/apiKeys';
+import { openSealedKey, sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { runWorkflow, singleNodeWorkflow, type TestCredential } from '../../dev/harness/n8n';
 import { everythingVisible } from '../helpers/secrets';
 import partnerOnboarding from '../workflows/partner-onboarding.json';
@@ -396,6 +398,227 @@ describe('Account → Create With Own Key: an account from a referral code, with
 		const { error, output } = await createWithOwnKey({});
 		expect(error?.message).toBe('Lendasat sent an answer the node cannot use (HTTP 200)');
 		expect(output('Lendasat Borrower')).toEqual([]);
+	});
+});
+
+describe("Seal API Key: the new account's key output sealed with the credential's Key Sealing Secret", () => {
+	const SECRET = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
+	const sealing = (): TestCredential => ({ ...master(), sealingSecret: SECRET });
+	/** The key Lendasat holds for an account: the plain key its output must not show. */
+	const keyOf = (accountId: unknown) => keysOfUser(sandbox.state, String(accountId))[0].key;
+
+	it('Account → Create outputs api_key_sealed in place of api_key, and the plain key is nowhere in the run', async () => {
+		const { output, error, run } = await createAccount(
+			{ options: { sealApiKey: true } },
+			sealing(),
+		);
+
+		expect(error).toBeUndefined();
+		const [account] = output('Lendasat Borrower');
+		expect(Object.keys(account.json)).toEqual([
+			'id',
+			'name',
+			'email',
+			'timezone',
+			'api_key_sealed',
+		]);
+		const key = keyOf(account.json.id);
+		expect(key).toMatch(/^lndst_sk_/);
+		expect(account.json.api_key_sealed).toMatch(/^lendasat-sealed:v1:[A-Za-z0-9+/]+$/);
+		expect(openSealedKey(String(account.json.api_key_sealed), SECRET)).toEqual({ key });
+		expect(everythingVisible(run, error)).not.toContain(key);
+		expect(everythingVisible(run, error)).not.toContain(SECRET);
+		expect(sandbox.requests).toHaveLength(1);
+	});
+
+	it('Account → Create With Own Key: the generated key, and a key given, are output sealed only', async () => {
+		const ownKey = 'lndst_sk_0a1b2c3d4e5f_' + 'S'.repeat(20) + 't'.repeat(20) + '0456';
+		for (const accountApiKey of ['', ownKey]) {
+			sandbox.reset();
+			const { output, error, run } = await runWorkflow(
+				singleNodeWorkflow({
+					resource: 'account',
+					operation: 'createWithOwnKey',
+					name: 'Grace Hopper',
+					email: 'grace@example.com',
+					referralCode: SEED_IDS.referralCodes.active,
+					accountApiKey,
+					options: { sealApiKey: true },
+				}),
+				{ credential: { ...sealing(), keyType: 'borrower', apiKey: sandbox.keys.borrower } },
+			);
+
+			expect(error).toBeUndefined();
+			const [account] = output('Lendasat Borrower');
+			expect(Object.keys(account.json)).toEqual([
+				'id',
+				'name',
+				'email',
+				'timezone',
+				'api_key_sealed',
+			]);
+			const sent = String((sandbox.requests[0].body as { api_key: string }).api_key);
+			if (accountApiKey) expect(sent).toBe(ownKey);
+			expect(openSealedKey(String(account.json.api_key_sealed), SECRET)).toEqual({ key: sent });
+			// The run's output holds no plain key; only the parameter typed in holds the key given.
+			expect(everythingVisible(output('Lendasat Borrower'))).not.toContain(sent);
+			if (!accountApiKey) expect(everythingVisible(run, error)).not.toContain(sent);
+		}
+	});
+
+	it.each([
+		['no Key Sealing Secret', '', /The credential has no Key Sealing Secret\./],
+		['a Key Sealing Secret of 31 characters', SECRET.slice(0, 31), /shorter than 32 characters/],
+	])('with %s, creates nothing and says why', async (_case, sealingSecret, problem) => {
+		const { error, output, run } = await createAccount(
+			{ options: { sealApiKey: true } },
+			{ ...master(), sealingSecret },
+		);
+
+		expect(error?.message).toBe("The credential's Key Sealing Secret cannot be used [item 0]");
+		const description = String((error as { description?: string }).description);
+		expect(description).toMatch(/^Account → Create: /);
+		expect(description).toMatch(problem);
+		expect(description).toContain('openssl rand -hex 32');
+		expect(description).toMatch(/Nothing was sent\.$/);
+		expect(sandbox.requests).toEqual([]);
+		expect(sandbox.state.accounts).toHaveLength(0);
+		expect(output('Lendasat Borrower')).toEqual([]);
+		if (sealingSecret) expect(everythingVisible(run, error)).not.toContain(sealingSecret);
+	});
+
+	it('off (the default), Account → Create outputs api_key as before, even with a Key Sealing Secret', async () => {
+		const { output, error } = await createAccount({ options: { sealApiKey: false } }, sealing());
+
+		expect(error).toBeUndefined();
+		const [account] = output('Lendasat Borrower');
+		expect(account.json.api_key).toBe(keyOf(account.json.id));
+		expect(account.json).not.toHaveProperty('api_key_sealed');
+	});
+});
+
+describe('Account → Seal API Key: a key stored in plain text, checked with Lendasat and sealed', () => {
+	const SECRET = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
+	const sealing = (): TestCredential => ({ ...master(), sealingSecret: SECRET });
+
+	/** Seal API Key on each input item's api_key, as a partner runs it over its Data table. */
+	function sealEach(keys: unknown[], credential = sealing(), keyToSeal = '={{ $json.api_key }}') {
+		return runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'account', operation: 'sealApiKey', keyToSeal },
+				{ onError: 'continueErrorOutput' },
+			),
+			{ credential, items: keys.map((api_key) => ({ borrower_id: 'b-1', api_key })) },
+		);
+	}
+
+	it('checks the key with GET /api/users/me sent with it, and outputs the account and the sealed key only', async () => {
+		const { output, error } = await sealEach([sandbox.keys.borrower, sandbox.keys.otherBorrower]);
+
+		expect(error).toBeUndefined();
+		expect(
+			sandbox.requests.map((request) => [
+				request.method,
+				request.path,
+				request.headers['x-api-key'],
+			]),
+		).toEqual([
+			['GET', '/api/users/me', sandbox.keys.borrower],
+			['GET', '/api/users/me', sandbox.keys.otherBorrower],
+		]);
+		const items = output('Lendasat Borrower').map((item) => item.json);
+		expect(items).toEqual([
+			{
+				id: SEED_IDS.users.borrower,
+				name: expect.any(String),
+				api_key_sealed: expect.stringMatching(/^lendasat-sealed:v1:/),
+			},
+			{
+				id: SEED_IDS.users.otherBorrower,
+				name: expect.any(String),
+				api_key_sealed: expect.stringMatching(/^lendasat-sealed:v1:/),
+			},
+		]);
+		expect(items.map((item) => openSealedKey(String(item.api_key_sealed), SECRET))).toEqual([
+			{ key: sandbox.keys.borrower },
+			{ key: sandbox.keys.otherBorrower },
+		]);
+		const shown = everythingVisible(output('Lendasat Borrower'), output('Lendasat Borrower', 1));
+		for (const key of [
+			sandbox.keys.borrower,
+			sandbox.keys.otherBorrower,
+			sandbox.keys.master,
+			SECRET,
+		]) {
+			expect(shown).not.toContain(key);
+		}
+	});
+
+	it.each(['spec', 'live'] as const)(
+		'%s: a revoked key is not sealed: that item fails with 401, the others are sealed',
+		async (dialect) => {
+			sandbox.configure({ dialect });
+			const revoked = sandbox.keys.otherBorrower;
+			sandbox.state.keys.delete(revoked);
+
+			const { output, error } = await sealEach([revoked, sandbox.keys.borrower]);
+
+			expect(error).toBeUndefined();
+			expect(sandbox.requests).toHaveLength(2);
+			const [failed] = output('Lendasat Borrower', 1);
+			expect(failed.json.error).toBe(
+				`Lendasat rejected the key to seal (HTTP 401${dialect === 'spec' ? ', UNAUTHORIZED' : ''})`,
+			);
+			expect(String((failed.error as { description?: string }).description)).toMatch(
+				/^Account → Seal API Key: the key in API Key to Seal does not work: .*It was not sealed\./,
+			);
+			expect(output('Lendasat Borrower').map((item) => item.json.id)).toEqual([
+				SEED_IDS.users.borrower,
+			]);
+			const shown = `${failed.json.error} ${(failed.error as { description?: string }).description}`;
+			expect(shown).not.toContain(revoked);
+			expect(everythingVisible(output('Lendasat Borrower'))).not.toContain(revoked);
+		},
+	);
+
+	it('a key already sealed is opened, checked and sealed again: a table half sealed can be run again', async () => {
+		const sealed = sealKey(sandbox.keys.borrower, SECRET, randomBytes);
+
+		const { output, error } = await sealEach([sealed]);
+
+		expect(error).toBeUndefined();
+		expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
+		const [item] = output('Lendasat Borrower');
+		expect(item.json.api_key_sealed).not.toBe(sealed);
+		expect(openSealedKey(String(item.json.api_key_sealed), SECRET)).toEqual({
+			key: sandbox.keys.borrower,
+		});
+	});
+
+	it('without a Key Sealing Secret in the credential, nothing is sent', async () => {
+		const { output, error } = await sealEach([sandbox.keys.borrower], master());
+
+		expect(error).toBeUndefined();
+		const [failed] = output('Lendasat Borrower', 1);
+		expect(failed.json.error).toBe("The credential's Key Sealing Secret cannot be used [item 0]");
+		expect(String((failed.error as { description?: string }).description)).toMatch(
+			/^Account → Seal API Key: The credential has no Key Sealing Secret\./,
+		);
+		expect(sandbox.requests).toEqual([]);
+	});
+
+	it('an item without a key is refused, and nothing is sent for it', async () => {
+		const { output, error } = await sealEach(['  ', undefined]);
+
+		expect(error).toBeUndefined();
+		expect(output('Lendasat Borrower', 1).map((item) => item.json.error)).toEqual([
+			'Invalid API Key to Seal [item 0]',
+			'Invalid API Key to Seal [item 1]',
+		]);
+		expect(
+			String((output('Lendasat Borrower', 1)[0].error as { description?: string }).description),
+		).toMatch(/^API Key to Seal: Must not be empty/);
+		expect(sandbox.requests).toEqual([]);
 	});
 });
 

@@ -3,8 +3,11 @@
  * a Borrower Key sends that key instead of the credential's, here a partner's master credential and
  * the key Account → Create returned the node before. Each test checks what the sandbox received.
  */
+import { randomBytes } from 'node:crypto';
+
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
-import { issueKey } from '../../dev/sandbox/state';
+import { onboardBorrowers, type OnboardedBorrower } from '../../dev/sandbox/partner';
+import { issueKey, keysOfUser } from '../../dev/sandbox/state';
 import {
 	NODE_TYPE,
 	runWorkflow,
@@ -14,6 +17,7 @@ import {
 	type WorkflowFixture,
 } from '../../dev/harness/n8n';
 import { clientContractIdFor } from '../../nodes/LendasatBorrower/resources/contract/createOnce';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { everythingVisible } from '../helpers/secrets';
 import { useFakeTime } from '../helpers/fakeTime';
 
@@ -45,7 +49,10 @@ const borrower = () => credential('borrower', sandbox.keys.borrower);
 const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 
 /** Account → Create with the partner's master credential, then `acting` acting as the account it made. */
-function onboardAndAct(acting: Record<string, unknown>): WorkflowFixture {
+function onboardAndAct(
+	acting: Record<string, unknown>,
+	accountOptions: Record<string, unknown> = {},
+): WorkflowFixture {
 	const { options, ...parameters } = acting as { options?: object };
 	return {
 		nodes: [
@@ -61,6 +68,7 @@ function onboardAndAct(acting: Record<string, unknown>): WorkflowFixture {
 					name: 'Grace Hopper',
 					email: 'grace@example.com',
 					timezone: 'America/New_York',
+					options: accountOptions,
 				},
 			},
 			{
@@ -454,5 +462,267 @@ describe('without the option, or where it does not apply', () => {
 		expect(error).toBeUndefined();
 		expect(sandbox.requests[0].headers['x-api-key']).toBe(extra.key);
 		expect(output(SINGLE_NODE)[0].json.user).toMatchObject({ id: SEED_IDS.users.otherBorrower });
+	});
+});
+
+describe("keys at rest sealed with the credential's Key Sealing Secret", () => {
+	const SECRET = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+	const OTHER_SECRET = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae';
+	const sealing = (keyType: 'master' | 'borrower' = 'master', sealingSecret = SECRET) => ({
+		...credential(keyType, keyType === 'master' ? sandbox.keys.master : sandbox.keys.borrower),
+		sealingSecret,
+	});
+	const FROM_SEALED = '={{ $json.api_key_sealed }}';
+	const sealed = (key: string, secret = SECRET) => sealKey(key, secret, randomBytes);
+
+	/** Contract → Get Many acting with each input item's api_key, failed items to the error output. */
+	function getManyActingAs(keys: string[], useCredential: TestCredential, parameters = {}) {
+		return runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getAll',
+					returnAll: true,
+					options: { borrowerApiKey: FROM_INPUT },
+					...parameters,
+				},
+				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
+			),
+			{ credential: useCredential, items: keys.map((api_key) => ({ api_key })) },
+		);
+	}
+
+	it.each([
+		['User → Get Me', { resource: 'user', operation: 'getMe' }],
+		['Contract → Get Many', { resource: 'contract', operation: 'getAll', returnAll: true }],
+	])(
+		'Account → Create with Seal API Key, then %s acting with api_key_sealed: the plain key is sent and appears nowhere in the run',
+		async (_label, acting) => {
+			const result = await runWorkflow(
+				onboardAndAct(
+					{ ...acting, options: { borrowerApiKey: FROM_SEALED } },
+					{ sealApiKey: true },
+				),
+				{ credential: sealing() },
+			);
+
+			expect(result.error).toBeUndefined();
+			const [account] = result.output(ACCOUNT_NODE);
+			expect(account.json).not.toHaveProperty('api_key');
+			const [{ key }] = keysOfUser(sandbox.state, String(account.json.id));
+			const [, ...acted] = sandbox.requests;
+			expect(acted.length).toBeGreaterThan(0);
+			for (const request of acted) expect(request.headers['x-api-key']).toBe(key);
+			const visible = everythingVisible(result.run, result.error);
+			for (const secret of [key, SECRET, sandbox.keys.master])
+				expect(visible).not.toContain(secret);
+		},
+	);
+
+	it('the new borrower reads its own account with the sealed key', async () => {
+		const result = await runWorkflow(
+			onboardAndAct(
+				{ resource: 'user', operation: 'getMe', options: { borrowerApiKey: FROM_SEALED } },
+				{ sealApiKey: true },
+			),
+			{ credential: sealing() },
+		);
+
+		expect(result.output(ACTING_NODE)[0].json.user).toMatchObject({
+			id: result.output(ACCOUNT_NODE)[0].json.id,
+			email: 'grace@example.com',
+		});
+	});
+
+	it('sealed and plain keys side by side: each item acts as its borrower; a plain key works as before', async () => {
+		const result = await getManyActingAs(
+			[sealed(sandbox.keys.borrower), sandbox.keys.otherBorrower],
+			sealing(),
+		);
+
+		expect(result.error).toBeUndefined();
+		expect(result.output(SINGLE_NODE, 1)).toEqual([]);
+		expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([
+			sandbox.keys.borrower,
+			sandbox.keys.otherBorrower,
+		]);
+		const ownerOf = (id: unknown) => sandbox.state.contracts.get(String(id))?.owner;
+		const owners = new Set(result.output(SINGLE_NODE).map((item) => ownerOf(item.json.id)));
+		expect(owners).toEqual(new Set([SEED_IDS.users.borrower, SEED_IDS.users.otherBorrower]));
+		// The sealed one's plain key is in no saved data: not the input, not the output.
+		expect(everythingVisible(result.run)).not.toContain(sandbox.keys.borrower);
+	});
+
+	it('a borrower credential opens sealed keys too', async () => {
+		const result = await getManyActingAs([sealed(sandbox.keys.otherBorrower)], sealing('borrower'));
+
+		expect(result.error).toBeUndefined();
+		expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([
+			sandbox.keys.otherBorrower,
+		]);
+	});
+
+	it.each([
+		[
+			"sealed with another credential's secret",
+			() => sealing('master', OTHER_SECRET),
+			'Cannot open the sealed key in Act as Borrower (API Key) [item 0]',
+			"Contract → Get Many: Act as Borrower (API Key): It could not be opened with this credential's Key Sealing Secret: it was sealed with another secret, or altered. Nothing was sent.",
+		],
+		[
+			'and a credential without a Key Sealing Secret',
+			() => credential('master', sandbox.keys.master),
+			"The credential's Key Sealing Secret cannot be used [item 0]",
+			'Contract → Get Many: The credential has no Key Sealing Secret. Act as Borrower (API Key) holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential. Nothing was sent.',
+		],
+	])(
+		'a sealed key %s fails its item, sends nothing for it, and the other items go on',
+		async (_case, useCredential, message, description) => {
+			const result = await getManyActingAs(
+				[sealed(sandbox.keys.borrower), sandbox.keys.otherBorrower],
+				useCredential(),
+			);
+
+			expect(result.error).toBeUndefined();
+			const [failed, ...more] = result.output(SINGLE_NODE, 1);
+			expect(more).toEqual([]);
+			expect(failed.error?.message).toBe(message);
+			expect(describedBy(failed.error)).toBe(description);
+			expect(failed.pairedItem).toEqual({ item: 0 });
+			expect(sandbox.requests.map((request) => request.headers['x-api-key'])).toEqual([
+				sandbox.keys.otherBorrower,
+			]);
+			const visible = everythingVisible(result.run);
+			for (const secret of [sandbox.keys.borrower, SECRET, OTHER_SECRET]) {
+				expect(visible).not.toContain(secret);
+			}
+		},
+	);
+
+	it('an altered sealed key fails closed, as does one of another version', async () => {
+		const good = sealed(sandbox.keys.borrower);
+		const altered = `${good.slice(0, 30)}${good[30] === 'A' ? 'B' : 'A'}${good.slice(31)}`;
+		const otherVersion = good.replace(':v1:', ':v2:');
+
+		const result = await getManyActingAs([altered, otherVersion], sealing());
+
+		expect(sandbox.requests).toEqual([]);
+		expect(result.output(SINGLE_NODE, 1).map((item) => describedBy(item.error))).toEqual([
+			expect.stringMatching(
+				/could not be opened .*sealed with another secret, or altered\. Nothing was sent\.$/,
+			),
+			expect.stringMatching(
+				/not sealed in the form this node opens .*another version of the node, or altered\. Nothing was sent\.$/,
+			),
+		]);
+		expect(everythingVisible(result.run)).not.toContain(sandbox.keys.borrower);
+	});
+
+	it.each([
+		[
+			'Lendasat refuses the opened key (401)',
+			() => sandbox.state.keys.delete(sandbox.keys.borrower),
+			/^Lendasat rejected the Act as Borrower API key \(HTTP 401/,
+		],
+		[
+			'an error echoes the opened key',
+			() =>
+				sandbox.configure({
+					faults: [{ kind: 'echo-key-error', path: '/api/contracts', times: 99 }],
+				}),
+			/^Lendasat rejected the request \(HTTP 400/,
+		],
+	])(
+		'%s: the error output item and the whole run hold no plain key',
+		async (_case, arrange, message) => {
+			arrange();
+
+			const result = await getManyActingAs([sealed(sandbox.keys.borrower)], sealing());
+
+			expect(sandbox.requests[0].headers['x-api-key']).toBe(sandbox.keys.borrower);
+			const [failed] = result.output(SINGLE_NODE, 1);
+			expect(failed.error?.message).toMatch(message);
+			for (const form of formsOf(sandbox.keys.borrower)) {
+				expect(everythingVisible(result.run, result.error)).not.toContain(form);
+			}
+		},
+	);
+});
+
+describe('many borrowers in one run share Max Parallel Requests: a slot is held only on the wire', () => {
+	const LATENCY_MS = 200;
+	const PARALLEL = 4;
+
+	/** Contract → Get of each item's contract, acting as the item's borrower, 4 requests of the run at most. */
+	async function readContracts(items: Array<{ api_key: string; contract_id: string }>) {
+		const from = sandbox.requests.length;
+		const startedAt = Date.now();
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'get',
+					contractId: { __rl: true, mode: 'id', value: '={{ $json.contract_id }}' },
+					options: { borrowerApiKey: FROM_INPUT, maxConcurrent: PARALLEL },
+				},
+				{ typeVersion: 1.1, onError: 'continueRegularOutput' },
+			),
+			{ credential: master(), items },
+		);
+		return { ...result, startedAt, requests: sandbox.requests.slice(from) };
+	}
+
+	const itemOf = (borrower: OnboardedBorrower) => ({
+		api_key: borrower.api_key,
+		contract_id: borrower.contracts[0],
+	});
+
+	it("one borrower whose every request fails slows the others by no more than its own requests' time on the wire", async () => {
+		const [failing, ...others] = await onboardBorrowers(sandbox.url, sandbox.keys.master, 41, [
+			{ status: 'PrincipalGiven' },
+		]);
+		sandbox.configure({
+			latencyMs: LATENCY_MS,
+			faults: [{ kind: '503', path: `/api/contracts/${failing.contracts[0]}`, probability: 1 }],
+		});
+		/** When the last of the others' answers came, from the start of the run. */
+		const othersDoneAfter = (run: Awaited<ReturnType<typeof readContracts>>) =>
+			Math.max(
+				...run.requests
+					.filter((request) => request.headers['x-api-key'] !== failing.api_key)
+					.map((request) => request.at),
+			) +
+			LATENCY_MS -
+			run.startedAt;
+
+		const alone = await readContracts(others.map(itemOf));
+		expect(alone.output(SINGLE_NODE).map((item) => item.json.id)).toEqual(
+			others.map((borrower) => borrower.contracts[0]),
+		);
+		// 40 borrowers, 4 at a time, 200 ms each.
+		expect(othersDoneAfter(alone)).toBe((40 / PARALLEL) * LATENCY_MS);
+
+		// The failing borrower comes first, with as many items as the run has slots.
+		const withFailing = await readContracts([
+			...Array.from({ length: PARALLEL }, () => itemOf(failing)),
+			...others.map(itemOf),
+		]);
+		const output = withFailing.output(SINGLE_NODE);
+		for (const item of output.slice(0, PARALLEL))
+			expect(String(item.json.error)).toMatch(/HTTP 503.* — 9 attempts made$/);
+		expect(output.slice(PARALLEL).map((item) => item.json.id)).toEqual(
+			others.map((borrower) => borrower.contracts[0]),
+		);
+		const lastOther = othersDoneAfter(withFailing) + withFailing.startedAt - LATENCY_MS;
+		const failingMeanwhile = withFailing.requests.filter(
+			(request) => request.headers['x-api-key'] === failing.api_key && request.at <= lastOther,
+		).length;
+		// Each of its requests held a slot for one answer's time, never during its back-off.
+		expect(othersDoneAfter(withFailing)).toBeLessThanOrEqual(
+			othersDoneAfter(alone) + Math.ceil(failingMeanwhile / PARALLEL) * LATENCY_MS,
+		);
+		expect(failingMeanwhile).toBeLessThanOrEqual(PARALLEL);
+		// The run-wide cap holds across all keys, retries included.
+		expect(sandbox.stats().peakRequestsInFlight).toBe(PARALLEL);
 	});
 });

@@ -4,7 +4,10 @@
  * events they stand at now, each with an event_key that stays the same until something changes, for
  * Remove Duplicates to let through once. Run through n8n-core against the sandbox.
  */
+import { randomBytes } from 'node:crypto';
+
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { onboardBorrowers } from '../../dev/sandbox/partner';
 import {
 	runWorkflow,
@@ -50,6 +53,7 @@ async function poll(
 	borrowers: ListedBorrower[],
 	parameters: Record<string, unknown> = {},
 	settings: { onError?: 'continueErrorOutput' | 'continueRegularOutput' } = {},
+	credential = master(),
 ): Promise<RunResult & { events: Array<Record<string, unknown>> }> {
 	const { options, ...rest } = parameters as { options?: object };
 	const result = await runWorkflow(
@@ -63,7 +67,7 @@ async function poll(
 			},
 			{ typeVersion: 1.1, ...settings },
 		),
-		{ credential: master(), items: borrowers },
+		{ credential, items: borrowers },
 	);
 	// The run's data holds the input items, keys and all, as n8n keeps them; what the node made must not.
 	const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
@@ -96,14 +100,11 @@ describe('events per borrower, from one run acting as each', () => {
 			[CONTRACTS.principalGiven, 'PrincipalGiven'],
 		]);
 		const principalGiven = sandbox.state.contracts.get(CONTRACTS.principalGiven)?.contract;
-		const entered = principalGiven?.timeline.find(
-			(entry) =>
-				entry.event.type === 'contract_status_change' && entry.event.status === 'PrincipalGiven',
-		)?.date;
 		expect(statuses[3]).toMatchObject({
 			borrower: 'alice',
 			event: 'contractStatusChanged',
-			event_key: `${CONTRACTS.principalGiven}:PrincipalGiven:${new Date(String(entered)).toISOString()}`,
+			// The first stay in PrincipalGiven.
+			event_key: `${CONTRACTS.principalGiven}:PrincipalGiven:1`,
 			previousStatus: 'CollateralConfirmed',
 			// Simplify on: what an alert needs, not the whole record.
 			next_installment: expect.objectContaining({ status: 'pending' }),
@@ -172,6 +173,24 @@ describe('events per borrower, from one run acting as each', () => {
 		]);
 	});
 
+	it('reads Events for each borrower when it is an expression, and once for the run when it is not', async () => {
+		const eventsOf = { alice: ['marginCall'], bob: ['contractStatusChanged'] };
+		const listed = seededBorrowers().map((borrower) => ({
+			...borrower,
+			events: eventsOf[borrower.borrower_id as 'alice' | 'bob'],
+		}));
+		const fromExpression = await poll(listed, { events: '={{ $json.events }}' });
+		expect(fromExpression.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+			['bob', 'contractStatusChanged'],
+		]);
+
+		const constant = await poll(seededBorrowers(), { events: ['marginCall'] });
+		expect(constant.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+		]);
+	});
+
 	it('a margin call after the contract was Healthy again is a new event; a liquidation is one event whatever follows', async () => {
 		const keyOfMarginCall = async () =>
 			(await poll(seededBorrowers(), { events: ['marginCall'] })).events.map(
@@ -204,8 +223,24 @@ describe('events per borrower, from one run acting as each', () => {
 		sandbox.admin.advanceClock(60_000);
 		sandbox.admin.setContractStatus(CONTRACTS.principalGiven, 'PrincipalGiven');
 		const [after] = await statusKeys();
-		expect(after).toMatch(new RegExp(`^${CONTRACTS.principalGiven}:PrincipalGiven:`));
-		expect(after).not.toBe(before);
+		expect([before, after]).toEqual([
+			`${CONTRACTS.principalGiven}:PrincipalGiven:1`,
+			`${CONTRACTS.principalGiven}:PrincipalGiven:2`,
+		]);
+	});
+
+	it('extra collateral on a paid-out loan changes no status key and names no earlier status', async () => {
+		const statusOf = async () =>
+			(await poll(seededBorrowers(), { events: ['contractStatusChanged'] })).events.find(
+				(event) => event.contract_id === CONTRACTS.principalGiven,
+			);
+		const before = await statusOf();
+		sandbox.admin.advanceClock(60_000);
+		sandbox.admin.addCollateral(CONTRACTS.principalGiven, 50_000);
+		const after = await statusOf();
+		expect(after?.event_key).toBe(before?.event_key);
+		expect(after?.previousStatus).toBe('CollateralConfirmed');
+		expect(after?.previousStatus).toBe(before?.previousStatus);
 	});
 
 	it('an installment is given once it falls within Days Ahead, and under a new key once it is late', async () => {
@@ -259,6 +294,33 @@ describe('events per borrower, from one run acting as each', () => {
 		const ids = events.map((event) => event.contract_id);
 		expect(ids).toContain(CONTRACTS.requested);
 		expect(ids).not.toContain(CONTRACTS.closed);
+	});
+});
+
+describe("the partner's list with its keys sealed", () => {
+	it('gives the very events of the plain list, and no plain key is anywhere in the run', async () => {
+		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
+		const plain = await poll(seededBorrowers(), { daysAhead: 25 });
+		sandbox.reset();
+		const sealedList = seededBorrowers().map((borrower) => ({
+			...borrower,
+			api_key: sealKey(borrower.api_key, secret, randomBytes),
+		}));
+
+		const sealed = await poll(
+			sealedList,
+			{ daysAhead: 25 },
+			{},
+			{ ...master(), sealingSecret: secret },
+		);
+
+		expect(sealed.error).toBeUndefined();
+		expect(keysOf(sealed.events)).toEqual(keysOf(plain.events));
+		expect(sealed.events.length).toBeGreaterThan(0);
+		const visible = everythingVisible(sealed.run);
+		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, secret]) {
+			expect(visible).not.toContain(key);
+		}
 	});
 });
 
@@ -320,6 +382,38 @@ describe('one borrower cannot spoil the others', () => {
 		expect(sandbox.requests.length).toBe(before);
 	});
 
+	it.each([
+		['the key it acts as', (listed: ListedBorrower) => listed.api_key],
+		["the credential's master key", () => sandbox.keys.master],
+	])('refuses a Borrower that holds %s in base64, which no key pattern finds', async (_, keyOf) => {
+		const [alice] = seededBorrowers();
+		const listed = { ...alice, hidden: Buffer.from(keyOf(alice)).toString('base64') };
+		const before = sandbox.requests.length;
+		const { error } = await poll([listed], { borrower: '={{ $json.hidden }}' });
+		expect(error?.message).toBe('Invalid Borrower [item 0]');
+		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
+		expect(sandbox.requests.length).toBe(before);
+	});
+
+	it('refuses a Borrower that holds a sealed key, sending nothing', async () => {
+		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
+		// Not the key this item acts with: another borrower's, sealed.
+		const listed = {
+			borrower_id: 'alice',
+			api_key: sandbox.keys.borrower,
+			old_key: sealKey(sandbox.keys.otherBorrower, secret, randomBytes),
+		};
+		const { error } = await poll(
+			[listed],
+			{ borrower: '={{ $json.old_key }}' },
+			{},
+			{ ...master(), sealingSecret: secret },
+		);
+		expect(error?.message).toBe('Invalid Borrower [item 0]');
+		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
+		expect(sandbox.requests).toEqual([]);
+	});
+
 	it('fails the borrower whose open installment has a due date it cannot place', async () => {
 		const contract = sandbox.state.contracts.get(CONTRACTS.principalGiven)?.contract;
 		const next = contract?.installments.find((installment) => installment.status === 'pending');
@@ -331,6 +425,85 @@ describe('one borrower cannot spoil the others', () => {
 		);
 		expect(failed.pairedItem).toEqual({ item: 0 });
 		expect(output(NODE, 0).map((item) => item.json.borrower)).toEqual(['bob']);
+	});
+});
+
+describe('odd answers fail the borrower, never become odd events', () => {
+	const page = (contracts: object[], total = contracts.length) =>
+		JSON.stringify({ data: contracts, page: 1, limit: 100, total, total_pages: 1 });
+
+	/** Alice's contract list answered with `body` (a whole 200 answer), Bob's as the sandbox has it. */
+	const answerAliceWith = (body: string) =>
+		sandbox.configure({
+			faults: [{ kind: 'trickle', delayMs: 1, method: 'GET', path: '/api/contracts', body }],
+		});
+
+	const aliceContract = () => {
+		const contract = sandbox.state.contracts.get(CONTRACTS.principalGiven)?.contract;
+		return JSON.parse(JSON.stringify(contract)) as Record<string, unknown>;
+	};
+
+	it('the same contract listed twice, its ID in capitals the second time, is one contract', async () => {
+		const contract = aliceContract();
+		const twice = [contract, { ...contract, id: String(contract.id).toUpperCase() }];
+		answerAliceWith(page(twice, 1));
+		const { events } = await poll([seededBorrowers()[0]], { events: ['contractStatusChanged'] });
+		expect(events.map((event) => event.event_key)).toEqual([
+			`${CONTRACTS.principalGiven}:PrincipalGiven:1`,
+		]);
+
+		// Counted as two: one contract is missing, so the borrower fails rather than miss it.
+		answerAliceWith(page(twice));
+		const counted = await poll(
+			[seededBorrowers()[0]],
+			{ events: ['contractStatusChanged'] },
+			{ onError: 'continueErrorOutput' },
+		);
+		expect(counted.events).toEqual([]);
+		expect(counted.output(NODE, 1).map((item) => item.error?.message)).toEqual([
+			'Lendasat returned 1 of 2 contracts',
+		]);
+	});
+
+	it.each([
+		['a status that is not text', { status: { value: 'PrincipalGiven' } }, 'has the status {'],
+		['no status', { status: undefined }, 'has the status nothing'],
+		[
+			'installments that are not a list on a paid-out loan',
+			{ installments: 'see the schedule' },
+			'is PrincipalGiven but its installments are',
+		],
+	])(
+		'a contract with %s fails that borrower alone, with nothing of it output',
+		async (_case, fields, problem) => {
+			answerAliceWith(page([{ ...aliceContract(), ...fields }]));
+			const { events, output } = await poll(
+				seededBorrowers(),
+				{},
+				{ onError: 'continueErrorOutput' },
+			);
+			expect(new Set(events.map((event) => event.borrower))).toEqual(new Set(['bob']));
+			const [failed] = output(NODE, 1);
+			expect(failed.error?.message).toBe(
+				'Contract → Get Events: Lendasat sent a contract the node cannot read',
+			);
+			expect(String(failed.error?.description)).toContain(problem);
+			expect(failed.pairedItem).toEqual({ item: 0 });
+		},
+	);
+
+	it('refuses a Statuses value that is no status (a display name), sending nothing', async () => {
+		const before = sandbox.requests.length;
+		const { error, events } = await poll([seededBorrowers()[0]], {
+			events: ['contractStatusChanged'],
+			statuses: ['Principal Given'],
+		});
+		expect(events).toEqual([]);
+		expect(error?.message).toBe('Invalid Statuses [item 0]');
+		expect(String((error as { description?: string }).description)).toContain(
+			'"Principal Given" is not a contract status',
+		);
+		expect(sandbox.requests.length).toBe(before);
 	});
 });
 

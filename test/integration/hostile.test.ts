@@ -655,6 +655,32 @@ describe('rate limits: a storm of 429s ends within the time budget', () => {
 		}
 		expect(errors.some((message) => / — \d+ attempts made$/.test(message))).toBe(true);
 	}, 120_000);
+
+	// Bench scenario 8's storm without end, on fake time. Every item's budget starts with the run: a
+	// slot of Max Parallel Requests is held only on the wire, so the 200 do not end 32 at a time.
+	it('200 items with the default settings against a server that answers only 429 all end within the time budget of 180 s, each with a rate-limit error', async () => {
+		stormy.configure({
+			rateLimit: { requestsPerSecond: 10, stormUntilMs: Date.now() + 3_600_000 },
+		});
+		const items = Array.from({ length: 200 }, () => ({}));
+
+		const { output, ms } = await timed(
+			run(operations.contractCreate(), credentialFor(stormy), items, {
+				onError: 'continueRegularOutput',
+			}),
+		);
+
+		expect(ms).toBeLessThanOrEqual(180_000);
+		const errors = output(NODE).map((item) => String(item.json.error));
+		expect(errors).toHaveLength(200);
+		for (const message of errors) {
+			expect(message).toMatch(
+				/^Lendasat is rate limiting this API key( \(HTTP 429.*\)( — \d+ attempts made)?|: no turn within the time budget)$/,
+			);
+		}
+		expect(stormy.stats().byStatus).toEqual({ 429: stormy.requests.length });
+		expect(stormy.stats().contractsCreated).toBe(0);
+	}, 120_000);
 });
 
 describe('Retry-After in the past or zero: backed off, not hammered', () => {

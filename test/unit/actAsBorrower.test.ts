@@ -45,7 +45,8 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 	it('every operation of the node: shown when its keyType is borrower, never for the accounts, the lender list or the prices', () => {
 		const all = operations();
 		expect(all.length).toBeGreaterThanOrEqual(15);
-		// These take either key: Lendasat asks none for prices, a lender's offers or a BYOK account.
+		// These take either key: Lendasat asks none for prices, a lender's offers or a BYOK account;
+		// Seal API Key sends the key it seals.
 		expect(
 			all
 				.filter(({ keyType }) => keyType !== 'borrower')
@@ -53,6 +54,7 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 		).toEqual([
 			'account/create',
 			'account/createWithOwnKey',
+			'account/sealApiKey',
 			'offer/getByLender',
 			'price/getHistory',
 		]);
@@ -77,6 +79,7 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 			'maxRetries',
 			'maxDelay',
 			'retryOn',
+			'sealApiKey',
 			'sendIdempotencyKey',
 			'timeBudget',
 			'attemptTimeout',
@@ -93,6 +96,7 @@ describe('Act as Borrower (API Key) is offered exactly for the operations that n
 			maxRetries: 8,
 			maxDelay: 30000,
 			retryOn: ['network', 'rateLimit', 'serverUnavailable'],
+			sealApiKey: false,
 			sendIdempotencyKey: true,
 			timeBudget: 180000,
 			attemptTimeout: 30000,

@@ -4,9 +4,12 @@ import {
 	currentEvents,
 	EVENT_NAMES,
 	FINISHED_SHOWN_MS,
-	statusSince,
 	type EventSettings,
 } from '../../nodes/LendasatBorrower/resources/contract/events';
+import {
+	previousStatusInTimeline,
+	statusHistory,
+} from '../../nodes/LendasatBorrower/trigger/contracts';
 
 const NOW = Date.parse('2026-11-21T09:00:00Z');
 const ID = '7A3F2C1E-9D4A-4B6F-8E2A-1C5D7F9A0B3E';
@@ -39,47 +42,73 @@ const contract = (fields: IDataObject = {}): IDataObject => ({
 	...fields,
 });
 
-const keys = (contracts: IDataObject[], overrides: Partial<EventSettings> = {}) =>
-	currentEvents(contracts, settings(overrides)).items.map((item) => item.event_key);
+const itemsOf = (contracts: IDataObject[], overrides: Partial<EventSettings> = {}) =>
+	currentEvents(contracts, settings(overrides)).events.map((event) => event.item);
 
-describe('statusSince: when the contract entered its current status', () => {
-	it('is the first of the last run of entries with that status, in date order', () => {
+const keys = (contracts: IDataObject[], overrides: Partial<EventSettings> = {}) =>
+	itemsOf(contracts, overrides).map((item) => item.event_key);
+
+const identities = (contracts: IDataObject[], overrides: Partial<EventSettings> = {}) =>
+	currentEvents(contracts, settings(overrides)).events.map((event) => event.identity);
+
+const lower = ID.toLowerCase();
+
+const funding = (date: string) => change('CollateralConfirmed', date);
+
+describe('statusHistory: the statuses a contract went through, from its timeline', () => {
+	it('keeps status changes in date order, each stay once, and takes later CollateralConfirmed entries for the extra collateral they are', () => {
 		expect(
-			statusSince(
+			statusHistory(
 				contract({
-					status: 'CollateralConfirmed',
 					timeline: [
+						change('PrincipalGiven', '2026-11-05T08:00:00Z'),
+						change('Requested', '2026-11-01T08:00:00Z'),
 						change('CollateralConfirmed', '2026-11-03T08:00:00Z'),
-						change('Approved', '2026-11-02T08:00:00Z'),
-						// Lendasat records extra funding as another CollateralConfirmed.
-						change('CollateralConfirmed', '2026-11-04T08:00:00Z'),
 						{
-							date: '2026-11-05T08:00:00Z',
-							event: { type: 'installment_payment', installment_id: 'x' },
+							date: '2026-11-06T08:00:00Z',
+							event: { type: 'installment_payment', installment_id: 'x', is_confirmed: true },
 						},
+						// Lendasat records each funding after the first as another CollateralConfirmed.
+						funding('2026-11-07T08:00:00Z'),
+						funding('2026-11-02T08:00:00Z'),
 					],
 				}),
 			),
-		).toBe('2026-11-03T08:00:00.000Z');
+		).toEqual(['Requested', 'CollateralConfirmed', 'PrincipalGiven']);
 	});
 
-	it('is null without a timeline, or when the timeline ends in another status', () => {
-		expect(statusSince(contract({ timeline: undefined }))).toBeNull();
-		expect(statusSince(contract({ status: 'Closed' }))).toBeNull();
+	it('is null without a timeline', () => {
+		expect(statusHistory(contract({ timeline: undefined }))).toBeNull();
+		expect(statusHistory(contract({ timeline: [] }))).toBeNull();
+	});
+
+	it('gives the status before the current stay, also while the timeline lags behind the status', () => {
+		expect(previousStatusInTimeline(contract())).toBe('Requested');
+		expect(
+			previousStatusInTimeline(
+				contract({
+					timeline: [
+						change('CollateralConfirmed', '2026-11-01T08:00:00Z'),
+						change('PrincipalGiven', '2026-11-02T08:00:00Z'),
+						funding('2026-11-03T08:00:00Z'),
+					],
+				}),
+			),
+		).toBe('CollateralConfirmed');
+		// The status moved on; its timeline entry has not arrived yet.
+		expect(previousStatusInTimeline(contract({ status: 'RepaymentProvided' }))).toBe(
+			'PrincipalGiven',
+		);
 	});
 });
 
 describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 	it('keys each event by what makes it news, IDs in lower case, and copies the borrower into each', () => {
-		const { items } = currentEvents(
-			[contract({ liquidation_status: 'SecondMarginCall' })],
-			settings(),
-		);
-		expect(items).toEqual([
+		expect(itemsOf([contract({ liquidation_status: 'SecondMarginCall' })])).toEqual([
 			{
 				borrower: 'b-17',
 				event: 'contractStatusChanged',
-				event_key: `${ID.toLowerCase()}:PrincipalGiven:2026-11-02T08:00:00.000Z`,
+				event_key: `${lower}:PrincipalGiven:1`,
 				contract_id: ID,
 				status: 'PrincipalGiven',
 				previousStatus: 'Requested',
@@ -87,20 +116,82 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 			{
 				borrower: 'b-17',
 				event: 'marginCall',
-				event_key: `${ID.toLowerCase()}:marginCall:SecondMarginCall:2026-11-20T08:00:00.000Z`,
+				event_key: `${lower}:marginCall:SecondMarginCall:2026-11-20T08:00:00.000Z`,
 				contract_id: ID,
 				status: 'PrincipalGiven',
 			},
 		]);
 	});
 
+	it('remembers a margin call by its level alone, and every other event by its key', () => {
+		expect(identities([contract({ liquidation_status: 'SecondMarginCall' })])).toEqual([
+			`${lower}:PrincipalGiven:1`,
+			`${lower}:marginCall:SecondMarginCall`,
+		]);
+	});
+
+	it('extra collateral on a paid-out loan, a payment in the timeline and a lagging timeline change no key', () => {
+		const paidOut = keys([contract()], { events: ['contractStatusChanged'] });
+		const withExtraCollateral = keys(
+			[
+				contract({
+					timeline: [...(contract().timeline as IDataObject[]), funding('2026-11-10T08:00:00Z')],
+				}),
+			],
+			{ events: ['contractStatusChanged'] },
+		);
+		const withPayment = keys(
+			[
+				contract({
+					timeline: [
+						...(contract().timeline as IDataObject[]),
+						{
+							date: '2026-11-11T08:00:00Z',
+							event: { type: 'installment_payment', installment_id: 'x', is_confirmed: false },
+						},
+					],
+				}),
+			],
+			{ events: ['contractStatusChanged'] },
+		);
+		expect(withExtraCollateral).toEqual(paidOut);
+		expect(withPayment).toEqual(paidOut);
+
+		// Repaid: the status comes before its timeline entry; the key is the same before and after.
+		const lagging = keys([contract({ status: 'RepaymentProvided' })], {
+			events: ['contractStatusChanged'],
+		});
+		const caughtUp = keys(
+			[
+				contract({
+					status: 'RepaymentProvided',
+					timeline: [
+						...(contract().timeline as IDataObject[]),
+						change('RepaymentProvided', '2026-11-12T08:00:00Z'),
+					],
+				}),
+			],
+			{ events: ['contractStatusChanged'] },
+		);
+		expect(lagging).toEqual([`${lower}:RepaymentProvided:1`]);
+		expect(caughtUp).toEqual(lagging);
+	});
+
+	it('a status the contract returns to is a new key, also while the timeline lags', () => {
+		const returned = (timeline: IDataObject[]) =>
+			keys([contract({ timeline })], { events: ['contractStatusChanged'] });
+		const before = [...(contract().timeline as IDataObject[])];
+		const disputed = [...before, change('DisputeBorrowerStarted', '2026-11-12T08:00:00Z')];
+		expect(returned(disputed)).toEqual([`${lower}:PrincipalGiven:2`]);
+		expect(returned([...disputed, change('PrincipalGiven', '2026-11-13T08:00:00Z')])).toEqual([
+			`${lower}:PrincipalGiven:2`,
+		]);
+	});
+
 	it('a status without a timeline is keyed by the status alone; a margin call without a readable updated_at by its level', () => {
 		expect(
 			keys([contract({ timeline: [], liquidation_status: 'FirstMarginCall', updated_at: null })]),
-		).toEqual([
-			`${ID.toLowerCase()}:PrincipalGiven`,
-			`${ID.toLowerCase()}:marginCall:FirstMarginCall`,
-		]);
+		).toEqual([`${lower}:PrincipalGiven`, `${lower}:marginCall:FirstMarginCall`]);
 	});
 
 	it('gives a margin call only while the loan is PrincipalGiven, and a liquidation whatever the status', () => {
@@ -113,16 +204,14 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 						liquidation_status: 'FirstMarginCall',
 					}),
 				],
-				{
-					events: ['marginCall'],
-				},
+				{ events: ['marginCall'] },
 			),
 		).toEqual([]);
 		expect(
 			keys([contract({ status: 'ClosingByLiquidation', liquidation_status: 'Liquidated' })], {
 				events: ['marginCall'],
 			}),
-		).toEqual([`${ID.toLowerCase()}:marginCall:Liquidated`]);
+		).toEqual([`${lower}:marginCall:Liquidated`]);
 	});
 
 	it('leaves out a contract whose final status is older than the window, all events of it', () => {
@@ -155,11 +244,11 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 				events: ['installmentDue'],
 			});
 		expect(dueIn('2026-11-23T10:00:00+01:00')).toEqual([
-			`${ID.toLowerCase()}:inst-1:2026-11-23T09:00:00.000Z`,
+			`${lower}:inst-1:2026-11-23T09:00:00.000Z`,
 		]);
 		expect(dueIn('2026-11-25T09:00:00Z')).toEqual([]);
 		expect(dueIn('2026-11-20T09:00:00Z')).toEqual([
-			`${ID.toLowerCase()}:inst-1:2026-11-20T09:00:00.000Z:late`,
+			`${lower}:inst-1:2026-11-20T09:00:00.000Z:late`,
 		]);
 	});
 
@@ -169,5 +258,41 @@ describe('currentEvents: the keys Remove Duplicates dedupes on', () => {
 			settings(),
 		);
 		expect(unreadable).toEqual([{ contractId: ID, installmentId: 'i', dueDate: '2026-11-22' }]);
+	});
+
+	it('gives one contract listed twice, its ID in other letter case, once', () => {
+		expect(
+			keys([contract(), contract({ id: lower })], { events: ['contractStatusChanged'] }),
+		).toEqual([`${lower}:PrincipalGiven:1`]);
+	});
+
+	it.each<[string, IDataObject, RegExp]>([
+		['no id', { id: undefined }, /^has the id /],
+		['a status that is not text', { status: { name: 'PrincipalGiven' } }, /^has the status /],
+		['no status', { status: undefined }, /^has the status /],
+		[
+			'a liquidation status that is not text',
+			{ liquidation_status: 3 },
+			/^has the liquidation status /,
+		],
+		['a timeline that is not a list', { timeline: 'soon' }, /^has a timeline that is not a list/],
+		[
+			'a paid-out loan whose installments are not a list',
+			{ installments: { due: 'soon' } },
+			/^is PrincipalGiven but its installments are /,
+		],
+	])('returns a contract with %s apart, and no event of it', (_case, fields, problem) => {
+		const { events, malformed } = currentEvents([contract(fields)], settings());
+		expect(events).toEqual([]);
+		expect(malformed).toEqual([
+			{ contractId: 'id' in fields ? undefined : ID, problem: expect.stringMatching(problem) },
+		]);
+	});
+
+	it('does not ask for installments of a loan when Installment Due is not wanted', () => {
+		expect(
+			currentEvents([contract({ installments: undefined })], settings({ events: ['marginCall'] }))
+				.malformed,
+		).toEqual([]);
 	});
 });

@@ -7,6 +7,7 @@ import {
 	MIN_RATE,
 	PROBE_MS,
 	RateGate,
+	RateGates,
 	SHARED_MS,
 	rateGateFor,
 	type GateTicket,
@@ -407,6 +408,57 @@ describe('RateGate: a connection awaited past the deadline', () => {
 	});
 });
 
+describe('RateGate: a cancelled run', () => {
+	it('gets no connection: the wait for one ends at once, and none is taken', async () => {
+		const clock = new VirtualClock();
+		const gate = gateOn(clock);
+		expect(await gate.acquire(1)).toBeDefined();
+		const run = new AbortController();
+		let outcome: 'waiting' | 'gave up' | 'connected' = 'waiting';
+		void gate
+			.acquire(1, Infinity, run.signal)
+			.then((ticket) => (outcome = ticket ? 'connected' : 'gave up'));
+		await clock.run(() => false);
+		clock.now = 500;
+		expect(outcome).toBe('waiting');
+		run.abort();
+		await clock.run(() => outcome !== 'waiting');
+		expect(outcome).toBe('gave up');
+		expect(clock.now).toBe(500);
+		gate.release();
+		expect(gate.inFlight).toBe(0);
+	});
+
+	it('gets no turn: a request paced seconds ahead stops waiting at once, the others keep their turns', async () => {
+		const clock = new VirtualClock();
+		const gate = await learnedGate(clock);
+		const run = new AbortController();
+		let cancelledOutcome: 'waiting' | 'gave up' | 'turn' = 'waiting';
+		void gate
+			.acquire(Infinity, Infinity, run.signal)
+			.then((ticket) => (cancelledOutcome = ticket ? 'turn' : 'gave up'));
+		let otherTurn: number | undefined;
+		void gate.acquire().then(() => (otherTurn = clock.now));
+		await clock.run(() => false, 10);
+		expect(cancelledOutcome).toBe('waiting'); // the pause after the 429 lasts a spacing
+		run.abort();
+		await clock.run(() => cancelledOutcome !== 'waiting');
+		expect(cancelledOutcome).toBe('gave up');
+		expect(clock.now).toBe(10);
+		expect(gate.inFlight).toBe(1);
+		await clock.run(() => otherTurn !== undefined);
+		// The other request moves up to the turn the cancelled one would have had.
+		expect(otherTurn).toBeLessThanOrEqual(gate.spacingMs);
+		gate.release();
+	});
+
+	it('was cancelled before it asked: nothing is given', async () => {
+		const gate = gateOn(new VirtualClock());
+		expect(await gate.acquire(Infinity, Infinity, AbortSignal.abort())).toBeUndefined();
+		expect(gate.inFlight).toBe(0);
+	});
+});
+
 describe('rateGateFor: one gate per key, idle ones dropped', () => {
 	it('keeps a busy gate and drops gates idle for more than a minute when a new key comes', async () => {
 		const busy = rateGateFor('busy-key');
@@ -420,5 +472,52 @@ describe('rateGateFor: one gate per key, idle ones dropped', () => {
 		expect(idle.map((gate, i) => rateGateFor(`borrower-${i}`) === gate)).not.toContain(true);
 		expect(rateGateFor('busy-key')).toBe(busy);
 		busy.release();
+	});
+});
+
+describe("RateGates: finding or making a key's gate costs the same however many keys there are", () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('looks the gates over when their number has doubled, not at every new key: 20,000 keys, fewer than 40,000 looks', () => {
+		const looks = jest.spyOn(RateGate.prototype, 'isForgettable');
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		for (let index = 0; index < 20_000; index++)
+			gates.gateFor(`borrower-${index}`, clock.asClock());
+		expect(gates.size).toBe(20_000);
+		// Every sweep looks at each gate once; one at every new key would be about 200 million looks.
+		expect(looks.mock.calls.length).toBeLessThan(2 * 20_000);
+		expect(looks).toHaveBeenCalled();
+	});
+
+	it('still drops the gates idle for more than a minute, and keeps a busy one', async () => {
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		const busy = gates.gateFor('busy-key', clock.asClock());
+		await busy.acquire();
+		const idle = Array.from({ length: 1_000 }, (_, index) =>
+			gates.gateFor(`borrower-${index}`, clock.asClock()),
+		);
+		clock.now = 61_000;
+		// New keys keep coming: the gates from a minute ago go with the next look, the busy one stays.
+		const looks = jest.spyOn(RateGate.prototype, 'isForgettable');
+		gates.gateFor('one-more', clock.asClock());
+		expect(looks.mock.calls.length).toBe(1 + 1_000);
+		expect(gates.size).toBe(2);
+		expect(gates.gateFor('busy-key', clock.asClock())).toBe(busy);
+		expect(gates.gateFor('borrower-0', clock.asClock())).not.toBe(idle[0]);
+		busy.release();
+	});
+
+	it('keeps memory bounded while new keys keep coming: never more than twice the gates in use, plus those of the last minute', () => {
+		const clock = new VirtualClock();
+		const gates = new RateGates();
+		let most = 0;
+		for (let index = 0; index < 10_000; index++) {
+			clock.now = index * 100; // a new key every 100 ms: 600 a minute
+			gates.gateFor(`borrower-${index}`, clock.asClock());
+			most = Math.max(most, gates.size);
+		}
+		expect(most).toBeLessThanOrEqual(2 * 2 * 600);
 	});
 });

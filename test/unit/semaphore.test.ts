@@ -1,5 +1,16 @@
 import { Semaphore } from '../../nodes/LendasatBorrower/transport/semaphore';
 
+/** `work` once it has a slot, which it gives back when it ends, as the exchange does around a send. */
+async function run<T>(semaphore: Semaphore, limit: number, work: () => Promise<T>): Promise<T> {
+	const release = await semaphore.take(limit);
+	if (!release) throw new Error('no slot, with nothing to end the wait');
+	try {
+		return await work();
+	} finally {
+		release();
+	}
+}
+
 /** Work that runs until `finish` is called, recording when it started. */
 function pending(started: string[], name: string) {
 	let finish = () => {};
@@ -19,12 +30,12 @@ function pending(started: string[], name: string) {
 /** Lets every promise that can settle now settle. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('Semaphore: work under way at once across the keys of a run', () => {
+describe('Semaphore: requests on the wire at once across the keys of a run', () => {
 	it('runs at most the limit at once, the others in the order they came', async () => {
 		const semaphore = new Semaphore();
 		const started: string[] = [];
 		const works = ['a', 'b', 'c', 'd', 'e'].map((name) => pending(started, name));
-		const results = works.map((each) => semaphore.run(2, each.work));
+		const results = works.map((each) => run(semaphore, 2, each.work));
 		await settle();
 		expect(started).toEqual(['a', 'b']);
 		expect(semaphore.inFlight).toBe(2);
@@ -45,12 +56,12 @@ describe('Semaphore: work under way at once across the keys of a run', () => {
 	it('gives the place back when the work fails', async () => {
 		const semaphore = new Semaphore();
 		await expect(
-			semaphore.run(1, async () => {
+			run(semaphore, 1, async () => {
 				throw new Error('refused');
 			}),
 		).rejects.toThrow('refused');
 		expect(semaphore.inFlight).toBe(0);
-		expect(await semaphore.run(1, async () => 'next')).toBe('next');
+		expect(await run(semaphore, 1, async () => 'next')).toBe('next');
 	});
 
 	it('keeps the order when callers bring different limits: a later one with a higher limit does not overtake', async () => {
@@ -60,9 +71,9 @@ describe('Semaphore: work under way at once across the keys of a run', () => {
 		const narrow = pending(started, 'narrow');
 		const wide = pending(started, 'wide');
 		const runs = [
-			semaphore.run(4, first.work),
-			semaphore.run(1, narrow.work),
-			semaphore.run(4, wide.work),
+			run(semaphore, 4, first.work),
+			run(semaphore, 1, narrow.work),
+			run(semaphore, 4, wide.work),
 		];
 		await settle();
 		// 'narrow' waits for fewer than 1 under way; 'wide' waits behind it.
@@ -73,5 +84,59 @@ describe('Semaphore: work under way at once across the keys of a run', () => {
 		narrow.finish();
 		wide.finish();
 		await Promise.all(runs);
+	});
+
+	it('gives a slot back once only, however often its release is called', async () => {
+		const semaphore = new Semaphore();
+		const release = await semaphore.take(2);
+		await semaphore.take(2);
+		release?.();
+		release?.();
+		expect(semaphore.inFlight).toBe(1);
+	});
+
+	it('ends a wait when its signal aborts: no slot is taken, and those behind it move up', async () => {
+		const semaphore = new Semaphore();
+		const holder = await semaphore.take(2);
+		const asked: string[] = [];
+		const stop = new AbortController();
+		const narrow = semaphore.take(1, () => {
+			asked.push('narrow');
+			return stop.signal;
+		});
+		let wide: (() => void) | undefined;
+		void semaphore.take(2).then((release) => (wide = release));
+		await settle();
+		// 'wide' could start (one of two is taken) but waits behind 'narrow', first come first served.
+		expect(wide).toBeUndefined();
+		expect(asked).toEqual(['narrow']);
+
+		stop.abort();
+		expect(await narrow).toBeUndefined();
+		await settle();
+		expect(wide).toBeDefined();
+		expect(semaphore.inFlight).toBe(2);
+		holder?.();
+		wide?.();
+		expect(semaphore.inFlight).toBe(0);
+	});
+
+	it('asks for the signal only when it has to wait, and refuses at once when it has already aborted', async () => {
+		const semaphore = new Semaphore();
+		const asked: number[] = [];
+		const aborted = AbortSignal.abort();
+		const first = await semaphore.take(1, () => {
+			asked.push(1);
+			return aborted;
+		});
+		expect(first).toBeDefined();
+		expect(
+			await semaphore.take(1, () => {
+				asked.push(2);
+				return aborted;
+			}),
+		).toBeUndefined();
+		expect(asked).toEqual([2]);
+		expect(semaphore.inFlight).toBe(1);
 	});
 });

@@ -10,6 +10,8 @@ import {
 	type Transport,
 } from '../../nodes/LendasatBorrower/transport/exchange';
 import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
+import { Semaphore } from '../../nodes/LendasatBorrower/transport/semaphore';
+import { cancellable } from '../../nodes/LendasatBorrower/transport/clock';
 import { VirtualClock } from '../helpers/virtualClock';
 
 const NODE = {
@@ -383,5 +385,168 @@ describe('exchange: one request through the transport', () => {
 		};
 		expect(error.description).toContain('[redacted]');
 		expect(`${error.message} ${error.description}`).not.toMatch(/quo|back/);
+	});
+});
+
+/** Each borrower of a run acts with a key of its own, and so has a rate gate of its own. */
+let borrowers = 0;
+
+/**
+ * One item of a run acting as a borrower of its own (Act as Borrower): its scripted server answers
+ * after `latencyMs`, and it shares the run's clock, slots and cancellation.
+ */
+function itemOfRun(
+	run: { clock: VirtualClock; slots: Semaphore; cancelled?: AbortSignal },
+	replies: Array<Answer | 'hang'>,
+	options: Record<string, unknown> = {},
+	latencyMs = 0,
+) {
+	const sentAt: number[] = [];
+	const send: SendOnce = async (attempt) => {
+		sentAt.push(run.clock.now);
+		const reply = replies[Math.min(sentAt.length - 1, replies.length - 1)];
+		if (reply === 'hang')
+			return await new Promise<Answer>((_resolve, reject) =>
+				attempt.signal.addEventListener('abort', () => reject(new Error('canceled'))),
+			);
+		await run.clock.sleep(latencyMs);
+		return reply;
+	};
+	const transport: Transport = {
+		send,
+		connection: connection({ apiKey: `lndst_sk_0123456789ab_borrower${++borrowers}` }),
+		settings: readTransportSettings(undefined, { initialDelay: 100, maxDelay: 100, ...options }),
+		caller: { node: NODE, label: 'Contract → Get', requiredKeyType: 'borrower' },
+		clock: run.clock.asClock(() => 0.5),
+		slots: run.slots,
+		cancelled: run.cancelled,
+	};
+	return { transport, sentAt };
+}
+
+/** When a promise settled on the clock, and how. */
+function watched<T>(clock: VirtualClock, work: Promise<T>) {
+	const state: { at?: number; value?: T; error?: unknown } = {};
+	work.then(
+		(value) => Object.assign(state, { at: clock.now, value }),
+		(error: unknown) => Object.assign(state, { at: clock.now, error }),
+	);
+	return state;
+}
+
+describe("exchange: the run's slots (Max Parallel Requests) are held only on the wire", () => {
+	it("gives the slot back during a back-off: another borrower's request goes out meanwhile", async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const failing = itemOfRun(run, [answer(503, ''), answer(200, '{}')], { maxConcurrent: 1 }, 10);
+		const other = itemOfRun(run, [answer(200, '{}')], { maxConcurrent: 1 }, 10);
+		const first = watched(run.clock, exchange(failing.transport, get, 'object'));
+		const second = watched(run.clock, exchange(other.transport, get, 'object'));
+		await run.clock.run(() => first.at !== undefined && second.at !== undefined);
+		// The 503 is in at 10 ms; the other request is sent then, during the back-off of 75 ms.
+		expect(other.sentAt).toEqual([10]);
+		expect(second.at).toBe(20);
+		expect(failing.sentAt).toEqual([0, 85]);
+		expect(run.slots.inFlight).toBe(0);
+	});
+
+	it('counts the wait for a slot against the time budget: none within it, nothing sent, and the error says why', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const holder = await run.slots.take(1);
+		const item = itemOfRun(run, [answer(200, '{}')], { maxConcurrent: 1, timeBudget: 300 });
+		const error = await run.clock
+			.settle(exchange(item.transport, get, 'object'))
+			.catch((caught: unknown) => caught);
+		expect(error).toMatchObject({
+			message: 'Max Parallel Requests reached: no request slot came free within the time budget',
+			description: expect.stringContaining(
+				"kept all 1 slots of Max Parallel Requests busy until this request's time budget of 0.3 s ran out. Nothing was sent.",
+			),
+		});
+		expect(item.sentAt).toEqual([]);
+		expect(run.clock.now).toBeLessThanOrEqual(300);
+		expect(run.slots.inFlight).toBe(1);
+		holder?.();
+	});
+
+	it('hands the slots over first come first served: a borrower retrying does not overtake those already waiting', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const retrying = itemOfRun(
+			run,
+			[answer(503, ''), answer(200, '{}')],
+			{
+				maxConcurrent: 1,
+				initialDelay: 0,
+				maxDelay: 0,
+			},
+			10,
+		);
+		const others = Array.from({ length: 3 }, () =>
+			itemOfRun(run, [answer(200, '{}')], { maxConcurrent: 1 }, 10),
+		);
+		const all = [retrying, ...others].map((item) =>
+			watched(run.clock, exchange(item.transport, get, 'object')),
+		);
+		await run.clock.run(() => all.every((each) => each.at !== undefined));
+		expect(others.map((item) => item.sentAt[0])).toEqual([10, 20, 30]);
+		expect(retrying.sentAt).toEqual([0, 40]);
+	});
+});
+
+describe('exchange: a cancelled run', () => {
+	it('ends the back-off, the wait for a slot and the retry of the attempt on the wire at once; nothing more is sent', async () => {
+		const cancel = new AbortController();
+		const run = { clock: new VirtualClock(), slots: new Semaphore(), cancelled: cancel.signal };
+		const options = {
+			maxConcurrent: 1,
+			initialDelay: 10_000,
+			maxDelay: 10_000,
+			attemptTimeout: 1_000,
+		};
+		const backingOff = itemOfRun(run, [answer(503, '')], options);
+		const backOff = watched(run.clock, exchange(backingOff.transport, get, 'object'));
+		await run.clock.run(() => backingOff.sentAt.length === 1);
+		const onTheWire = itemOfRun(run, ['hang'], options);
+		const sending = watched(run.clock, exchange(onTheWire.transport, get, 'object'));
+		const waitingForSlot = itemOfRun(run, [answer(200, '{}')], options);
+		const waiting = watched(run.clock, exchange(waitingForSlot.transport, get, 'object'));
+		await run.clock.run(() => false, 100);
+		expect([backOff.at, sending.at, waiting.at]).toEqual([undefined, undefined, undefined]);
+
+		cancel.abort();
+		await run.clock.run(() => backOff.at !== undefined && waiting.at !== undefined);
+		const cancelled = {
+			message: 'The execution was cancelled',
+			description: expect.stringContaining('nothing more was sent'),
+		};
+		expect(backOff).toMatchObject({ at: 100, error: cancelled });
+		expect(waiting).toMatchObject({ at: 100, error: cancelled });
+		// The attempt on the wire ends at its deadline (n8n's client would abort it), and is not retried.
+		await run.clock.run(() => sending.at !== undefined);
+		expect(sending).toMatchObject({ at: 1_000, error: cancelled });
+		expect([backingOff.sentAt, onTheWire.sentAt, waitingForSlot.sentAt]).toEqual([[0], [0], []]);
+		expect(run.slots.inFlight).toBe(0);
+	});
+
+	it("ends an operation's own wait too (the settle before a lookup)", async () => {
+		const clock = new VirtualClock();
+		const cancel = new AbortController();
+		const settling = watched(clock, cancellable(clock.asClock(), cancel.signal).sleep(2_000));
+		await clock.run(() => false, 100);
+		cancel.abort();
+		await clock.run(() => settling.at !== undefined);
+		expect(settling.at).toBe(100);
+	});
+
+	it('sends nothing once cancelled', async () => {
+		const run = {
+			clock: new VirtualClock(),
+			slots: new Semaphore(),
+			cancelled: AbortSignal.abort(),
+		};
+		const item = itemOfRun(run, [answer(200, '{}')]);
+		await expect(run.clock.settle(exchange(item.transport, get, 'object'))).rejects.toMatchObject({
+			message: 'The execution was cancelled',
+		});
+		expect(item.sentAt).toEqual([]);
 	});
 });

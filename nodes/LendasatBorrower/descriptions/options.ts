@@ -6,6 +6,9 @@ import { operationMetaOf } from '../transport/apiRoute';
 type DisplayOptions = NonNullable<INodeProperties['displayOptions']>;
 
 const onContractCreate = { show: { '/resource': ['contract'], '/operation': ['create'] } };
+const onAccountCreate = {
+	show: { '/resource': ['account'], '/operation': ['create', 'createWithOwnKey'] },
+};
 
 /**
  * The node's parameters followed by its Options collection, whose Act as Borrower is shown exactly
@@ -64,7 +67,7 @@ function actAsBorrowerOption(displayOptions: DisplayOptions): INodeProperties {
 		default: '',
 		placeholder: 'e.g. {{ $json.api_key }}',
 		description:
-			"For partners: a borrower's API key to send instead of the credential's, usually an expression reading the api_key field that Account → Create returned. The credential (even a Partner Master Key) still gives the environment and base URL. Leave empty to use the credential's key. The key is never shown in output or errors; an expression that gives no key for an item fails that item. List pickers and the trigger always use the credential's key.",
+			"For partners: a borrower's API key to send instead of the credential's, usually an expression reading the api_key field that Account → Create returned. A sealed key (lendasat-sealed:…, the api_key_sealed of Account → Create or Account → Seal API Key) is opened with the credential's Key Sealing Secret. The credential (even a Partner Master Key) still gives the environment and base URL. Leave empty to use the credential's key. The key is never shown in output or errors; an expression that gives no key for an item fails that item. List pickers and the trigger always use the credential's key.",
 		displayOptions,
 	};
 }
@@ -103,7 +106,7 @@ export const optionsCollection: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 256 },
 			default: 32,
 			description:
-				'How many requests of this API key may be under way at once, across every item and workflow of this n8n process (in queue mode each worker has its own), and how many of this node run may be under way at once across all keys (items acting as many borrowers). More only queue up at a rate-limited server.',
+				'How many requests of this API key may be under way at once, across every item and workflow of this n8n process (in queue mode each worker has its own), and how many of this node run may be on the wire at once across all keys (items acting as many borrowers). A request waiting to retry holds no slot; the wait for one counts against its time budget. More only queue up at a rate-limited server.',
 		},
 		{
 			displayName: 'Max Retries',
@@ -146,6 +149,15 @@ export const optionsCollection: INodeProperties = {
 			default: ['network', 'rateLimit', 'serverUnavailable'],
 			description:
 				'Which failures to retry. A request that creates something is sent again after a possible delivery only when the node can tell it was not processed (Contract → Create looks for the contract first).',
+		},
+		{
+			displayName: 'Seal API Key',
+			name: 'sealApiKey',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to output the new account's key sealed with the credential's Key Sealing Secret, as api_key_sealed instead of api_key: store that, and give it to Act as Borrower, which opens it. The plain key is then in no output. Needs the credential's Key Sealing Secret.",
+			displayOptions: onAccountCreate,
 		},
 		{
 			displayName: 'Send Idempotency Key',

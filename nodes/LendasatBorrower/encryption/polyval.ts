@@ -7,7 +7,8 @@
  * 0xffff) that is ANDed in, both in the carry-less multiplication and in the reduction. Elements are
  * kept as eight 16-bit limbs so that every intermediate value stays a small integer (a V8 Smi):
  * with 32-bit words, a value at or above 2³¹ would be a heap number, a different and slower path in
- * V8 taken depending on the value.
+ * V8 taken depending on the value. For the same reason a mask is made as 0 − bit, never as −bit:
+ * −0 (what -(0) gives) is a heap number too.
  */
 
 const BLOCK = 16;
@@ -30,14 +31,14 @@ function dot(a: Uint16Array, b: Uint16Array): Uint16Array {
 	shifted.set(a);
 	// Carry-less a·b: for each of b's 128 bits, a·x^bit is XORed in under that bit's mask.
 	for (let bit = 0; bit < 128; bit++) {
-		const mask = -((b[bit >> 4] >> (bit & 15)) & 1);
+		const mask = 0 - ((b[bit >> 4] >> (bit & 15)) & 1);
 		for (let j = 0; j < 2 * LIMBS; j++) product[j] ^= shifted[j] & mask;
 		for (let j = 2 * LIMBS - 1; j > 0; j--) shifted[j] = (shifted[j] << 1) | (shifted[j - 1] >> 15);
 		shifted[0] <<= 1;
 	}
 	// Times x⁻¹²⁸: 128 times, add the polynomial under the mask of the lowest bit, then divide by x.
 	for (let step = 0; step < 128; step++) {
-		const mask = -(product[0] & 1);
+		const mask = 0 - (product[0] & 1);
 		product[0] ^= mask & 1;
 		product[LIMBS - 1] ^= mask & POLYNOMIAL_LIMB_7;
 		product[LIMBS] ^= mask & 1;

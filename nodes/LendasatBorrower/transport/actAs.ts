@@ -6,7 +6,8 @@ import type { ErrorGuidance } from './errors';
 /**
  * Partners act for their borrowers: Options → Act as Borrower (API Key) on every operation that
  * needs a Borrower Key sends that borrower's key instead of the credential's. The credential still
- * gives the base URL and the environment; its own key is not sent, and both keys are secret.
+ * gives the base URL and the environment; its own key is not sent, and both keys are secret. A
+ * sealed key is opened with the credential's Key Sealing Secret (transport/connection.ts).
  */
 export const ACT_AS_BORROWER_OPTION = 'borrowerApiKey';
 
@@ -14,10 +15,11 @@ export const ACT_AS_BORROWER_OPTION = 'borrowerApiKey';
 export const ACT_AS_BORROWER_LABEL = 'Act as Borrower (API Key)';
 
 /**
- * The borrower key this item acts as, trimmed, or undefined to use the credential's key (the option
- * is not set or empty). An expression that gives no key for the item is refused rather than falling
- * back to the credential's key, which could be another borrower's. The value never appears in an error.
- * `node` is the node as saved, where an expression shows as one.
+ * The borrower key this item acts as, trimmed and as given (plain or sealed), or undefined to use
+ * the credential's key (the option is not set or empty). An expression that gives no key for the
+ * item is refused rather than falling back to the credential's key, which could be another
+ * borrower's. The value never appears in an error. `node` is the node as saved, where an expression
+ * shows as one.
  */
 export function actingBorrowerKey(
 	context: IExecuteSingleFunctions,
@@ -38,7 +40,7 @@ export function actingBorrowerKey(
 		throw invalidParameter(
 			context,
 			ACT_AS_BORROWER_LABEL,
-			"The expression gave no key for this item, so the node did not fall back to the credential's key. Check that the input item has the field the expression reads (e.g. api_key from Account → Create), or remove the option to use the credential's key. Nothing was sent.",
+			"The expression gave no key for this item, so the node did not fall back to the credential's key. Check that the input item has the field the expression reads (e.g. api_key or api_key_sealed from Account → Create), or remove the option to use the credential's key. Nothing was sent.",
 		);
 	}
 	return undefined;

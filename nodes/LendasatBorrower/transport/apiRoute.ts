@@ -15,8 +15,8 @@ import {
 
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
-import { systemClock, type Clock } from './clock';
-import { requireConnection, type Connection } from './connection';
+import { cancellable, systemClock, type Clock } from './clock';
+import { connectionOf, requireUsable, type Connection } from './connection';
 import {
 	exchange,
 	keyIdentity,
@@ -28,8 +28,9 @@ import {
 import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
-import { redactSecrets, type ErrorGuidance } from './errors';
+import { containsSecret, redactSecrets, type ErrorGuidance } from './errors';
 import { Semaphore } from './semaphore';
+import { invalidParameter } from '../validation/parameters';
 
 export { failureOf, settle } from './exchange';
 
@@ -64,6 +65,12 @@ export interface OperationMeta {
 	 * another server before they answer (Arkade's); the usual default otherwise.
 	 */
 	attemptTimeoutMs?: number;
+	/**
+	 * For an operation that checks a borrower's key it is given (Account → Seal API Key): the
+	 * parameter holding that key, plain or sealed, and its label. The key is sent instead of the
+	 * credential's, as Act as Borrower's would be, and is as secret; the operation offers no Act as Borrower.
+	 */
+	sendsKeyOf?: { parameter: string; label: string };
 }
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
@@ -82,8 +89,17 @@ export interface ApiClient {
 	keyIdentity: string;
 	/** The transport's settings (retries, the time a write is given to land before a lookup). */
 	settings: TransportSettings;
-	/** The transport's clock, for an operation that waits or judges times itself. */
+	/**
+	 * The transport's clock, for an operation that waits or judges times itself; its sleeps end when
+	 * the run is cancelled.
+	 */
 	clock: Clock;
+	/**
+	 * Whether a text holds a secret of this item's requests (the key sent, the credential's key, its
+	 * Key Sealing Secret, the base URL's password) in any form the transport redacts: for a parameter
+	 * that must hold none.
+	 */
+	holdsSecret(text: string): boolean;
 }
 
 /** How an operation sends its request: once (the default), or paging, looking up, checking first. */
@@ -127,6 +143,35 @@ export function oncePerRun<T>(
 	};
 }
 
+/**
+ * A reading of parameters that gives every item of a run the same value unless one of them is an
+ * expression: made once per run when none of `names` holds an expression in the node as saved,
+ * for each item otherwise. Only a reading that succeeds is kept: one that fails fails each item
+ * with its own error, as before.
+ */
+export function perRunUnlessExpression<T>(
+	names: readonly string[],
+	read: (context: IExecuteSingleFunctions) => T,
+): (context: IExecuteSingleFunctions) => T {
+	const readings = oncePerRun((context): { constant: boolean; value?: { read: T } } => ({
+		constant: !names.some((name) => holdsExpression(nodeOf(context).parameters[name])),
+	}));
+	return (context) => {
+		const reading = readings(context);
+		if (!reading.constant) return read(context);
+		reading.value ??= { read: read(context) };
+		return reading.value.read;
+	};
+}
+
+/** Whether a parameter's saved value is, or holds anywhere inside it, an n8n expression ("=…"). */
+function holdsExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	if (Array.isArray(value)) return value.some(holdsExpression);
+	if (value && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	return false;
+}
+
 /** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
 export type InTurn = <T>(
 	context: IExecuteSingleFunctions,
@@ -166,11 +211,11 @@ export const credentialsOf: (
 export const nodeOf = oncePerRun((context) => context.getNode());
 
 /**
- * The requests of one run of the node under way at once, across every key its items act as: Max
+ * The requests of one run of the node on the wire at once, across every key its items act as: Max
  * Parallel Requests again. The rate gate caps each key on its own, so a partner's run over 500
  * borrowers, each with a key of its own, would otherwise open 500 connections at once.
  */
-const requestsOfRun = oncePerRun((): Semaphore => new Semaphore());
+const slotsOfRun = oncePerRun((): Semaphore => new Semaphore());
 
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
@@ -217,7 +262,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 				headers: {},
 			};
 			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport, meta, requestsOfRun(this));
+			const api = clientOf(transport, meta);
 			let items = extras.send
 				? await extras.send.call(this, api, request)
 				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
@@ -245,6 +290,18 @@ function redactError(error: NodeApiError | NodeOperationError, secrets: string[]
 	}
 }
 
+/**
+ * The Options collection: read for each item only when it holds an expression, such as Act as
+ * Borrower's {{ $json.api_key }}, for n8n evaluates every expression anew, which is costly.
+ */
+const optionsOf = perRunUnlessExpression(
+	['options'],
+	(context) => context.getNodeParameter('options', {}) as IDataObject,
+);
+
+/** n8n's Request Options → Timeout, likewise. */
+const requestTimeoutOf = perRunUnlessExpression(['requestOptions'], n8nRequestTimeout);
+
 /** The transport of one item: its credential checked, the operation's key type, the Options, n8n's client. */
 async function transportFor(
 	context: IExecutePaginationFunctions,
@@ -253,16 +310,18 @@ async function transportFor(
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
-	const options = context.getNodeParameter('options', {}) as IDataObject;
-	// Only an operation that needs a Borrower Key offers Act as Borrower.
-	const actAs = meta.keyType === 'borrower' ? actingBorrowerKey(context, options, node) : undefined;
-	const connection = await connectionFor(context, meta, { node, itemIndex, actAs });
+	const options = optionsOf(context);
+	const connection = await connectionFor(context, meta, {
+		node,
+		itemIndex,
+		...keyActedAs(context, meta, options, node),
+	});
 	return {
 		connection,
 		settings: readTransportSettings(
 			context,
 			options,
-			n8nRequestTimeout(context),
+			requestTimeoutOf(context),
 			meta.attemptTimeoutMs,
 		),
 		send: viaN8n(context, {
@@ -275,33 +334,83 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance: connection.actingAsBorrower
-				? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
-				: meta.errors,
+			guidance:
+				connection.actingAsBorrower && !meta.sendsKeyOf
+					? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
+					: meta.errors,
 		},
 		clock: systemClock,
+		slots: slotsOfRun(context),
+		cancelled: context.getExecutionCancelSignal(),
 	};
+}
+
+/**
+ * The key an item sends instead of the credential's, and the field it was given in: the operation's
+ * own key parameter, or Act as Borrower, which only an operation that needs a Borrower Key offers.
+ */
+function keyActedAs(
+	context: IExecuteSingleFunctions,
+	meta: OperationMeta,
+	options: IDataObject,
+	node: INode,
+): { actAs?: string; actAsField?: string } {
+	if (meta.sendsKeyOf) {
+		const { parameter, label } = meta.sendsKeyOf;
+		return { actAs: givenKey(context, parameter, label), actAsField: label };
+	}
+	if (meta.keyType !== 'borrower') return {};
+	return { actAs: actingBorrowerKey(context, options, node) };
+}
+
+/** A key parameter's value, trimmed: it must be text and not empty. The value is never shown. */
+function givenKey(context: IExecuteSingleFunctions, parameter: string, label: string): string {
+	const value = context.getNodeParameter(parameter, '');
+	if (typeof value !== 'string') {
+		throw invalidParameter(
+			context,
+			label,
+			`Expected the API key as text, got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}. Nothing was sent.`,
+		);
+	}
+	if (value.trim() === '') {
+		throw invalidParameter(
+			context,
+			label,
+			"Must not be empty: give the borrower's API key, e.g. the expression {{ $json.api_key }}. Nothing was sent.",
+		);
+	}
+	return value.trim();
 }
 
 /**
  * The connection of the credential's own key, per operation, kept for the run once it passed: every
  * item sends the same key to the same server, and the connection carries the secrets whose patterns
  * (made once per connection) check every answer. A key given in Act as Borrower gets a connection of
- * its own for each item: a run may act for thousands of borrowers.
+ * its own for each item (the credential's with that key): a run may act for thousands of borrowers.
  */
 const credentialConnectionsOf = oncePerRun((): Map<OperationMeta, Connection> => new Map());
+
+/**
+ * The credential read as a connection (or what is wrong with it) once per run: every item has the
+ * same credential, and a run acting for thousands of borrowers would otherwise parse it for each.
+ */
+const credentialConnectionOf = oncePerRun(async (context) => {
+	const credentials = await credentialsOf(context);
+	return { credentials, connection: connectionOf(credentials) };
+});
 
 async function connectionFor(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
-	asker: { node: INode; itemIndex: number; actAs?: string },
+	asker: { node: INode; itemIndex: number; actAs?: string; actAsField?: string },
 ): Promise<Connection> {
-	const credentials = await credentialsOf(context);
+	const { credentials, connection: read } = await credentialConnectionOf(context);
 	// Looked up after the wait: the items of a run all start before the first has its credential.
 	const kept = asker.actAs === undefined ? credentialConnectionsOf(context) : undefined;
 	const known = kept?.get(meta);
 	if (known) return known;
-	const connection = requireConnection(credentials, {
+	const connection = requireUsable(credentials, read, {
 		...asker,
 		label: meta.label,
 		keyType: meta.keyType,
@@ -310,23 +419,19 @@ async function connectionFor(
 	return connection;
 }
 
-function clientOf(transport: Transport, meta: OperationMeta, run: Semaphore): ApiClient {
+function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
 	return {
-		// The slot is taken before the exchange starts its time budget, so waiting for it costs none.
 		send: async (request, expect, policy) =>
-			await run.run(
-				transport.settings.maxConcurrent,
-				async () =>
-					await exchange(transport, apiRequestOf(request), expect, {
-						resolvesUnsafeRetries,
-						...policy,
-					}),
-			),
+			await exchange(transport, apiRequestOf(request), expect, {
+				resolvesUnsafeRetries,
+				...policy,
+			}),
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
-		clock: transport.clock,
+		clock: cancellable(transport.clock, transport.cancelled),
+		holdsSecret: (text) => containsSecret(text, transport.connection.secrets),
 	};
 }
 

@@ -1,5 +1,6 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
+import { isSealedKey, openSealedKey, sealingSecretProblem } from '../encryption/sealedKeys';
 import { ACT_AS_BORROWER_LABEL } from './actAs';
 import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
 
@@ -32,6 +33,8 @@ export interface CredentialFields {
 	baseUrl?: unknown;
 	keyType?: unknown;
 	apiKey?: unknown;
+	/** Seals and opens borrowers' keys (encryption/sealedKeys.ts); optional. */
+	sealingSecret?: unknown;
 	allowedHttpRequestDomains?: unknown;
 	allowedDomains?: unknown;
 }
@@ -79,6 +82,8 @@ export function connectionOf(credentials: CredentialFields): Connection | { prob
 	}
 	// Only the password is secret; a user name like "user" would otherwise be redacted from everything.
 	const password = safelyDecoded(url.password);
+	const sealingSecret =
+		typeof credentials.sealingSecret === 'string' ? credentials.sealingSecret.trim() : '';
 	return {
 		allowedDomains: allowedDomains.list,
 		baseUrl,
@@ -86,7 +91,11 @@ export function connectionOf(credentials: CredentialFields): Connection | { prob
 		apiKey,
 		keyType: keyTypeOf(credentials),
 		environment: String(credentials.environment ?? 'production'),
-		secrets: secretForms([apiKey, ...(password.length >= 4 ? [password, url.password] : [])]),
+		secrets: secretForms([
+			apiKey,
+			...(sealingSecret ? [sealingSecret] : []),
+			...(password.length >= 4 ? [password, url.password] : []),
+		]),
 	};
 }
 
@@ -183,9 +192,12 @@ export interface Asker {
 	note?: string;
 	/**
 	 * A borrower's key to send instead of the credential's (Options → Act as Borrower), already
-	 * trimmed; it counts as a Borrower Key. Same base URL and environment as the credential.
+	 * trimmed; it counts as a Borrower Key. Same base URL and environment as the credential. A sealed
+	 * key (lendasat-sealed:…) is opened with the credential's Key Sealing Secret and sent opened.
 	 */
 	actAs?: string;
+	/** The field `actAs` was given in, as messages name it; Act as Borrower (API Key) by default. */
+	actAsField?: string;
 }
 
 /**
@@ -193,15 +205,29 @@ export interface Asker {
  * key type is an error naming the asker. The one guard of the node, the trigger and the pickers.
  */
 export function requireConnection(credentials: CredentialFields, asker: Asker): Connection {
+	return requireUsable(credentials, connectionOf(credentials), asker);
+}
+
+/**
+ * requireConnection for a credential connectionOf has already read: a run reads its credential
+ * once and each item asks with its own key type and Act as Borrower key.
+ */
+export function requireUsable(
+	credentials: CredentialFields,
+	connection: Connection | { problem: string },
+	asker: Asker,
+): Connection {
 	const withNote = (text: string) => [text, asker.note].filter(Boolean).join(' ');
-	const connection = connectionOf(credentials);
 	if ('problem' in connection) {
 		throw new NodeOperationError(asker.node, 'The Lendasat credential cannot be used', {
 			itemIndex: asker.itemIndex,
 			description: withNote(`${asker.label}: ${connection.problem}`),
 		});
 	}
-	const acting = asker.actAs === undefined ? connection : actingAs(connection, asker.actAs, asker);
+	const acting =
+		asker.actAs === undefined
+			? connection
+			: actingAs(connection, openedKey(credentials, asker.actAs, asker), asker);
 	const held = acting.keyType;
 	if (asker.keyType !== 'any' && held !== asker.keyType) {
 		throw new NodeOperationError(
@@ -224,10 +250,10 @@ export function requireConnection(credentials: CredentialFields, asker: Asker): 
 function actingAs(connection: Connection, apiKey: string, asker: Asker): Connection {
 	const problem = keyProblem(apiKey);
 	if (problem) {
-		const item = asker.itemIndex === undefined ? '' : ` [item ${asker.itemIndex}]`;
-		throw new NodeOperationError(asker.node, `Invalid ${ACT_AS_BORROWER_LABEL}${item}`, {
+		const field = asker.actAsField ?? ACT_AS_BORROWER_LABEL;
+		throw new NodeOperationError(asker.node, `Invalid ${field}${itemOf(asker)}`, {
 			itemIndex: asker.itemIndex,
-			description: `${asker.label}: ${ACT_AS_BORROWER_LABEL}: ${problem} Nothing was sent.`,
+			description: `${asker.label}: ${field}: ${problem} Nothing was sent.`,
 		});
 	}
 	return {
@@ -237,6 +263,65 @@ function actingAs(connection: Connection, apiKey: string, asker: Asker): Connect
 		secrets: longestFirst([...secretForms([apiKey]), ...connection.secrets]),
 		actingAsBorrower: true,
 	};
+}
+
+/**
+ * The key as given, or opened when it is sealed: with the credential's Key Sealing Secret, failing
+ * closed when the secret is missing or does not open it.
+ */
+export function openedKey(
+	credentials: CredentialFields,
+	given: string,
+	asker: Pick<Asker, 'node' | 'label' | 'itemIndex' | 'actAsField'>,
+): string {
+	if (!isSealedKey(given)) return given;
+	const field = asker.actAsField ?? ACT_AS_BORROWER_LABEL;
+	const secret = requireSealingSecret(
+		credentials,
+		asker,
+		`${field} holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential.`,
+	);
+	const opened = openSealedKey(given, secret);
+	if ('key' in opened) return opened.key;
+	throw new NodeOperationError(
+		asker.node,
+		`Cannot open the sealed key in ${field}${itemOf(asker)}`,
+		{
+			itemIndex: asker.itemIndex,
+			description: `${asker.label}: ${field}: ${opened.problem} Nothing was sent.`,
+		},
+	);
+}
+
+/** What to do about a missing or short Key Sealing Secret when there is nothing sealed yet. */
+const NEW_SEALING_SECRET_ADVICE =
+	'Generate one of at least 32 characters (e.g. openssl rand -hex 32), enter it in the credential and keep a copy: what it seals opens only with it.';
+
+/**
+ * The credential's Key Sealing Secret, trimmed, checked before anything is sent: a missing or short
+ * one is an error naming the asker and saying what to do (`advice`), which never repeats the secret.
+ */
+export function requireSealingSecret(
+	credentials: CredentialFields,
+	asker: Pick<Asker, 'node' | 'label' | 'itemIndex'>,
+	advice = NEW_SEALING_SECRET_ADVICE,
+): string {
+	const problem = sealingSecretProblem(credentials.sealingSecret);
+	if (problem) {
+		throw new NodeOperationError(
+			asker.node,
+			`The credential's Key Sealing Secret cannot be used${itemOf(asker)}`,
+			{
+				itemIndex: asker.itemIndex,
+				description: `${asker.label}: ${problem} ${advice} Nothing was sent.`,
+			},
+		);
+	}
+	return String(credentials.sealingSecret).trim();
+}
+
+function itemOf(asker: Pick<Asker, 'itemIndex'>): string {
+	return asker.itemIndex === undefined ? '' : ` [item ${asker.itemIndex}]`;
 }
 
 const WRONG_KEY_ADVICE: Record<KeyType, string> = {

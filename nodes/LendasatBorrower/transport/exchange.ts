@@ -8,10 +8,11 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import type { Clock } from './clock';
+import { sleepUnlessCancelled, stopAt, type Clock } from './clock';
 import type { KeyType } from './credentials';
 import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
 import { rateGateFor } from './rateGate';
+import type { Release, Semaphore } from './semaphore';
 import {
 	describeFailure,
 	networkFailure,
@@ -60,7 +61,10 @@ export interface TransportSettings {
 	attemptTimeoutMs: number;
 	/** The most one request may take across all its attempts and waits. */
 	budgetMs: number;
-	/** Requests of one key in flight at once, across everything this n8n process runs (each queue-mode worker has its own). */
+	/**
+	 * Requests of one key in flight at once, across everything this n8n process runs (each queue-mode
+	 * worker has its own); and a run's requests on the wire at once, across its keys (`Transport.slots`).
+	 */
 	maxConcurrent: number;
 	/** Time for a write the server may still be processing to be stored before the node looks it up. */
 	lookupSettleMs: number;
@@ -86,6 +90,14 @@ export interface Transport {
 	settings: TransportSettings;
 	/** What every wait, deadline and jitter of the exchange is taken from. */
 	clock: Clock;
+	/**
+	 * The slots of the run's requests on the wire, across every key its items act as (Max Parallel
+	 * Requests): an attempt holds one only while it is sent, never while it waits. None: only the
+	 * key's rate gate caps them (the trigger, the pickers, the credential test).
+	 */
+	slots?: Semaphore;
+	/** Aborts when the run is cancelled: every wait of the exchange ends, and nothing more is sent. */
+	cancelled?: AbortSignal;
 }
 
 export interface RequestPolicy {
@@ -168,31 +180,44 @@ export async function exchange(
 	expect: Expectation,
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
-	const { connection, caller, settings, clock } = transport;
+	const { connection, caller, settings, clock, cancelled } = transport;
 	const gate = rateGateFor(keyIdentity(connection), clock);
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
 	const budgetEndsAt = clock.now() + settings.budgetMs;
+	// A write is not started with too little time left: its timeout would only make its fate unknown.
+	const leastTimeoutMs = repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs);
 	const failures: Failure[] = [];
 	let lastAnswer: Answer | undefined;
+	const outOfTime = (error: () => Error): Error =>
+		failures.length
+			? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true })
+			: error();
 
 	for (;;) {
-		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt);
-		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - clock.now());
-		// The pace the server allows (after its 429s) would start this attempt only after the budget. A
-		// write is not started with too little time left: its timeout would only make its fate unknown.
-		if (
-			!ticket ||
-			timeoutMs < (repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs))
-		) {
+		if (cancelled?.aborted) throw cancelledError(transport, failures);
+		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt, cancelled);
+		if (cancelled?.aborted) {
 			if (ticket) gate.release();
-			throw failures.length
-				? finalError(transport, lastAnswer, failures, { unsafe: false, outOfTime: true })
-				: waitedOut(transport);
+			throw cancelledError(transport, failures);
 		}
-		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() =>
-			gate.release(),
-		);
+		// The pace the server allows (after its 429s) would start this attempt only after the budget.
+		if (!ticket || budgetEndsAt - clock.now() < leastTimeoutMs) {
+			if (ticket) gate.release();
+			throw outOfTime(() => waitedOut(transport));
+		}
+		const slot = await slotFor(transport, budgetEndsAt - leastTimeoutMs);
+		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - clock.now());
+		if (!slot || cancelled?.aborted || timeoutMs < leastTimeoutMs) {
+			slot?.();
+			gate.release();
+			if (cancelled?.aborted) throw cancelledError(transport, failures);
+			throw outOfTime(() => noSlot(transport));
+		}
+		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() => {
+			slot();
+			gate.release();
+		});
 		if ('answer' in outcome) {
 			const { answer } = outcome;
 			if (answer.statusCode >= 300 && answer.statusCode < 400)
@@ -229,8 +254,18 @@ export async function exchange(
 				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
-		await clock.sleep(wait);
+		await sleepUnlessCancelled(clock, wait, cancelled);
 	}
+}
+
+/**
+ * A slot of the run's requests on the wire, or undefined when none comes free before `until` or the
+ * run is cancelled. Without slots of a run, a release that does nothing.
+ */
+async function slotFor(transport: Transport, until: number): Promise<Release | undefined> {
+	const { slots, settings, clock, cancelled } = transport;
+	if (!slots) return () => {};
+	return await slots.take(settings.maxConcurrent, () => stopAt(clock, until, cancelled));
 }
 
 /** One attempt within its deadline: the answer whatever its status, or the failure when none came. */
@@ -288,6 +323,29 @@ function waitedOut(transport: Transport): NodeOperationError {
 			description: `${caller.label}: other requests of this key were answered 429, and the pace Lendasat allows would have sent this one only after its time budget of ${seconds(settings.budgetMs)}. Nothing was sent. Send fewer items at once, or raise Time Budget per Request under Options.`,
 		},
 	);
+}
+
+/** The run's other requests held every slot of Max Parallel Requests for as long as this one's time budget allowed. */
+function noSlot(transport: Transport): NodeOperationError {
+	const { caller, settings } = transport;
+	return new NodeOperationError(
+		caller.node,
+		'Max Parallel Requests reached: no request slot came free within the time budget',
+		{
+			itemIndex: caller.itemIndex,
+			description: `${caller.label}: the other requests of this run kept all ${settings.maxConcurrent} slots of Max Parallel Requests busy until this request's time budget of ${seconds(settings.budgetMs)} ran out. Nothing was sent. Send fewer items at once, or raise Max Parallel Requests or Time Budget per Request under Options.`,
+		},
+	);
+}
+
+/** The run was cancelled while the request waited: it gives up, and sends nothing more. */
+function cancelledError(transport: Transport, failures: Failure[]): NodeOperationError {
+	const { caller } = transport;
+	const before = failures.length ? ` It had made ${summarizeAttempts(failures)}.` : '';
+	return new NodeOperationError(caller.node, 'The execution was cancelled', {
+		itemIndex: caller.itemIndex,
+		description: `${caller.label}: the execution was cancelled while this request waited; nothing more was sent.${before}`,
+	});
 }
 
 function isRead(method: string): boolean {

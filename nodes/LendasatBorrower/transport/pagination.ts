@@ -36,7 +36,7 @@ export function recordIdOf(record: IDataObject): unknown {
  * Get Many over the API's page/limit pagination (`{data, page, limit, total, total_pages}`), one
  * item per record, each page through the transport. It stops at a short page, at the server's last
  * page or at the Limit (`wanted`: the operation's Return All and Limit unless it reads every record
- * anyway), and skips records already seen when new ones shift the pages while it walks them. Every
+ * anyway), and skips records already seen (IDs compared without case) when new ones shift the pages while it walks them. Every
  * walk ends: a page without record IDs, a page that brings nothing new and more pages than
  * MAX_PAGES are errors, never a loop and never a silent partial list.
  */
@@ -49,7 +49,7 @@ export async function walkPages(
 ): Promise<Walked> {
 	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
 	const items: INodeExecutionData[] = [];
-	const seen = new Set<unknown>();
+	const seen = new Set<string>();
 	let total: number | undefined;
 
 	for (let page = 1; items.length < wanted; page++) {
@@ -71,8 +71,10 @@ export async function walkPages(
 			const id = recordIdOf(record);
 			if (id === undefined || id === null)
 				throw walkError(context, label, `page ${page} holds records without an id`);
-			if (seen.has(id)) continue;
-			seen.add(id);
+			// A UUID in capitals is the same record (Lendasat compares IDs without case).
+			const key = String(id).toLowerCase();
+			if (seen.has(key)) continue;
+			seen.add(key);
 			items.push({ json: record });
 			fresh++;
 		}

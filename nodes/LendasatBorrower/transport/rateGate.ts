@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './clock';
+import { stopAt, systemClock, type Clock } from './clock';
 
 /**
  * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
@@ -143,14 +143,21 @@ export class RateGate {
 
 	/**
 	 * Waits for one of at most `maxConcurrent` connections of this key, then for this request's turn
-	 * under the current pacing. Every acquire is followed by one `release` once the answer is in.
+	 * under the current pacing. Every ticket is followed by one `release` once the answer is in.
+	 * Undefined, with nothing to release, when the turn would come after `deadline` or the run is
+	 * `cancelled` first.
 	 */
-	async acquire(maxConcurrent = Infinity, deadline = Infinity): Promise<GateTicket | undefined> {
+	async acquire(
+		maxConcurrent = Infinity,
+		deadline = Infinity,
+		cancelled?: AbortSignal,
+	): Promise<GateTicket | undefined> {
+		if (cancelled?.aborted) return undefined;
 		this.restartWindowIfQuiet(this.env.now());
 		if (this.waitingForConnection.length === 0 && this.active < this.capFor(maxConcurrent))
 			this.active++;
-		else if (!(await this.waitForConnection(maxConcurrent, deadline))) return undefined;
-		const ticket = await this.waitForTurn(deadline);
+		else if (!(await this.waitForConnection(maxConcurrent, deadline, cancelled))) return undefined;
+		const ticket = await this.waitForTurn(deadline, cancelled);
 		if (!ticket) this.release();
 		return ticket;
 	}
@@ -162,25 +169,32 @@ export class RateGate {
 
 	/**
 	 * Waits for a connection another request gives back: true once it has one, false when `deadline`
-	 * comes first. The deadline's timer does not keep the process alive.
+	 * or the run's cancellation comes first. The deadline's timer does not keep the process alive.
 	 */
-	private async waitForConnection(cap: number, deadline: number): Promise<boolean> {
+	private async waitForConnection(
+		cap: number,
+		deadline: number,
+		cancelled?: AbortSignal,
+	): Promise<boolean> {
+		const stop =
+			deadline === Infinity && !cancelled ? undefined : stopAt(this.env, deadline, cancelled);
 		return await new Promise<boolean>((resolve) => {
-			const waiter = { cap, take: () => resolve(true) };
-			this.waitingForConnection.push(waiter);
-			if (deadline === Infinity) return;
-			const expiry = this.env.timeout(Math.max(0, deadline - this.env.now()));
-			expiry.addEventListener(
-				'abort',
-				() => {
-					const index = this.waitingForConnection.indexOf(waiter);
-					if (index < 0) return; // it was given a connection meanwhile
-					this.waitingForConnection.splice(index, 1);
-					resolve(false);
-					this.handOverConnections();
+			const giveUp = () => {
+				const index = this.waitingForConnection.indexOf(waiter);
+				if (index < 0) return; // it was given a connection meanwhile
+				this.waitingForConnection.splice(index, 1);
+				resolve(false);
+				this.handOverConnections();
+			};
+			const waiter = {
+				cap,
+				take: () => {
+					stop?.removeEventListener('abort', giveUp);
+					resolve(true);
 				},
-				{ once: true },
-			);
+			};
+			this.waitingForConnection.push(waiter);
+			stop?.addEventListener('abort', giveUp, { once: true });
 		});
 	}
 
@@ -217,12 +231,33 @@ export class RateGate {
 		);
 	}
 
-	/** The request's turn, or undefined when it would come after `deadline` (no turn is taken then). */
-	private async waitForTurn(deadline: number): Promise<GateTicket | undefined> {
+	/**
+	 * The request's turn, or undefined when it would come after `deadline` or the run is cancelled
+	 * first (no turn is taken then).
+	 */
+	private async waitForTurn(
+		deadline: number,
+		cancelled?: AbortSignal,
+	): Promise<GateTicket | undefined> {
 		this.forgetIfIdle(this.env.now());
-		if (this.turnOf(this.turnQueue.length) >= deadline) return undefined;
+		if (cancelled?.aborted || this.turnOf(this.turnQueue.length) >= deadline) return undefined;
+		const stop = cancelled && stopAt(this.env, Infinity, cancelled);
 		return await new Promise<GateTicket | undefined>((resolve) => {
-			this.turnQueue.push({ deadline, resolve });
+			const waiter: TurnWaiter = {
+				deadline,
+				resolve: (ticket) => {
+					stop?.removeEventListener('abort', leave);
+					resolve(ticket);
+				},
+			};
+			const leave = () => {
+				const index = this.turnQueue.indexOf(waiter);
+				if (index < 0) return; // it had its turn meanwhile
+				this.turnQueue.splice(index, 1);
+				waiter.resolve(undefined);
+			};
+			stop?.addEventListener('abort', leave, { once: true });
+			this.turnQueue.push(waiter);
 			void this.dispatch();
 		});
 	}
@@ -455,20 +490,52 @@ export class RateGate {
 	}
 }
 
-const gates = new Map<string, RateGate>();
-
 /**
- * The gate of one key on one server; the key is identified by a hash, never stored. A new gate
- * runs on `clock`. Gates of keys that went idle are dropped when a new one is made, so a partner
- * acting for thousands of borrowers (Act as Borrower) does not keep a gate for each in memory forever.
+ * The gates of the keys this process sends, each key identified by a hash, never stored. Gates of
+ * keys that went idle are dropped, so that a partner acting for thousands of borrowers (Act as
+ * Borrower) does not keep a gate for each in memory forever. Looking every gate over costs as much as
+ * there are gates: it is done when their number has doubled since the last time, or a minute has
+ * passed, so that making a gate costs the same however many there are.
  */
-export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
-	let gate = gates.get(identity);
-	if (!gate) {
-		const now = clock.now();
-		for (const [other, idle] of gates) if (idle.isForgettable(now)) gates.delete(other);
-		gate = new RateGate(clock);
-		gates.set(identity, gate);
+export class RateGates {
+	private readonly gates = new Map<string, RateGate>();
+	private keptAtLastSweep = 0;
+	private lastSweepAt = -Infinity;
+
+	/** The gate of `identity`; a new one runs on `clock`. */
+	gateFor(identity: string, clock: Clock = systemClock): RateGate {
+		let gate = this.gates.get(identity);
+		if (!gate) {
+			const now = clock.now();
+			if (this.gates.size >= 2 * this.keptAtLastSweep || !this.sweptWithin(now, IDLE_FORGET_MS))
+				this.dropIdle(now);
+			gate = new RateGate(clock);
+			this.gates.set(identity, gate);
+		}
+		return gate;
 	}
-	return gate;
+
+	/** Gates kept now, for tests and diagnostics. */
+	get size(): number {
+		return this.gates.size;
+	}
+
+	private sweptWithin(now: number, ms: number): boolean {
+		// A clock set back counts as time passed.
+		return now >= this.lastSweepAt && now - this.lastSweepAt < ms;
+	}
+
+	private dropIdle(now: number): void {
+		for (const [identity, gate] of this.gates)
+			if (gate.isForgettable(now)) this.gates.delete(identity);
+		this.keptAtLastSweep = this.gates.size;
+		this.lastSweepAt = now;
+	}
+}
+
+const gates = new RateGates();
+
+/** The gate of one key on one server, shared by everything this process sends with that key. */
+export function rateGateFor(identity: string, clock: Clock = systemClock): RateGate {
+	return gates.gateFor(identity, clock);
 }

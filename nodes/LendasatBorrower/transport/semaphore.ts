@@ -1,49 +1,72 @@
+/** Gives a slot back; calling it again does nothing. */
+export type Release = () => void;
+
 interface Waiter {
 	limit: number;
-	start: () => void;
+	start: (release: Release) => void;
 }
 
 /**
- * Work under way at once, first come first served, up to the limit each caller brings (the limit
- * is an option of the item, so two items may bring different ones). Waiting is on promises only:
- * nothing here reads a clock. The rate gate caps one key's connections; this caps a run's across
- * keys, which the gate cannot see (each key has a gate of its own).
+ * Slots of the requests on the wire at once, first come first served, up to the limit each caller
+ * brings (the limit is an option of the item, so two items may bring different ones). Nothing here
+ * reads a clock: a caller that must not wait for ever brings a signal that ends its wait. The rate
+ * gate caps one key's connections; this caps a run's across keys, which the gate cannot see (each
+ * key has a gate of its own).
  */
 export class Semaphore {
 	private running = 0;
 	private readonly waiting: Waiter[] = [];
 
-	/** Runs `work` once fewer than `limit` are running and everyone who came earlier has started. */
-	async run<T>(limit: number, work: () => Promise<T>): Promise<T> {
-		await this.turn(limit);
-		try {
-			return await work();
-		} finally {
-			this.running--;
-			this.startWaiting();
-		}
+	/**
+	 * A slot, once fewer than `limit` hold one and everyone who came earlier has one; undefined when
+	 * the signal `stop` gives aborts first (no slot is taken then). `stop` is asked for only when
+	 * the caller has to wait, so that a slot free at once costs no timer.
+	 */
+	async take(limit: number, stop?: () => AbortSignal): Promise<Release | undefined> {
+		if (this.waiting.length === 0 && this.running < limit) return this.slot();
+		const signal = stop?.();
+		if (signal?.aborted) return undefined;
+		return await new Promise<Release | undefined>((resolve) => {
+			const giveUp = () => {
+				const index = this.waiting.indexOf(waiter);
+				if (index < 0) return; // it was given a slot meanwhile
+				this.waiting.splice(index, 1);
+				resolve(undefined);
+				// It may have been the first in line, holding back others that bring a higher limit.
+				this.startWaiting();
+			};
+			const waiter: Waiter = {
+				limit,
+				start: (release) => {
+					signal?.removeEventListener('abort', giveUp);
+					resolve(release);
+				},
+			};
+			signal?.addEventListener('abort', giveUp, { once: true });
+			this.waiting.push(waiter);
+		});
 	}
 
-	/** How many are running now. */
+	/** How many hold a slot now. */
 	get inFlight(): number {
 		return this.running;
 	}
 
-	private turn(limit: number): Promise<void> {
-		if (this.waiting.length === 0 && this.running < limit) {
-			this.running++;
-			return Promise.resolve();
-		}
-		return new Promise((start) => {
-			this.waiting.push({ limit, start });
-		});
+	private slot(): Release {
+		this.running++;
+		let held = true;
+		return () => {
+			if (!held) return;
+			held = false;
+			this.running--;
+			this.startWaiting();
+		};
 	}
 
 	private startWaiting(): void {
 		while (this.waiting.length > 0 && this.running < this.waiting[0].limit) {
 			const next = this.waiting.shift() as Waiter;
-			this.running++;
-			next.start();
+			next.start(this.slot());
 		}
 	}
 }

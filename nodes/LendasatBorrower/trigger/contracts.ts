@@ -223,13 +223,65 @@ function stringOrNull(value: unknown): string | null {
 
 /** The status before the current one, from the contract's timeline (the test event, and Contract → Get Events). */
 export function previousStatusInTimeline(contract: IDataObject): string | null {
-	const timeline = Array.isArray(contract.timeline) ? (contract.timeline as IDataObject[]) : [];
-	const statuses = timeline
-		.map((entry) => entry?.event as IDataObject | undefined)
-		.filter((event) => event?.type === 'contract_status_change')
-		.map((event) => String(event?.status));
-	const current = statuses.lastIndexOf(String(contract.status));
-	return current > 0 ? statuses[current - 1] : null;
+	const history = statusHistory(contract);
+	return history === null ? null : statusBefore(history, String(contract.status));
+}
+
+/** The statuses before a contract's collateral is confirmed: a CollateralConfirmed entry after any other is extra collateral. */
+const BEFORE_COLLATERAL = new Set(['Requested', 'Approved', 'CollateralSeen']);
+
+/**
+ * The statuses the contract went through, oldest first, each stay once; null without a timeline.
+ * Only status changes count: Lendasat records every funding after the first as another
+ * CollateralConfirmed entry (hub 49781f87 routes/borrower/contracts.rs:2287-2306, "we treat all of
+ * these transactions as a new instance of `CollateralConfirmed`"), and a contract enters
+ * CollateralConfirmed once, from the statuses before it ("A contract should only ever transition to
+ * `CollateralSeen` and `CollateralConfirmed` once", same file :2217-2218). So a CollateralConfirmed
+ * entry after any later status is extra collateral, not a change of status. (A dispute resolved back
+ * to CollateralConfirmed is left out too; timesEntered counts that stay as one the timeline has not
+ * recorded yet, which keeps its number.)
+ */
+export function statusHistory(contract: IDataObject): string[] | null {
+	if (!Array.isArray(contract.timeline) || contract.timeline.length === 0) return null;
+	const changes = (contract.timeline as IDataObject[])
+		.map((entry, index) => ({
+			event: entry?.event as IDataObject | undefined,
+			at: timestampOf(entry?.date),
+			index,
+		}))
+		.filter(
+			({ event }) => event?.type === 'contract_status_change' && typeof event.status === 'string',
+		)
+		// Date order, as Lendasat sorts it; an entry without a readable date keeps its place.
+		.sort(
+			(a, b) =>
+				(Number.isFinite(a.at) && Number.isFinite(b.at) ? a.at - b.at : 0) || a.index - b.index,
+		)
+		.map(({ event }) => String(event?.status));
+	const history: string[] = [];
+	for (const status of changes) {
+		const extraCollateral =
+			status === 'CollateralConfirmed' && history.some((entry) => !BEFORE_COLLATERAL.has(entry));
+		if (!extraCollateral && history[history.length - 1] !== status) history.push(status);
+	}
+	return history;
+}
+
+/**
+ * How many times the contract has entered `status`, counting the current stay even while the
+ * timeline has not recorded it yet (Lendasat may list the status before the timeline entry), so
+ * that the number does not change when the entry arrives.
+ */
+export function timesEntered(history: string[], status: string): number {
+	const recorded = history.filter((entry) => entry === status).length;
+	return history[history.length - 1] === status ? recorded : recorded + 1;
+}
+
+/** The status before the current stay in `status`, from the history; null when there is none. */
+export function statusBefore(history: string[], status: string): string | null {
+	const last = history.length - 1;
+	if (history[last] !== status) return last >= 0 ? history[last] : null;
+	return last > 0 ? history[last - 1] : null;
 }
 
 function isContractCursor(value: IDataObject): boolean {

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteSingleFunctions } from 'n8n-workflow';
 
-import { checkUuid } from './checks';
+import { checkUuid, describeValue } from './checks';
 
 /** A validator: null when the value is fine, otherwise what is wrong and what a valid value looks like. */
 export type Check = (value: unknown) => string | null;
@@ -74,4 +74,39 @@ export function requireIssuedId(
 	value: unknown,
 ): string {
 	return requireText(context, displayName, value, checkUuid).toLowerCase();
+}
+
+/** A status as the API spells it (PascalCase; the server also accepts snake_case). */
+const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * Contract statuses chosen in `displayName`, also from an expression giving a list or
+ * comma-separated text. A value that is no status (a display name such as "Principal Given") is
+ * refused; statuses the node does not list still go through: the server may know newer ones.
+ */
+export function readStatuses(
+	context: IExecuteSingleFunctions,
+	displayName: string,
+	value: unknown,
+): string[] {
+	if (value === undefined || value === null || value === '') return [];
+	const list = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: [value];
+	const statuses = list
+		.map((status) => (typeof status === 'string' ? status.trim() : status))
+		.filter((status) => status !== '');
+	const invalid = statuses.find(
+		(status) => typeof status !== 'string' || !STATUS_PATTERN.test(status),
+	);
+	if (invalid !== undefined) {
+		throw invalidParameter(
+			context,
+			displayName,
+			`${describeValue(invalid)} is not a contract status. Use values such as PrincipalGiven or Requested.`,
+		);
+	}
+	return statuses as string[];
 }

@@ -9,6 +9,9 @@ import { requireText } from '../../validation/parameters';
 import { timezoneOptions } from '../../descriptions/timezones';
 import { apiRoute } from '../../transport/apiRoute';
 import { checkEmail, checkName, checkTimezone } from '../../validation/checks';
+import { checkSealingSecretFirst, sealedWhenAsked } from './sealing';
+
+const LABEL = 'Account → Create';
 
 const showOnlyForAccountCreate = { show: { resource: ['account'], operation: ['create'] } };
 /** Name and Email are asked the same way by both ways to create an account. */
@@ -23,7 +26,7 @@ export const accountCreateOperation: INodePropertyOptions = {
 	description: 'Create a borrower account for one of your users; needs a partner master key',
 	routing: apiRoute(
 		{
-			label: 'Account → Create',
+			label: LABEL,
 			toolDescription:
 				"Create a borrower account: a partner creates a user's account and gets its borrower API key back",
 			repeat: 'once',
@@ -31,7 +34,10 @@ export const accountCreateOperation: INodePropertyOptions = {
 			expects: 'object',
 		},
 		{ method: 'POST', url: '/api/create-api-account' },
-		{ prepare: [validateAccountRequest] },
+		{
+			prepare: [checkSealingSecretFirst(LABEL), validateAccountRequest],
+			finish: [sealedWhenAsked(LABEL)],
+		},
 	),
 };
 

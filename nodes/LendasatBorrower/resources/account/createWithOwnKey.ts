@@ -25,8 +25,10 @@ import {
 	isRecord,
 } from '../../validation/checks';
 import { invalidParameter, requireText } from '../../validation/parameters';
+import { checkSealingSecretFirst, sealedWhenAsked } from './sealing';
 
 const OPERATION = 'createWithOwnKey';
+const LABEL = 'Account → Create With Own Key';
 /** The new account always has an id; Lendasat's error body sent with a 200 has none. */
 const accountAnswer = (body: unknown) => liveErrorBodyWithout(body, 'id');
 const showOnlyForOwnKey = { show: { resource: ['account'], operation: [OPERATION] } };
@@ -39,7 +41,7 @@ export const accountCreateWithOwnKeyOperation: INodePropertyOptions = {
 		'Create a borrower account with a referral code instead of a partner master key, and with an API key made here: yours, or one the node generates. The output shows the key once.',
 	routing: apiRoute(
 		{
-			label: 'Account → Create With Own Key',
+			label: LABEL,
 			toolDescription:
 				'Create a borrower account with a referral code: registers a new user and returns its borrower API key (shown once)',
 			repeat: 'once',
@@ -80,7 +82,11 @@ export const accountCreateWithOwnKeyOperation: INodePropertyOptions = {
 			],
 		},
 		{ method: 'POST', url: '/api/create-api-account/byok' },
-		{ prepare: [buildOwnKeyRequest], send: createAndShowKeyOnce },
+		{
+			prepare: [checkSealingSecretFirst(LABEL), buildOwnKeyRequest],
+			send: createAndShowKeyOnce,
+			finish: [sealedWhenAsked(LABEL)],
+		},
 	),
 };
 
@@ -103,7 +109,7 @@ export const accountCreateWithOwnKeyFields: INodeProperties[] = [
 		typeOptions: { password: true },
 		default: '',
 		description:
-			"The new account's borrower key in Lendasat's format (lndst_sk_, 12 hexadecimal characters, _, a secret of 32 to 128 letters and digits). Leave empty and the node generates one as Lendasat does. Either way it is shown once, in the output's api_key.",
+			"The new account's borrower key in Lendasat's format (lndst_sk_, 12 hexadecimal characters, _, a secret of 32 to 128 letters and digits). Leave empty and the node generates one as Lendasat does. Either way it is shown once, in the output's api_key (or sealed, in api_key_sealed, with Options → Seal API Key).",
 		displayOptions: showOnlyForOwnKey,
 	},
 	{

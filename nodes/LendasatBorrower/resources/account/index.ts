@@ -5,6 +5,7 @@ import {
 	accountCreateWithOwnKeyFields,
 	accountCreateWithOwnKeyOperation,
 } from './createWithOwnKey';
+import { accountSealApiKeyFields, accountSealApiKeyOperation } from './sealApiKey';
 
 export const accountDescription: INodeProperties[] = [
 	{
@@ -13,9 +14,10 @@ export const accountDescription: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['account'] } },
-		options: [accountCreateOperation, accountCreateWithOwnKeyOperation],
+		options: [accountCreateOperation, accountCreateWithOwnKeyOperation, accountSealApiKeyOperation],
 		default: 'create',
 	},
 	...accountCreateFields,
 	...accountCreateWithOwnKeyFields,
+	...accountSealApiKeyFields,
 ];

@@ -11,9 +11,9 @@ import type {
 import { CONTRACT_STATUS_OPTIONS, refusedPendingStatus } from '../../descriptions/contractStatuses';
 import { returnAllAndLimit } from '../../descriptions/fields';
 import { requireComplete, walkPages } from '../../transport/pagination';
-import { invalidParameter, requireValid } from '../../validation/parameters';
+import { readStatuses, requireValid } from '../../validation/parameters';
 import { apiRoute, settle, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { checkOneOf, describeValue } from '../../validation/checks';
+import { checkOneOf } from '../../validation/checks';
 import { CONTRACTS_PATH, simplifyContracts } from './shared';
 
 const LABEL = 'Contract → Get Many';
@@ -31,9 +31,6 @@ const INCOMPLETE_ADVICE =
 	"Check the credential's base URL: it may point at something other than the Lendasat borrower API.";
 
 const showOnlyForContractGetAll = { resource: ['contract'], operation: ['getAll'] };
-
-/** A status as the API spells it (PascalCase; the server also accepts snake_case). */
-const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 export const contractGetAllOperation: INodePropertyOptions = {
 	name: 'Get Many',
@@ -108,7 +105,7 @@ async function addListQuery(
 ): Promise<IHttpRequestOptions> {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
 	const qs: IDataObject = { ...requestOptions.qs };
-	const statuses = statusesOf(this, filters.status);
+	const statuses = readStatuses(this, 'Status', filters.status);
 	if (statuses.length) qs.status = statuses.join(',');
 	if (filters.sortBy !== undefined)
 		qs.sort_by = requireValid(this, 'Sort By', filters.sortBy, checkOneOf(SORT_FIELDS));
@@ -121,33 +118,6 @@ async function addListQuery(
 		);
 	requestOptions.qs = qs;
 	return requestOptions;
-}
-
-/**
- * The chosen statuses, also from an expression giving a list or comma-separated text.
- * Statuses the node does not list still go through: the server may know newer ones.
- */
-function statusesOf(context: IExecuteSingleFunctions, value: unknown): string[] {
-	if (value === undefined || value === null || value === '') return [];
-	const list = Array.isArray(value)
-		? value
-		: typeof value === 'string'
-			? value.split(',')
-			: [value];
-	const statuses = list
-		.map((status) => (typeof status === 'string' ? status.trim() : status))
-		.filter((status) => status !== '');
-	const invalid = statuses.find(
-		(status) => typeof status !== 'string' || !STATUS_PATTERN.test(status),
-	);
-	if (invalid !== undefined) {
-		throw invalidParameter(
-			context,
-			'Status',
-			`${describeValue(invalid)} is not a contract status. Use values such as PrincipalGiven or Requested.`,
-		);
-	}
-	return statuses as string[];
 }
 
 /**

@@ -15,7 +15,13 @@ import { contractGetAllFields, contractGetAllOperation } from './getAll';
 import { contractGetArkClaimPsbtsOperation } from './getArkClaimPsbts';
 import { contractGetArkSettlementOperation } from './getArkSettlement';
 import { contractGetClaimPsbtOperation } from './getClaimPsbt';
+import { borrowerEventFields } from './borrowerEvents';
 import { contractGetEventsFields, contractGetEventsOperation } from './getEvents';
+import {
+	contractGetNewEventsFields,
+	contractGetNewEventsNotice,
+	contractGetNewEventsOperation,
+} from './getNewEvents';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
 import {
 	contractReportBtcInvoicePaidFields,
@@ -51,6 +57,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetClaimPsbtOperation,
 			contractGetEventsOperation,
 			contractGetAllOperation,
+			contractGetNewEventsOperation,
 			contractGetRecoveryPsbtOperation,
 			contractReportBtcInvoicePaidOperation,
 			contractReportRepaymentOperation,
@@ -70,5 +77,8 @@ export const contractDescription: INodeProperties[] = [
 	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	...contractGetEventsFields,
+	contractGetNewEventsNotice,
+	...borrowerEventFields(),
+	...contractGetNewEventsFields,
 	contractSimplifyField,
 ];

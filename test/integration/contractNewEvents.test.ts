@@ -1,0 +1,232 @@
+/**
+ * Contract → Get New Events: a partner's watch remembers, with each borrower, the events it has
+ * delivered, and asks only for what is new. Each input item is a borrower as the partner stores it
+ * (its reference, its key, what was reported); each output item is one borrower with news: the
+ * events, the claim to write before sending them and what to store once they are delivered. Run
+ * through n8n-core against the sandbox, storing `reported` between polls as the template does.
+ */
+import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
+import { runWorkflow, singleNodeWorkflow, type RunResult } from '../../dev/harness/n8n';
+import { everythingVisible } from '../helpers/secrets';
+import { useFakeTime } from '../helpers/fakeTime';
+import { borrowerOf, NODE } from '../helpers/operation';
+import { readReported } from '../../nodes/LendasatBorrower/resources/contract/reported';
+
+const CONTRACTS = SEED_IDS.contracts;
+const MINUTE = 60_000;
+
+let sandbox: Sandbox;
+
+useFakeTime();
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ dialect: 'live' });
+});
+afterAll(async () => sandbox.close());
+
+/** The partner's table: a row per borrower, with the memory the watch stores. */
+interface Row {
+	borrower_id: string;
+	api_key: string;
+	reported: string | null;
+}
+
+let rows: Row[];
+
+beforeEach(() => {
+	sandbox.reset();
+	rows = [
+		{ borrower_id: 'alice', api_key: sandbox.keys.borrower, reported: null },
+		{ borrower_id: 'bob', api_key: sandbox.keys.otherBorrower, reported: null },
+	];
+});
+
+type Item = {
+	borrower: string;
+	events: Array<Record<string, unknown>>;
+	reported_before: string | null;
+	reported_claim: string;
+	reported: string;
+};
+
+/** One poll of every row: Get New Events acting as each borrower, with what the row remembers. */
+async function poll(
+	parameters: Record<string, unknown> = {},
+	settings: { onError?: 'continueErrorOutput' } = {},
+): Promise<RunResult & { items: Item[] }> {
+	const result = await runWorkflow(
+		singleNodeWorkflow(
+			{
+				resource: 'contract',
+				operation: 'getNewEvents',
+				borrower: '={{ $json.borrower_id }}',
+				reported: '={{ $json.reported }}',
+				daysAhead: 25,
+				...parameters,
+				options: { borrowerApiKey: '={{ $json.api_key }}' },
+			},
+			{ typeVersion: 1.1, ...settings },
+		),
+		{
+			credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' },
+			items: rows,
+		},
+	);
+	const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
+	for (const { api_key: key } of rows) expect(made).not.toContain(key);
+	return { ...result, items: result.output(NODE).map((item) => item.json as unknown as Item) };
+}
+
+/** What the template does once a borrower's alert was delivered: store `reported` in its row. */
+function store(items: Item[]): void {
+	for (const item of items) {
+		const row = rows.find((candidate) => candidate.borrower_id === item.borrower);
+		if (row) row.reported = item.reported;
+	}
+}
+
+/** Polls, delivers everything and stores it; returns the event keys each borrower was told. */
+async function pollAndDeliver(parameters: Record<string, unknown> = {}) {
+	const { items, error } = await poll(parameters);
+	expect(error).toBeUndefined();
+	store(items);
+	return Object.fromEntries(
+		items.map((item) => [item.borrower, item.events.map((event) => String(event.event_key))]),
+	);
+}
+
+describe('a watch that remembers what it delivered', () => {
+	it('first poll: one item per borrower with every event that stands, paired with its row', async () => {
+		const { items, output } = await poll();
+		expect(items.map((item) => item.borrower)).toEqual(['alice', 'bob']);
+		const [alice] = items;
+		expect(alice.events.map((event) => [event.event, event.contract_id])).toEqual([
+			['contractStatusChanged', CONTRACTS.requested],
+			['contractStatusChanged', CONTRACTS.approved],
+			['contractStatusChanged', CONTRACTS.marginCall],
+			['marginCall', CONTRACTS.marginCall],
+			['contractStatusChanged', CONTRACTS.principalGiven],
+			['installmentDue', CONTRACTS.principalGiven],
+		]);
+		expect(alice.events[3]).toMatchObject({
+			borrower: 'alice',
+			event_key: `${CONTRACTS.marginCall}:marginCall:FirstMarginCall`,
+			liquidation_status: 'FirstMarginCall',
+		});
+		expect(alice.reported_before).toBeNull();
+		expect(readReported(alice.reported)?.delivered.size).toBe(6);
+		// The claim: nothing delivered yet, this execution sending until 10 minutes from now.
+		expect(readReported(alice.reported_claim)).toEqual({
+			delivered: new Set(),
+			claim: { by: expect.any(String), until: Date.now() + 10 * MINUTE },
+		});
+		expect(output(NODE).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	});
+
+	it('then nothing while nothing changes, and only what changed', async () => {
+		await pollAndDeliver();
+		expect((await poll()).items).toEqual([]);
+
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
+		expect(await pollAndDeliver()).toEqual({
+			alice: [`${CONTRACTS.approved}:CollateralSeen:1`],
+		});
+		expect((await poll()).items).toEqual([]);
+	});
+
+	it('a margin call once per episode: not again when something else changes, again after Healthy in between', async () => {
+		await pollAndDeliver();
+		// Collateral added that Lendasat has not yet found enough: the contract changes, the margin call stays.
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.addCollateral(CONTRACTS.marginCall, 10_000);
+		expect((await poll()).items).toEqual([]);
+
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setLiquidationStatus(CONTRACTS.marginCall, 'Healthy');
+		// Nothing to tell, but the memory shrinks: the margin call is over.
+		const healthy = await poll();
+		expect(healthy.items).toEqual([
+			expect.objectContaining({ borrower: 'alice', events: [], reported_claim: rows[0].reported }),
+		]);
+		store(healthy.items);
+		expect((await poll()).items).toEqual([]);
+
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setLiquidationStatus(CONTRACTS.marginCall, 'FirstMarginCall');
+		expect(await pollAndDeliver()).toEqual({
+			alice: [`${CONTRACTS.marginCall}:marginCall:FirstMarginCall`],
+		});
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setLiquidationStatus(CONTRACTS.marginCall, 'SecondMarginCall');
+		expect(await pollAndDeliver()).toEqual({
+			alice: [`${CONTRACTS.marginCall}:marginCall:SecondMarginCall`],
+		});
+	});
+
+	it('extra collateral on a paid-out loan is no status change', async () => {
+		await pollAndDeliver();
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.addCollateral(CONTRACTS.principalGiven, 50_000);
+		expect((await poll()).items).toEqual([]);
+	});
+
+	it('what was not stored (the alert failed) is given again at the next poll, and only that', async () => {
+		await pollAndDeliver();
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setContractStatus(CONTRACTS.approved, 'CollateralSeen');
+		const failed = await poll();
+		expect(failed.items.map((item) => item.events.length)).toEqual([1]);
+		// Not stored: the alert did not go out.
+		expect((await pollAndDeliver()).alice).toEqual([`${CONTRACTS.approved}:CollateralSeen:1`]);
+	});
+
+	it('leaves a borrower to the poll whose claim stands, and takes it over once the claim lapsed', async () => {
+		const first = await poll();
+		// Another poll wrote its claim for alice and has not recorded yet.
+		rows[0].reported = first.items[0].reported_claim.replace(/![^@]+@/, '!other@');
+		expect((await poll()).items.map((item) => item.borrower)).toEqual(['bob']);
+		sandbox.admin.advanceClock(11 * MINUTE);
+		jest.advanceTimersByTime(11 * MINUTE);
+		expect((await poll()).items.map((item) => item.borrower)).toEqual(['alice', 'bob']);
+	});
+
+	it('First Poll of a Borrower: Record Without Reporting starts the watch without alerting what stands', async () => {
+		const { items } = await poll({ firstPoll: 'record' });
+		expect(items.map((item) => [item.borrower, item.events])).toEqual([
+			['alice', []],
+			['bob', []],
+		]);
+		store(items);
+		sandbox.admin.advanceClock(MINUTE);
+		sandbox.admin.setLiquidationStatus(CONTRACTS.marginCall, 'SecondMarginCall');
+		expect(await pollAndDeliver({ firstPoll: 'record' })).toEqual({
+			alice: [`${CONTRACTS.marginCall}:marginCall:SecondMarginCall`],
+		});
+	});
+
+	it('First Poll of a Borrower from an expression is read for each borrower', async () => {
+		const firstPollOf: Record<string, string> = { alice: 'record', bob: 'report' };
+		rows = rows.map((row) => ({ ...row, first_poll: firstPollOf[row.borrower_id] }));
+		const { items } = await poll({ firstPoll: '={{ $json.first_poll }}' });
+		expect(items.map((item) => [item.borrower, item.events.length > 0])).toEqual([
+			['alice', false],
+			['bob', true],
+		]);
+	});
+
+	it('refuses an Already Reported it did not write, sending nothing for that borrower', async () => {
+		rows[0].reported = 'seen: everything';
+		const before = sandbox.requests.length;
+		const { output } = await poll({}, { onError: 'continueErrorOutput' });
+		const [failed] = output(NODE, 1);
+		expect(failed.error?.message).toBe('Invalid Already Reported [item 0]');
+		expect(String(failed.error?.description)).toMatch(
+			/^Already Reported: It does not start with 1:: expected what this operation gave as reported/,
+		);
+		expect(output(NODE).map((item) => item.json.borrower)).toEqual(['bob']);
+		expect(sandbox.requests.slice(before).map((request) => request.headers['x-api-key'])).toEqual([
+			sandbox.keys.otherBorrower,
+		]);
+	});
+});
