@@ -16,7 +16,7 @@ import {
 } from './bitcoin';
 import { ApiError, SOMETHING_WENT_WRONG, shorten, type LiveError } from './errors';
 import { publicKeyFor, txidFor } from './ids';
-import { BTC_PRICE } from './loans';
+import { BTC_PRICE, outstandingBalance } from './loans';
 import { jsonReply, type Route } from './router';
 import { changeStatus, nowIso, pushNotification, type SandboxState } from './state';
 import type { BitcoinRepaymentInvoice, Contract, ContractEntry, Installment } from './types';
@@ -376,6 +376,7 @@ export function confirmInstallments(
 		});
 	}
 	contract.updated_at = at;
+	contract.balance_outstanding = outstandingBalance(contract);
 	if (contract.installments.every((installment) => FINISHED_INSTALLMENTS.has(installment.status))) {
 		changeStatus(state, entry, 'RepaymentConfirmed');
 	}
@@ -391,7 +392,9 @@ export function confirmClaim(state: SandboxState, contractId: string): Contract 
 			`Contract ${contractId} is ${entry.contract.status}, not ClosingByClaim: no claim to confirm`,
 		);
 	}
+	// contract_update_collateral.rs:69-85: all funds withdrawn, the collateral is 0.
 	entry.contract.collateral_sats = 0;
+	entry.contract.deposited_sats = 0;
 	return changeStatus(state, entry, 'Closed');
 }
 

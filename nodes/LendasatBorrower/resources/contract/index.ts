@@ -16,6 +16,7 @@ import { contractGetArkClaimPsbtsOperation } from './getArkClaimPsbts';
 import { contractGetArkSettlementOperation } from './getArkSettlement';
 import { contractGetClaimPsbtOperation } from './getClaimPsbt';
 import { contractGetEventsFields, contractGetEventsOperation } from './getEvents';
+import { contractGetHealthFields, contractGetHealthOperation } from './getHealth';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
 import {
 	contractReportBtcInvoicePaidFields,
@@ -49,6 +50,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetArkClaimPsbtsOperation,
 			contractGetArkSettlementOperation,
 			contractGetClaimPsbtOperation,
+			contractGetHealthOperation,
 			contractGetEventsOperation,
 			contractGetAllOperation,
 			contractGetRecoveryPsbtOperation,
@@ -70,5 +72,6 @@ export const contractDescription: INodeProperties[] = [
 	...contractSendFiatDetailsFields,
 	...contractGetAllFields,
 	...contractGetEventsFields,
+	...contractGetHealthFields,
 	contractSimplifyField,
 ];
