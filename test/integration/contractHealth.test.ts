@@ -28,8 +28,11 @@ const CONTRACTS = SEED_IDS.contracts;
 const OFFERS = SEED_IDS.offers;
 const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 const run = operationRunner(() => sandbox, 'contract');
-const health = (id: string, parameters: Record<string, unknown> = {}, credential?: TestCredential) =>
-	run('getHealth', { contractId: byId(id), ...parameters }, { typeVersion: 1.1, credential });
+const health = (
+	id: string,
+	parameters: Record<string, unknown> = {},
+	credential?: TestCredential,
+) => run('getHealth', { contractId: byId(id), ...parameters }, { typeVersion: 1.1, credential });
 
 /** The contract as Lendasat's API serves it now, in the sandbox's dialect. */
 async function served(id: string): Promise<Contract> {
@@ -159,10 +162,13 @@ describe('Contract → Get Collateral Health of an open loan', () => {
 		expect(item.thresholds[2].distance_percent).toBeGreaterThan(0);
 		expect(item.thresholds[0].distance_percent).toBeLessThan(0);
 		expect(item.target_ltv).toBe(record.initial_ltv);
-		const needed = Math.ceil(record.balance_outstanding / ((price / 1e8) * record.initial_ltv)) - sats;
+		const needed =
+			Math.ceil(record.balance_outstanding / ((price / 1e8) * record.initial_ltv)) - sats;
 		expect(item.sats_to_target).toBe(needed);
 		expect(item.btc_to_target).toBe((needed / 1e8).toFixed(8).replace(/0+$/, ''));
-		expect(item.payment_uri).toBe(`bitcoin:${record.contract_address}?amount=${item.btc_to_target}`);
+		expect(item.payment_uri).toBe(
+			`bitcoin:${record.contract_address}?amount=${item.btc_to_target}`,
+		);
 
 		// The borrower sends exactly that; Lendasat counts it and the loan is back at its target.
 		sandbox.admin.addCollateral(loan.id, item.sats_to_target);
@@ -179,9 +185,7 @@ describe('Contract → Get Collateral Health of an open loan', () => {
 	it('one sat less than sats_to_target leaves the LTV above the target', async () => {
 		const loan = openLoan();
 		const record = await served(loan.id);
-		const price = Math.round(
-			record.balance_outstanding / ((countedSats(record) / 1e8) * 0.82),
-		);
+		const price = Math.round(record.balance_outstanding / ((countedSats(record) / 1e8) * 0.82));
 		sandbox.admin.setBtcPrice(price);
 		const first = (await health(loan.id)).items[0] as Health;
 		expect(first.zone).toBe('margin_call_1');
@@ -200,7 +204,12 @@ describe('Contract → Get Collateral Health of an open loan', () => {
 		const { items, sent } = await health(loan.id, { targetLtv: 0.4, btcPrice: 50_000 });
 		expect(sent).toEqual([`GET /api/contracts/${loan.id}`]);
 		const [item] = items as Health[];
-		expect(item.price).toMatchObject({ value: 50_000, currency: 'USD', at: null, source: 'parameter' });
+		expect(item.price).toMatchObject({
+			value: 50_000,
+			currency: 'USD',
+			at: null,
+			source: 'parameter',
+		});
 		expect(item).toMatchObject({ target_ltv: 0.4, target_ltv_from: 'parameter' });
 		expect(item.sats_to_target).toBe(
 			Math.ceil(record.balance_outstanding / ((50_000 / 1e8) * 0.4)) - countedSats(record),
@@ -266,24 +275,36 @@ describe('Contract → Get Collateral Health of an open loan', () => {
 		};
 		const { items, error } = await run(
 			'getHealth',
-			{ contractId: byId(CONTRACTS.principalGiven), options: { borrowerApiKey: sandbox.keys.borrower } },
+			{
+				contractId: byId(CONTRACTS.principalGiven),
+				options: { borrowerApiKey: sandbox.keys.borrower },
+			},
 			{ typeVersion: 1.1, credential: master },
 		);
 		expect(error).toBeUndefined();
 		expect(items[0]).toMatchObject({ contract_id: CONTRACTS.principalGiven, zone: 'healthy' });
-		expect(sandbox.requests.every((request) => request.headers['x-api-key'] === sandbox.keys.borrower)).toBe(true);
+		expect(
+			sandbox.requests.every((request) => request.headers['x-api-key'] === sandbox.keys.borrower),
+		).toBe(true);
 	});
 });
 
 describe('Contract → Get Collateral Health refuses what it cannot compute', () => {
 	it.each([
 		['a request', CONTRACTS.requested, 'Requested', /not been sent yet/],
-		['an approved request that is not funded yet', CONTRACTS.approved, 'Approved', /not been sent yet/],
+		[
+			'an approved request that is not funded yet',
+			CONTRACTS.approved,
+			'Approved',
+			/not been sent yet/,
+		],
 		['a closed loan', CONTRACTS.closed, 'Closed', /repaid or closed/],
 	])('%s: an item error, and no price is read', async (_, id, status, why) => {
 		const { error, description, sent, items } = await health(id);
 		expect(items).toEqual([]);
-		expect(error?.message).toBe(`Contract ${id} is ${status}: it has no collateral health [item 0]`);
+		expect(error?.message).toBe(
+			`Contract ${id} is ${status}: it has no collateral health [item 0]`,
+		);
 		expect(description).toMatch(why);
 		expect(description).toMatch(/only for an open loan \(status PrincipalGiven\)/);
 		expect(sent).toEqual([`GET /api/contracts/${id}`]);
@@ -326,9 +347,13 @@ describe('Contract → Get Collateral Health refuses what it cannot compute', ()
 		const record = await served(CONTRACTS.principalGiven);
 		const body = JSON.stringify({ ...record, liquidation_price: record.liquidation_price + 0.02 });
 		sandbox.configure({
-			faults: [{ kind: 'trickle', path: `/api/contracts/${CONTRACTS.principalGiven}`, body, delayMs: 0 }],
+			faults: [
+				{ kind: 'trickle', path: `/api/contracts/${CONTRACTS.principalGiven}`, body, delayMs: 0 },
+			],
 		});
-		const { error, description, items } = await health(CONTRACTS.principalGiven, { btcPrice: 90_000 });
+		const { error, description, items } = await health(CONTRACTS.principalGiven, {
+			btcPrice: 90_000,
+		});
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			`Lendasat's numbers for contract ${CONTRACTS.principalGiven} do not add up [item 0]`,
@@ -347,8 +372,9 @@ describe('Contract → Get Collateral Health refuses what it cannot compute', ()
 
 	it('refuses a Target LTV at or above the liquidation threshold', async () => {
 		const { error, description } = await health(CONTRACTS.principalGiven, { targetLtv: 0.9 });
-		expect(error?.message).toMatch(/The target LTV 0.9 is not below contract .* liquidation threshold/);
+		expect(error?.message).toMatch(
+			/The target LTV 0.9 is not below contract .* liquidation threshold/,
+		);
 		expect(description).toMatch(/liquidation threshold is 0.9/);
 	});
-
 });

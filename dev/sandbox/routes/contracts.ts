@@ -561,7 +561,10 @@ function listContracts(ctx: RequestContext): Reply {
 
 function getContract(ctx: RequestContext): Reply {
 	return jsonReply(
-		contractView(ctx.config.dialect, ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id).contract),
+		contractView(
+			ctx.config.dialect,
+			ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id).contract,
+		),
 	);
 }
 
@@ -633,7 +636,9 @@ function extend(ctx: RequestContext): Reply {
 	// borrower and fails with a database error: 500 "Something went wrong" (ownedContract's live side).
 	const entry = ownedContract(ctx.state, user.id, ctx.params.id);
 	checkExtension(entry.contract, days);
-	return jsonReply(contractView(ctx.config.dialect, extendContract(ctx.state, entry, days).contract));
+	return jsonReply(
+		contractView(ctx.config.dialect, extendContract(ctx.state, entry, days).contract),
+	);
 }
 
 interface InstallmentPaid {

@@ -125,7 +125,10 @@ export function btcText(sats: bigint): string {
 
 /** The loan-to-value ratio at a price (calculate_ltv): owed / (collateral in BTC × price). */
 export function ltvAt(owed: Exact, collateralSats: bigint, price: Exact): Exact {
-	return dividedBy(times(owed, exactInteger(SATS_PER_BTC)), times(exactInteger(collateralSats), price));
+	return dividedBy(
+		times(owed, exactInteger(SATS_PER_BTC)),
+		times(exactInteger(collateralSats), price),
+	);
 }
 
 /**
@@ -133,7 +136,10 @@ export function ltvAt(owed: Exact, collateralSats: bigint, price: Exact): Exact 
  * liquidation threshold this is the contract's liquidation_price (calculate_liquidation_price).
  */
 export function priceAtLtv(owed: Exact, collateralSats: bigint, ltv: Exact): Exact {
-	return dividedBy(times(owed, exactInteger(SATS_PER_BTC)), times(exactInteger(collateralSats), ltv));
+	return dividedBy(
+		times(owed, exactInteger(SATS_PER_BTC)),
+		times(exactInteger(collateralSats), ltv),
+	);
 }
 
 /**
@@ -146,9 +152,7 @@ export function satsToReachLtv(
 	price: Exact,
 	target: Exact,
 ): bigint {
-	const needed = ceiling(
-		dividedBy(times(owed, exactInteger(SATS_PER_BTC)), times(price, target)),
-	);
+	const needed = ceiling(dividedBy(times(owed, exactInteger(SATS_PER_BTC)), times(price, target)));
 	return needed > collateralSats ? needed - collateralSats : 0n;
 }
 
@@ -192,6 +196,9 @@ export function hasLegacyLiquidationThreshold(createdAt: number): boolean {
  */
 export function agreesToTheCent(computed: Exact, reported: Exact): boolean {
 	const difference = minus(computed, reported);
-	const magnitude = { num: difference.num < 0n ? -difference.num : difference.num, den: difference.den };
+	const magnitude = {
+		num: difference.num < 0n ? -difference.num : difference.num,
+		den: difference.den,
+	};
 	return compare(magnitude, { num: 1n, den: 100n }) < 0;
 }

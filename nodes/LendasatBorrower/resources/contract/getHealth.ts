@@ -229,11 +229,9 @@ async function readLatestPrice(
 ): Promise<HealthPrice> {
 	const asset = currency === 'EUR' ? 'Eur' : 'Usd';
 	const read = await settle(
-		api.send(
-			{ method: 'GET', url: HISTORY_PATH, qs: { range: '1D', asset } },
-			'object',
-			{ check: historyAnswer },
-		),
+		api.send({ method: 'GET', url: HISTORY_PATH, qs: { range: '1D', asset } }, 'object', {
+			check: historyAnswer,
+		}),
 	);
 	if ('error' in read) {
 		const failure = failureOf(read.error);
@@ -249,9 +247,10 @@ async function readLatestPrice(
 			`The node reads Lendasat's latest bitcoin price (GET ${HISTORY_PATH}) to compute the collateral health; that read failed, so nothing was computed. Run the item again, or enter the price in BTC Price.`,
 		);
 	}
-	const latest = summariseHistory(read.value as IDataObject, { range: '1D', asset }).latest as
-		| { timestamp: string; price: number }
-		| null;
+	const latest = summariseHistory(read.value as IDataObject, { range: '1D', asset }).latest as {
+		timestamp: string;
+		price: number;
+	} | null;
 	const value = latest ? exactOf(latest.price) : undefined;
 	if (!latest || !value) {
 		throw itemError(

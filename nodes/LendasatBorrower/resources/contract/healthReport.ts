@@ -43,25 +43,29 @@ const WHY_NO_HEALTH: Array<[statuses: string[], why: string]> = [
 	],
 	[
 		['RepaymentProvided', 'DisputeBorrowerStarted'],
-		'Lendasat does not check the LTV while a repayment reported by the borrower awaits the lender, or while the borrower\'s dispute is open (it gives the borrower the benefit of the doubt): no margin call or liquidation comes in this status.',
+		"Lendasat does not check the LTV while a repayment reported by the borrower awaits the lender, or while the borrower's dispute is open (it gives the borrower the benefit of the doubt): no margin call or liquidation comes in this status.",
 	],
-	[['DisputeLenderStarted'], 'Lendasat does not check the LTV while the lender\'s dispute is open.'],
+	[['DisputeLenderStarted'], "Lendasat does not check the LTV while the lender's dispute is open."],
 	[
 		['Undercollateralized', 'Defaulted', 'ClosingByLiquidation', 'ClosingByDefaulting'],
 		'Its collateral is being liquidated; adding collateral no longer changes that.',
 	],
+	[['Extended'], 'It was replaced by the contract in its extended_by_contract; ask for that one.'],
 	[
-		['Extended'],
-		'It was replaced by the contract in its extended_by_contract; ask for that one.',
-	],
-	[
-		['RepaymentConfirmed', 'ClosingByClaim', 'Closed', 'CollateralRecoverable', 'ClosingByRecovery', 'ClosedByRecovery', 'ClosedByLiquidation', 'ClosedByDefaulting', 'Closing'],
+		[
+			'RepaymentConfirmed',
+			'ClosingByClaim',
+			'Closed',
+			'CollateralRecoverable',
+			'ClosingByRecovery',
+			'ClosedByRecovery',
+			'ClosedByLiquidation',
+			'ClosedByDefaulting',
+			'Closing',
+		],
 		'The loan is repaid or closed, or its collateral is going back: there is nothing to watch.',
 	],
-	[
-		['Rejected', 'Cancelled', 'RequestExpired', 'ApprovalExpired'],
-		'It never became a loan.',
-	],
+	[['Rejected', 'Cancelled', 'RequestExpired', 'ApprovalExpired'], 'It never became a loan.'],
 ];
 
 export interface Refusal {
@@ -154,9 +158,13 @@ export function readHealthFigures(record: IDataObject): { figures: HealthFigures
 		message: `Lendasat's record of contract ${id} cannot give its collateral health`,
 		description: `${problem} Nothing was computed: the node gives no number it cannot derive from Lendasat's own.`,
 	});
-	const owed = exactOf(typeof record.balance_outstanding === 'number' ? record.balance_outstanding : undefined);
+	const owed = exactOf(
+		typeof record.balance_outstanding === 'number' ? record.balance_outstanding : undefined,
+	);
 	if (!owed || owed.num < 0n) {
-		return cannot(`Its balance_outstanding is ${describeValue(record.balance_outstanding)}, not an amount owed.`);
+		return cannot(
+			`Its balance_outstanding is ${describeValue(record.balance_outstanding)}, not an amount owed.`,
+		);
 	}
 	const collateral = nonNegativeSats(record.collateral_sats);
 	const fee = nonNegativeSats(record.origination_fee_sats);
@@ -164,7 +172,11 @@ export function readHealthFigures(record: IDataObject): { figures: HealthFigures
 		record.deposited_sats === undefined || record.deposited_sats === null
 			? undefined
 			: nonNegativeSats(record.deposited_sats);
-	if (collateral === undefined || fee === undefined || (deposited === undefined && record.deposited_sats != null)) {
+	if (
+		collateral === undefined ||
+		fee === undefined ||
+		(deposited === undefined && record.deposited_sats != null)
+	) {
 		return cannot(
 			`Its collateral_sats (${describeValue(record.collateral_sats)}), deposited_sats (${describeValue(record.deposited_sats)}) and origination_fee_sats (${describeValue(record.origination_fee_sats)}) must be whole numbers of sats.`,
 		);
@@ -207,13 +219,16 @@ export function readHealthFigures(record: IDataObject): { figures: HealthFigures
 		typeof record.liquidation_price === 'number' ? record.liquidation_price : undefined,
 	);
 	if (!liquidationPriceReported || liquidationPriceReported.num <= 0n) {
-		return cannot(`Its liquidation_price is ${describeValue(record.liquidation_price)}, not a price.`);
+		return cannot(
+			`Its liquidation_price is ${describeValue(record.liquidation_price)}, not a price.`,
+		);
 	}
 	return {
 		figures: {
 			id,
 			status: String(record.status),
-			liquidationStatus: typeof record.liquidation_status === 'string' ? record.liquidation_status : null,
+			liquidationStatus:
+				typeof record.liquidation_status === 'string' ? record.liquidation_status : null,
 			collateralAsset: typeof record.collateral_asset === 'string' ? record.collateral_asset : null,
 			loanAsset: typeof record.loan_asset === 'string' ? record.loan_asset : null,
 			owed,
