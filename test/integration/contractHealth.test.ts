@@ -361,6 +361,16 @@ describe('Contract → Get Collateral Health refuses what it cannot compute', ()
 		expect(description).toMatch(/gives no figures rather than wrong ones/);
 	});
 
+	it('gives no collateral address it cannot vouch for', async () => {
+		const loan = openLoan({ contract_address: 'bc1qnotanaddress' });
+		const { error, description, items } = await health(loan.id);
+		expect(items).toEqual([]);
+		expect(error?.message).toBe(
+			`Lendasat's contract_address of contract ${loan.id} is not one to send collateral to [item 0]`,
+		);
+		expect(description).toMatch(/is not a valid Bitcoin address/);
+	});
+
 	it.each([
 		[{ targetLtv: 1.5 }, 'Invalid Target LTV [item 0]'],
 		[{ btcPrice: -5 }, 'Invalid BTC Price [item 0]'],

@@ -1,3 +1,5 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { liquidationPriceOf } from '../../dev/sandbox/loans';
 import type { Contract } from '../../dev/sandbox/types';
 import {
@@ -200,8 +202,8 @@ describe('sats to the target LTV', () => {
 });
 
 /** A PrincipalGiven contract as GET /api/contracts/{id} gives it, with these fields changed. */
-function apiRecord(fields: Record<string, unknown> = {}): Record<string, unknown> {
-	const record: Record<string, unknown> = {
+function apiRecord(fields: Record<string, unknown> = {}): IDataObject {
+	const record: IDataObject = {
 		id: 'c0000000-0000-4000-8000-000000000099',
 		status: 'PrincipalGiven',
 		liquidation_status: 'Healthy',

@@ -19,7 +19,12 @@ import {
 } from '../../transport/apiRoute';
 import { baseUrlOf, bitcoinNetworkFor } from '../../transport/credentials';
 import { withNote } from '../../transport/exchange';
-import { checkCollateralAddress, describeValue, toNumber } from '../../validation/checks';
+import {
+	checkArkAddress,
+	checkBitcoinAddress,
+	describeValue,
+	toNumber,
+} from '../../validation/checks';
 import { invalidParameter, itemError } from '../../validation/parameters';
 import { historyAnswer, summariseHistory } from '../price/getHistory';
 import { exactOf, type Exact } from './collateralHealth';
@@ -189,16 +194,17 @@ async function requireUsableAddress(
 ): Promise<void> {
 	if (address === null) return;
 	const network = bitcoinNetworkFor((await credentialsOf(context)).environment);
-	const problem = checkCollateralAddress(
-		address,
-		network,
-		collateralAsset === 'ArkadeBtc' ? 'ark' : 'onchain',
-	);
+	const problem =
+		collateralAsset === 'ArkadeBtc'
+			? checkArkAddress(address, network)
+			: checkBitcoinAddress(address, network);
 	if (problem) {
+		// The checks end with a hint for someone typing an address ("Enter …"); Lendasat gave this one.
+		const [what] = problem.split(' Enter ');
 		throw itemError(
 			context,
 			`Lendasat's contract_address of contract ${contractId} is not one to send collateral to`,
-			`${problem.replace(/ Enter .*$/, '')} The node gives no address it cannot vouch for; check the credential's environment.`,
+			`${what} The node gives no address it cannot vouch for; check the credential's environment.`,
 		);
 	}
 }

@@ -168,15 +168,10 @@ export function readHealthFigures(record: IDataObject): { figures: HealthFigures
 	}
 	const collateral = nonNegativeSats(record.collateral_sats);
 	const fee = nonNegativeSats(record.origination_fee_sats);
-	const deposited =
-		record.deposited_sats === undefined || record.deposited_sats === null
-			? undefined
-			: nonNegativeSats(record.deposited_sats);
-	if (
-		collateral === undefined ||
-		fee === undefined ||
-		(deposited === undefined && record.deposited_sats != null)
-	) {
+	// deposited_sats is newer (commit 949a26b0); a server without it sends the total as collateral_sats.
+	const hasDeposited = record.deposited_sats !== undefined && record.deposited_sats !== null;
+	const deposited = hasDeposited ? nonNegativeSats(record.deposited_sats) : undefined;
+	if (collateral === undefined || fee === undefined || (hasDeposited && deposited === undefined)) {
 		return cannot(
 			`Its collateral_sats (${describeValue(record.collateral_sats)}), deposited_sats (${describeValue(record.deposited_sats)}) and origination_fee_sats (${describeValue(record.origination_fee_sats)}) must be whole numbers of sats.`,
 		);
