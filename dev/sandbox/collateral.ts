@@ -9,10 +9,11 @@
  *
  * What the sandbox stores: `deposited_sats` is everything sent to the contract address (the
  * origination fee included) and `collateral_sats` that less the fee, as the schema's field
- * descriptions say (lendasat/iframe HEAD packages/api/src/openapi/schema.d.ts:1410-1424) and the spec dialect serves them. hub 0.8.2's code serves
- * them the other way round (routes/borrower/contracts.rs:2105-2125: collateral_sats is the model's
- * collateral_sats, "_including_ the origination fee", model/contract.rs:42-47, and deposited_sats
- * that less the fee), so the live dialect does.
+ * descriptions say (lendasat/iframe HEAD packages/api/src/openapi/schema.d.ts:1410-1424), and the
+ * spec dialect serves them so. hub 0.8.2's code serves them the other way round
+ * (routes/borrower/contracts.rs:2105-2125: collateral_sats is the model's collateral_sats,
+ * "_including_ the origination fee", model/contract.rs:42-48, and deposited_sats that less the
+ * fee), and so does the live dialect.
  */
 import { actualCollateral, BTC_PRICE, liquidationPriceOf, outstandingBalance } from './loans';
 import { adminError, adminPost, anyContract, bodyOf } from './lifecycle';
