@@ -6,6 +6,7 @@
  */
 import { createN8nHome, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { wantedVersion } from '../../dev/n8n/ensure-n8n';
+import type { JsonSchema } from '../../dev/schemas/jsonSchema';
 import { shippedSchemas } from '../../dev/schemas/outputSchemas';
 
 const NODE_TYPE = 'n8n-nodes-lendasat.lendasatBorrower';
@@ -33,7 +34,7 @@ describe(`output schemas in n8n ${wantedVersion()}`, () => {
 		const response = await schemaAt(`${NODE_TYPE}/1.1.0/contract/getEvents.json`);
 		expect(response.status).toBe(200);
 		expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-		const schema = await response.json();
+		const schema = (await response.json()) as JsonSchema;
 		expect(schema).toEqual(shippedSchemas().get('v1.1.0/contract/getEvents.json'));
 		expect(schema.properties).toMatchObject({
 			event: { type: 'string' },
