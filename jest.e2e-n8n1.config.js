@@ -16,6 +16,7 @@ module.exports = {
 		'**/aiTool.e2e.ts',
 		'**/credentialTest.e2e.ts',
 		'**/partner.e2e.ts',
+		'**/outputSchemas.e2e.ts',
 	],
 	testPathIgnorePatterns: ['/node_modules/'],
 	setupFiles: ['<rootDir>/test/e2e/on-n8n-1.x.js'],
