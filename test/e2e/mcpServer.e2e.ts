@@ -2,16 +2,25 @@
  * The MCP server template (templates/mcp-server-read-only.json) on a real n8n, 2.x and 1.x
  * (jest.e2e-n8n1.config.js): published with its bearer token and Lendasat credential set, reached by
  * the official MCP SDK's client over Streamable HTTP, as Claude Desktop or any MCP client reaches
- * it. The client lists the tools and calls three of them; the sandbox answers.
+ * it. The client lists the tools and calls three of them; the sandbox answers. Then a write added
+ * as docs/ai-agents.md describes (reviewedWrite.ts): it waits for a person's approval in Telegram (a
+ * stand-in Telegram API on 127.0.0.1), and nothing reaches the sandbox before it.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { wantedVersion } from '../../dev/n8n/ensure-n8n';
+import { selectedN8n, wantedVersion } from '../../dev/n8n/ensure-n8n';
 import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { lendasatToolsOf, MCP_TEMPLATE_FILE, readTemplate, toolName } from '../helpers/templates';
-import { apiRequests, waitUntilRegistered } from './helpers';
+import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
+import { BROWSER_USER_AGENT } from './hostedChat';
+import {
+	askForApproval,
+	cancelAfterApproval,
+	SENT_FOR_APPROVAL,
+	withReviewedCancel,
+} from './reviewedWrite';
 
 const TEMPLATE = readTemplate(MCP_TEMPLATE_FILE);
 const TOKEN = 'e2e-mcp-token-0123456789abcdef0123456789abcdef';
@@ -38,6 +47,10 @@ function templateTwin(credentials: { lendasat: Json; bearer: Json }): Json {
 	return twin;
 }
 
+let twinCredentials: { lendasat: Json; bearer: Json };
+const triggerOf = (workflow: Json): Json =>
+	workflow.nodes.find((node: Json) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
+
 /** The text of a tool call's answer, parsed: n8n answers with the tool's items as JSON text. */
 function answerOf(result: Json): Json {
 	expect(result.isError ?? false).toBe(false);
@@ -50,6 +63,34 @@ let home: N8nHome;
 let server: N8nServer;
 let mcpUrl: string;
 let client: Client;
+let lendasatCredential: Json;
+
+/** Publishes a workflow; n8n 1.x runs a sub-workflow without, and refuses to activate one. */
+async function create(workflow: Json, publish: boolean): Promise<string> {
+	// n8n 1.x needs `active` in the body; 2.x ignores it.
+	const { id } = await server.rest('POST', '/workflows', { ...workflow, active: false });
+	if (publish) await server.activate(id);
+	return id;
+}
+
+/** An MCP client of the server at `url`, with the bearer token. */
+async function connect(url: string): Promise<Client> {
+	const connected = new Client({ name: 'lendasat-e2e', version: '1.0.0' });
+	await connected.connect(
+		new StreamableHTTPClientTransport(new URL(url), {
+			requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+		}),
+	);
+	return connected;
+}
+
+/** Waits until n8n serves the MCP endpoint at `url` (it answers 401 or 403 to a bare POST then). */
+const registered = (url: string) =>
+	waitUntilRegistered(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: '{}',
+	});
 
 beforeAll(async () => {
 	sandbox = await startSandbox();
@@ -73,22 +114,12 @@ beforeAll(async () => {
 		type: 'httpBearerAuth',
 		data: { token: TOKEN },
 	});
-	const twin = templateTwin({
-		lendasat: { id: lendasatId, ...lendasat },
-		bearer: { id: bearerId, ...bearer },
-	});
-	// n8n 1.x needs `active` in the body; 2.x ignores it.
-	const { id } = await server.rest('POST', '/workflows', { ...twin, active: false });
-	await server.activate(id);
-	const trigger = twin.nodes.find(
-		(node: Json) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger',
-	);
-	mcpUrl = `${server.url}/mcp/${trigger.parameters.path}`;
-	await waitUntilRegistered(mcpUrl, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: '{}',
-	});
+	lendasatCredential = { id: lendasatId, ...lendasat };
+	twinCredentials = { lendasat: lendasatCredential, bearer: { id: bearerId, ...bearer } };
+	const twin = templateTwin(twinCredentials);
+	await create(twin, true);
+	mcpUrl = `${server.url}/mcp/${triggerOf(twin).parameters.path}`;
+	await registered(mcpUrl);
 }, 240_000);
 
 afterAll(async () => {
@@ -118,12 +149,7 @@ test('without the bearer token n8n refuses the client and runs nothing', async (
 
 describe(`n8n ${wantedVersion()}: an MCP client on the template's server`, () => {
 	beforeAll(async () => {
-		client = new Client({ name: 'lendasat-e2e', version: '1.0.0' });
-		await client.connect(
-			new StreamableHTTPClientTransport(new URL(mcpUrl), {
-				requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-			}),
-		);
+		client = await connect(mcpUrl);
 	});
 
 	test('lists exactly the template’s tools, read-only all, each with the description the package gives, asking Lendasat nothing', async () => {
@@ -192,5 +218,115 @@ describe(`n8n ${wantedVersion()}: an MCP client on the template's server`, () =>
 		expect(health).toMatchObject({ contract_id: contractId, status: 'PrincipalGiven' });
 		expect(health.ltv).toBeGreaterThan(0);
 		expect(apiRequests(sandbox.requests, from, `/api/contracts/${contractId}`)).toHaveLength(1);
+	});
+});
+
+describe(`n8n ${wantedVersion()}: a write added as docs/ai-agents.md describes waits for a person in Telegram`, () => {
+	const contractId = SEED_IDS.contracts.requested;
+	let telegram: Receiver;
+	let writer: Client;
+	let cancelWorkflowId: string;
+	let mcpWorkflowId: string;
+
+	beforeAll(async () => {
+		telegram = await startReceiver();
+		const telegramCredential = { name: 'Telegram bot' };
+		const { id: telegramId } = await server.rest('POST', '/credentials', {
+			...telegramCredential,
+			type: 'telegramApi',
+			data: { accessToken: '123456:e2e-stand-in', baseUrl: telegram.url },
+		});
+		// n8n 2.x runs only published sub-workflows.
+		const publishSubWorkflows = selectedN8n().line === '2.x';
+		cancelWorkflowId = await create(
+			cancelAfterApproval({
+				lendasat: lendasatCredential,
+				telegram: { id: telegramId, ...telegramCredential },
+			}),
+			publishSubWorkflows,
+		);
+		const askId = await create(askForApproval(cancelWorkflowId), publishSubWorkflows);
+		// The template's server with the write added, on a path of its own next to the first.
+		const twin = withReviewedCancel(templateTwin(twinCredentials), askId);
+		triggerOf(twin).parameters.path = 'lendasat-with-write';
+		triggerOf(twin).webhookId = '3c9e5000-0000-4000-8000-0000000000f2';
+		twin.name = 'e2e: MCP server with a reviewed write';
+		mcpWorkflowId = await create(twin, true);
+		const url = `${server.url}/mcp/lendasat-with-write`;
+		await registered(url);
+		writer = await connect(url);
+	}, 120_000);
+
+	afterAll(async () => {
+		await writer?.close();
+		await telegram?.close();
+	});
+
+	/** Asks for the cancel; returns once the approval waits in Telegram, with its message. */
+	async function askToCancel(): Promise<{ from: number; message: Json; executionId: string }> {
+		const from = sandbox.requests.length;
+		const fromTelegram = telegram.received.length;
+		const answer = answerOf(
+			await writer.callTool({ name: 'Cancel_a_contract_request', arguments: { contractId } }),
+		);
+		expect(answer).toEqual([{ status: SENT_FOR_APPROVAL }]);
+		const message = await waitFor(
+			() => telegram.received[fromTelegram],
+			60_000,
+			'the approval request in Telegram',
+		);
+		expect(message.path).toBe('/bot123456:e2e-stand-in/sendMessage');
+		expect(message.body.text).toContain(contractId);
+		const waiting = await waitFor(
+			async () =>
+				(await server.executions(cancelWorkflowId)).find(
+					(execution) => execution.status === 'waiting',
+				),
+			60_000,
+			'the approval workflow to wait',
+		);
+		expect(apiRequests(sandbox.requests, from)).toEqual([]);
+		return { from, message: message.body, executionId: String(waiting.id) };
+	}
+
+	/** Opens the message's button as a person's browser does; waits for the approval workflow to end. */
+	async function decide(message: Json, executionId: string, button: string): Promise<void> {
+		const buttons = message.reply_markup.inline_keyboard.flat() as Json[];
+		const link = buttons.find((candidate) => String(candidate.text).includes(button))?.url;
+		const response = await fetch(link, { headers: { 'user-agent': BROWSER_USER_AGENT } });
+		expect(response.status).toBe(200);
+		await waitFor(
+			async () => {
+				const { status } = await server.execution(executionId);
+				return status === 'success' ? status : undefined;
+			},
+			60_000,
+			`approval execution ${executionId} to finish`,
+		);
+	}
+
+	test('the client lists the write with the description its tool node gives', async () => {
+		const { tools } = await writer.listTools();
+		const cancel = tools.find((tool) => tool.name === 'Cancel_a_contract_request');
+		expect(cancel?.description).toMatch(/^Ask a person to approve cancelling a contract request/);
+		expect(cancel?.inputSchema.required).toEqual(['contractId']);
+	});
+
+	test('Decline: the client was told it waits for approval; nothing reaches Lendasat', async () => {
+		const { from, message, executionId } = await askToCancel();
+		await decide(message, executionId, 'Decline');
+		expect(apiRequests(sandbox.requests, from)).toEqual([]);
+		expect(sandbox.state.contracts.get(contractId)?.contract.status).toBe('Requested');
+	});
+
+	test('Approve: exactly one request reaches Lendasat, and every MCP execution ended well', async () => {
+		const { from, message, executionId } = await askToCancel();
+		await decide(message, executionId, 'Approve');
+		expect(
+			apiRequests(sandbox.requests, from).map((request) => `${request.method} ${request.path}`),
+		).toEqual([`DELETE /api/contracts/${contractId}`]);
+		expect(sandbox.state.contracts.get(contractId)?.contract.status).toBe('Cancelled');
+		const executions = await server.executions(mcpWorkflowId);
+		expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
 	});
 });
