@@ -1,8 +1,9 @@
 /**
  * The AI Agent template (templates/ai-agent-human-review.json) on a real n8n 2.x, published and
  * driven through its hosted chat as a signed-in user would: read-only Lendasat tools run freely,
- * every write waits for n8n's human review in the chat. n8n 1.x has no human review of tool calls,
- * so this file is not in jest.e2e-n8n1.config.js.
+ * every write waits for n8n's human review in the chat. Then the review moved to Telegram as
+ * docs/ai-agents.md describes (a stand-in Telegram API on 127.0.0.1). n8n 1.x has no human review
+ * of tool calls, so this file is not in jest.e2e-n8n1.config.js.
  *
  * The model is a stand-in (fakeModel.ts) behind the OpenAI credential's Base URL that plays a
  * script: read the loan offers, then cancel a contract request. The sandbox records every request.
@@ -12,13 +13,21 @@ import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../de
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { AGENT_TEMPLATE_FILE, lendasatToolsOf, readTemplate, toolName } from '../helpers/templates';
 import { startFakeModel, toolsOffered, type FakeModel } from './fakeModel';
-import { apiRequests, waitUntilRegistered } from './helpers';
-import { click, executionIn, startChat, type Chat, type ReviewMessage } from './hostedChat';
+import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
+import {
+	BROWSER_USER_AGENT,
+	click,
+	executionIn,
+	startChat,
+	type Chat,
+	type ReviewMessage,
+} from './hostedChat';
 
 const TEMPLATE = readTemplate(AGENT_TEMPLATE_FILE);
 const REVIEW_NODE = 'Human review';
 const CANCEL_NODE = 'Cancel a contract request';
 const CONTRACT = SEED_IDS.contracts.requested;
+const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
 
 /** The placeholders of the credentials the template's sticky notes ask the user to choose. */
 const PLACEHOLDERS = {
@@ -45,22 +54,49 @@ function templateTwin(credentials: { lendasat: Json; openAi: Json }): Json {
 	return twin;
 }
 
+/** The stand-in model's script: read the offers, then cancel `contractId`. */
+const readThenCancel = (contractId: string) => [
+	{ name: 'Get_many_loan_offers', arguments: {} },
+	// A tool behind the review takes its own arguments under toolParameters.
+	{
+		name: toolName(CANCEL_NODE),
+		arguments: { toolParameters: { contractId }, hitlParameters: {} },
+	},
+];
+
 let sandbox: Sandbox;
 let model: FakeModel;
 let home: N8nHome;
 let server: N8nServer;
+let lendasatCredential: Json;
 let chatWebhookId: string;
+
+/** An OpenAI credential whose Base URL is `model`'s. */
+async function modelCredential(name: string, standIn: FakeModel): Promise<Json> {
+	const { id } = await server.rest('POST', '/credentials', {
+		name,
+		type: 'openAiApi',
+		data: { apiKey: 'sk-stand-in', url: standIn.url },
+	});
+	return { id, name };
+}
+
+/** Saves and publishes a twin, and waits until its chat answers; returns the chat's webhook ID. */
+async function publish(twin: Json): Promise<string> {
+	const { id } = await server.rest('POST', '/workflows', twin);
+	await server.activate(id);
+	const { webhookId } = twin.nodes.find((node: Json) => node.type === CHAT_TRIGGER);
+	await waitUntilRegistered(`${server.url}/webhook/${webhookId}/chat`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: '{}',
+	});
+	return webhookId;
+}
 
 beforeAll(async () => {
 	sandbox = await startSandbox();
-	model = await startFakeModel([
-		{ name: 'Get_many_loan_offers', arguments: {} },
-		// A tool behind the review takes its own arguments under toolParameters.
-		{
-			name: toolName(CANCEL_NODE),
-			arguments: { toolParameters: { contractId: CONTRACT }, hitlParameters: {} },
-		},
-	]);
+	model = await startFakeModel(readThenCancel(CONTRACT));
 	home = createN8nHome();
 	server = await home.start();
 	await server.setupOwner();
@@ -75,26 +111,13 @@ beforeAll(async () => {
 			apiKey: sandbox.keys.borrower,
 		},
 	});
-	const openAi = { name: 'Stand-in model' };
-	const { id: openAiId } = await server.rest('POST', '/credentials', {
-		...openAi,
-		type: 'openAiApi',
-		data: { apiKey: 'sk-stand-in', url: model.url },
-	});
-	const twin = templateTwin({
-		lendasat: { id: lendasatId, ...lendasat },
-		openAi: { id: openAiId, ...openAi },
-	});
-	const { id } = await server.rest('POST', '/workflows', twin);
-	await server.activate(id);
-	chatWebhookId = twin.nodes.find(
-		(node: Json) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger',
-	).webhookId;
-	await waitUntilRegistered(`${server.url}/webhook/${chatWebhookId}/chat`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: '{}',
-	});
+	lendasatCredential = { id: lendasatId, ...lendasat };
+	chatWebhookId = await publish(
+		templateTwin({
+			lendasat: lendasatCredential,
+			openAi: await modelCredential('Stand-in model', model),
+		}),
+	);
 }, 240_000);
 
 afterAll(async () => {
@@ -230,5 +253,72 @@ describe(`n8n ${wantedVersion()}: a write the model asks for waits for a person 
 		// The same link again, after the run: nothing more is sent.
 		await click(review, 'Approve');
 		expect(apiCalls(from)).toHaveLength(2);
+	});
+});
+
+describe(`n8n ${wantedVersion()}: the review moved to Telegram as docs/ai-agents.md describes`, () => {
+	const contractId = SEED_IDS.contracts.approved;
+	let telegram: Receiver;
+	let telegramModel: FakeModel;
+	let webhookId: string;
+
+	beforeAll(async () => {
+		telegram = await startReceiver();
+		telegramModel = await startFakeModel(readThenCancel(contractId));
+		const bot = { name: 'Telegram bot' };
+		const { id: botId } = await server.rest('POST', '/credentials', {
+			...bot,
+			type: 'telegramApi',
+			data: { accessToken: '123456:e2e-stand-in', baseUrl: telegram.url },
+		});
+		const twin = templateTwin({
+			lendasat: lendasatCredential,
+			openAi: await modelCredential('Stand-in model (Telegram review)', telegramModel),
+		});
+		// The Chat review node replaced by Telegram's, under the same name: the connections stay.
+		const review = twin.nodes.find((node: Json) => node.name === REVIEW_NODE);
+		Object.assign(review, {
+			type: 'n8n-nodes-base.telegramHitlTool',
+			typeVersion: 1.2,
+			parameters: { chatId: '424242', ...review.parameters },
+			credentials: { telegramApi: { id: botId, ...bot } },
+		});
+		twin.nodes.find((node: Json) => node.type === CHAT_TRIGGER).webhookId =
+			'a9e47000-0000-4000-8000-0000000000c2';
+		twin.name = 'e2e: AI Agent with the review in Telegram';
+		webhookId = await publish(twin);
+	}, 120_000);
+
+	afterAll(async () => {
+		await telegram?.close();
+		await telegramModel?.close();
+	});
+
+	test('the review arrives in Telegram; nothing reaches Lendasat before Approve, exactly one request after', async () => {
+		const from = sandbox.requests.length;
+		const chat = await startChat(server, webhookId, `Cancel ${contractId}, please.`, {
+			cookie: server.cookie,
+		});
+		const message = await waitFor(
+			() => telegram.received.find((request) => request.path.endsWith('/sendMessage')),
+			60_000,
+			'the review in Telegram',
+		);
+		expect(message.body.chat_id).toBe('424242');
+		expect(message.body.text).toContain(contractId);
+		await executionIn(server, chat.executionId, ['waiting']);
+		expect(apiCalls(from)).toEqual(['GET /api/offers']);
+
+		const buttons = message.body.reply_markup.inline_keyboard.flat() as Json[];
+		const approve = buttons.find((button) => String(button.text).includes('Approve'))?.url;
+		const clicked = await fetch(approve, { headers: { 'user-agent': BROWSER_USER_AGENT } });
+		expect(clicked.status).toBe(200);
+		await chat.message((text) => text.startsWith('The tool answered with'), 'the reply');
+		expect((await executionIn(server, chat.executionId, ['success', 'error'])).status).toBe(
+			'success',
+		);
+		chat.close();
+		expect(apiCalls(from)).toEqual(['GET /api/offers', `DELETE /api/contracts/${contractId}`]);
+		expect(sandbox.state.contracts.get(contractId)?.contract.status).toBe('Cancelled');
 	});
 });
