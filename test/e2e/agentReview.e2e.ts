@@ -11,7 +11,13 @@
 import { wantedVersion } from '../../dev/n8n/ensure-n8n';
 import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
-import { AGENT_TEMPLATE_FILE, lendasatToolsOf, readTemplate, toolName } from '../helpers/templates';
+import {
+	AGENT_TEMPLATE_FILE,
+	lendasatToolsOf,
+	readTemplate,
+	templateTwin,
+	toolName,
+} from '../helpers/templates';
 import { startFakeModel, toolsOffered, type FakeModel } from './fakeModel';
 import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
 import {
@@ -29,30 +35,18 @@ const CANCEL_NODE = 'Cancel a contract request';
 const CONTRACT = SEED_IDS.contracts.requested;
 const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
 
-/** The placeholders of the credentials the template's sticky notes ask the user to choose. */
-const PLACEHOLDERS = {
-	lendasat: 'YOUR_LENDASAT_CREDENTIAL',
-	openAi: 'YOUR_OPENAI_CREDENTIAL',
-};
-
 const lendasatTools = lendasatToolsOf(TEMPLATE);
 
 /**
- * The template as a user sets it up: its two credentials chosen. The wallet and bank values of
- * Create a contract and Send bank details stay placeholders; the scenario runs neither tool.
+ * The template's twin with its two credentials chosen. The wallet and bank values of Create a
+ * contract and Send bank details stay placeholders: the scenarios run neither tool.
  */
-function templateTwin(credentials: { lendasat: Json; openAi: Json }): Json {
-	const twin = JSON.parse(JSON.stringify(TEMPLATE));
-	for (const node of twin.nodes as Json[]) {
-		if (node.credentials?.lendasatApi?.id === PLACEHOLDERS.lendasat)
-			node.credentials.lendasatApi = credentials.lendasat;
-		if (node.credentials?.openAiApi?.id === PLACEHOLDERS.openAi)
-			node.credentials.openAiApi = credentials.openAi;
-	}
-	delete twin.id;
-	twin.name = 'e2e: AI Agent with human review (template twin)';
-	return twin;
-}
+const twinWith = (lendasat: Json, openAi: Json, name: string): Json =>
+	templateTwin(
+		TEMPLATE,
+		{ YOUR_LENDASAT_CREDENTIAL: lendasat, YOUR_OPENAI_CREDENTIAL: openAi },
+		name,
+	);
 
 /** The stand-in model's script: read the offers, then cancel `contractId`. */
 const readThenCancel = (contractId: string) => [
@@ -113,10 +107,11 @@ beforeAll(async () => {
 	});
 	lendasatCredential = { id: lendasatId, ...lendasat };
 	chatWebhookId = await publish(
-		templateTwin({
-			lendasat: lendasatCredential,
-			openAi: await modelCredential('Stand-in model', model),
-		}),
+		twinWith(
+			lendasatCredential,
+			await modelCredential('Stand-in model', model),
+			'e2e: AI Agent with human review (template twin)',
+		),
 	);
 }, 240_000);
 
@@ -202,6 +197,7 @@ describe(`n8n ${wantedVersion()}: a write the model asks for waits for a person 
 	});
 
 	test('the model was offered each tool with the package’s description, every write only through the review (its arguments under toolParameters)', () => {
+		expect(firstRequest).toBeDefined(); // set by the first conversation above
 		const offered = toolsOffered(firstRequest);
 		expect(offered.map((tool) => tool.name).sort()).toEqual(
 			lendasatTools.map((tool) => toolName(tool.name)).sort(),
@@ -271,10 +267,11 @@ describe(`n8n ${wantedVersion()}: the review moved to Telegram as docs/ai-agents
 			type: 'telegramApi',
 			data: { accessToken: '123456:e2e-stand-in', baseUrl: telegram.url },
 		});
-		const twin = templateTwin({
-			lendasat: lendasatCredential,
-			openAi: await modelCredential('Stand-in model (Telegram review)', telegramModel),
-		});
+		const twin = twinWith(
+			lendasatCredential,
+			await modelCredential('Stand-in model (Telegram review)', telegramModel),
+			'e2e: AI Agent with the review in Telegram',
+		);
 		// The Chat review node replaced by Telegram's, under the same name: the connections stay.
 		const review = twin.nodes.find((node: Json) => node.name === REVIEW_NODE);
 		Object.assign(review, {
@@ -285,7 +282,6 @@ describe(`n8n ${wantedVersion()}: the review moved to Telegram as docs/ai-agents
 		});
 		twin.nodes.find((node: Json) => node.type === CHAT_TRIGGER).webhookId =
 			'a9e47000-0000-4000-8000-0000000000c2';
-		twin.name = 'e2e: AI Agent with the review in Telegram';
 		webhookId = await publish(twin);
 	}, 120_000);
 

@@ -12,7 +12,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { selectedN8n, wantedVersion } from '../../dev/n8n/ensure-n8n';
 import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
-import { lendasatToolsOf, MCP_TEMPLATE_FILE, readTemplate, toolName } from '../helpers/templates';
+import {
+	lendasatToolsOf,
+	MCP_TEMPLATE_FILE,
+	readTemplate,
+	templateTwin,
+	toolName,
+} from '../helpers/templates';
 import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
 import { BROWSER_USER_AGENT } from './hostedChat';
 import {
@@ -25,27 +31,18 @@ import {
 const TEMPLATE = readTemplate(MCP_TEMPLATE_FILE);
 const TOKEN = 'e2e-mcp-token-0123456789abcdef0123456789abcdef';
 
-/** The placeholders of the credentials the template's sticky notes ask the user to choose. */
-const PLACEHOLDERS = {
-	lendasat: 'YOUR_LENDASAT_CREDENTIAL',
-	bearer: 'YOUR_MCP_BEARER_CREDENTIAL',
-};
-
 const lendasatTools = lendasatToolsOf(TEMPLATE);
 
-/** The template as a user sets it up: its two credentials chosen. */
-function templateTwin(credentials: { lendasat: Json; bearer: Json }): Json {
-	const twin = JSON.parse(JSON.stringify(TEMPLATE));
-	for (const node of twin.nodes as Json[]) {
-		if (node.credentials?.lendasatApi?.id === PLACEHOLDERS.lendasat)
-			node.credentials.lendasatApi = credentials.lendasat;
-		if (node.credentials?.httpBearerAuth?.id === PLACEHOLDERS.bearer)
-			node.credentials.httpBearerAuth = credentials.bearer;
-	}
-	delete twin.id;
-	twin.name = 'e2e: MCP server with read-only tools (template twin)';
-	return twin;
-}
+/** The template's twin with its two credentials chosen. */
+const twinWith = (credentials: { lendasat: Json; bearer: Json }, name: string): Json =>
+	templateTwin(
+		TEMPLATE,
+		{
+			YOUR_LENDASAT_CREDENTIAL: credentials.lendasat,
+			YOUR_MCP_BEARER_CREDENTIAL: credentials.bearer,
+		},
+		name,
+	);
 
 let twinCredentials: { lendasat: Json; bearer: Json };
 const triggerOf = (workflow: Json): Json =>
@@ -116,7 +113,7 @@ beforeAll(async () => {
 	});
 	lendasatCredential = { id: lendasatId, ...lendasat };
 	twinCredentials = { lendasat: lendasatCredential, bearer: { id: bearerId, ...bearer } };
-	const twin = templateTwin(twinCredentials);
+	const twin = twinWith(twinCredentials, 'e2e: MCP server with read-only tools (template twin)');
 	await create(twin, true);
 	mcpUrl = `${server.url}/mcp/${triggerOf(twin).parameters.path}`;
 	await registered(mcpUrl);
@@ -247,10 +244,12 @@ describe(`n8n ${wantedVersion()}: a write added as docs/ai-agents.md describes w
 		);
 		const askId = await create(askForApproval(cancelWorkflowId), publishSubWorkflows);
 		// The template's server with the write added, on a path of its own next to the first.
-		const twin = withReviewedCancel(templateTwin(twinCredentials), askId);
+		const twin = withReviewedCancel(
+			twinWith(twinCredentials, 'e2e: MCP server with a reviewed write'),
+			askId,
+		);
 		triggerOf(twin).parameters.path = 'lendasat-with-write';
 		triggerOf(twin).webhookId = '3c9e5000-0000-4000-8000-0000000000f2';
-		twin.name = 'e2e: MCP server with a reviewed write';
 		mcpWorkflowId = await create(twin, true);
 		const url = `${server.url}/mcp/lendasat-with-write`;
 		await registered(url);

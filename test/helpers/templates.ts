@@ -59,3 +59,26 @@ export function lendasatToolsOf(template: Json): TemplateTool[] {
 			};
 		});
 }
+
+/**
+ * A template's sandbox twin: the template as a user sets it up, each credential placeholder
+ * (`YOUR_…_CREDENTIAL`) replaced by the credential given for it, saved as a new workflow named
+ * `name`. A placeholder left without a credential is an error.
+ */
+export function templateTwin(
+	template: Json,
+	credentials: Record<string, Json>,
+	name: string,
+): Json {
+	const twin = JSON.parse(JSON.stringify(template));
+	for (const node of twin.nodes as Json[]) {
+		for (const [type, credential] of Object.entries((node.credentials ?? {}) as Json)) {
+			const chosen = credentials[(credential as Json).id];
+			if (!chosen) throw new Error(`no credential given for ${node.name}'s ${type}`);
+			node.credentials[type] = chosen;
+		}
+	}
+	delete twin.id;
+	twin.name = name;
+	return twin;
+}
