@@ -62,7 +62,7 @@ let mcpUrl: string;
 let client: Client;
 let lendasatCredential: Json;
 
-/** Publishes a workflow; n8n 1.x runs a sub-workflow without, and refuses to activate one. */
+/** Saves a workflow, and publishes it when `publish` is set. */
 async function create(workflow: Json, publish: boolean): Promise<string> {
 	// n8n 1.x needs `active` in the body; 2.x ignores it.
 	const { id } = await server.rest('POST', '/workflows', { ...workflow, active: false });
@@ -233,7 +233,7 @@ describe(`n8n ${wantedVersion()}: a write added as docs/ai-agents.md describes w
 			type: 'telegramApi',
 			data: { accessToken: '123456:e2e-stand-in', baseUrl: telegram.url },
 		});
-		// n8n 2.x runs only published sub-workflows.
+		// n8n 2.x runs only published sub-workflows; 1.x runs them as they are.
 		const publishSubWorkflows = selectedN8n().line === '2.x';
 		cancelWorkflowId = await create(
 			cancelAfterApproval({
