@@ -10,13 +10,15 @@ const { dependencies } = require('./dev/n8n/v1/package.json');
 module.exports = {
 	...base,
 	displayName: `n8n ${dependencies.n8n}`,
-	// The editor smoke test drives n8n 2.x's editor; queue mode has its own suite.
+	// The editor smoke test drives n8n 2.x's editor, and n8n 1.x has no human review of an agent's
+	// tool calls (agentReview.e2e.ts); queue mode has its own suite.
 	testMatch: [
 		'**/demo.e2e.ts',
 		'**/aiTool.e2e.ts',
 		'**/credentialTest.e2e.ts',
 		'**/partner.e2e.ts',
 		'**/outputSchemas.e2e.ts',
+		'**/mcpServer.e2e.ts',
 	],
 	testPathIgnorePatterns: ['/node_modules/'],
 	setupFiles: ['<rootDir>/test/e2e/on-n8n-1.x.js'],

@@ -107,6 +107,24 @@ export async function waitFor<T>(
 }
 
 /**
+ * Waits until n8n serves a published workflow's webhook at `url`: anything but 404. n8n 2.x
+ * registers the webhooks of a workflow it publishes asynchronously (its publication outbox, polled
+ * every 15 s), so a finished POST …/activate can come before the URL exists. The request need not
+ * be one the webhook accepts (a refusal such as 401 proves it registered).
+ */
+export async function waitUntilRegistered(url: string, init: RequestInit): Promise<void> {
+	await waitFor(
+		async () => {
+			const response = await fetch(url, init);
+			await response.text();
+			return response.status !== 404;
+		},
+		90_000,
+		`n8n to register ${url}`,
+	);
+}
+
+/**
  * Whether this is a CI run: the CI variable set to anything but '', 'false' or '0'. GitHub Actions and
  * most CI services set CI=true. ci-info (Jest's --ci default) reads CI alike, but also counts '0' and
  * looks at vendor variables (BUILD_ID and the like); here only CI decides, so that unsetting it (or
