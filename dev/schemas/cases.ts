@@ -47,6 +47,7 @@ export interface OutputCase {
 
 const CONTRACTS = SEED_IDS.contracts;
 const OFFERS = SEED_IDS.offers;
+const SEALING_SECRET = '5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal5eal';
 const TXID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 /** The public key of private key 1 (the generator point). */
 const PUBLIC_KEY = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
@@ -161,6 +162,27 @@ export const OUTPUT_CASES: Record<string, Record<string, OutputCase[]>> = {
 					parameters: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' },
 				}),
 			},
+			{
+				name: 'a partner creates an account, its key sealed',
+				prepare: () => ({
+					key: 'master',
+					parameters: {
+						name: 'Alan Turing',
+						email: 'alan@example.com',
+						timezone: 'Europe/London',
+						options: { sealApiKey: true },
+					},
+				}),
+			},
+		],
+		sealApiKey: [
+			{
+				name: "a borrower's key sealed",
+				prepare: ({ sandbox }) => ({
+					key: 'master',
+					parameters: { keyToSeal: sandbox.keys.borrower },
+				}),
+			},
 		],
 		createWithOwnKey: [
 			plain('an account from a referral code', {
@@ -168,6 +190,12 @@ export const OUTPUT_CASES: Record<string, Record<string, OutputCase[]>> = {
 				email: 'grace@example.com',
 				referralCode: SEED_IDS.referralCodes.active,
 				additionalFields: { timezone: 'America/New_York' },
+			}),
+			plain('an account from a referral code, its key sealed', {
+				name: 'Katherine Johnson',
+				email: 'katherine@example.com',
+				referralCode: SEED_IDS.referralCodes.active,
+				options: { sealApiKey: true },
 			}),
 		],
 	},
@@ -385,6 +413,27 @@ export const OUTPUT_CASES: Record<string, Record<string, OutputCase[]>> = {
 				}),
 			},
 		],
+		getNewEvents: [
+			{
+				name: 'a partner acting as two borrowers, neither polled before',
+				prepare: ({ sandbox }) => {
+					withArkadeAndEuroLoans(sandbox);
+					return {
+						key: 'master',
+						items: [
+							{ borrower_id: 'alice', api_key: sandbox.keys.borrower, reported: null },
+							{ borrower_id: 'bob', api_key: sandbox.keys.otherBorrower, reported: '' },
+						],
+						parameters: {
+							borrower: '={{ $json.borrower_id }}',
+							reported: '={{ $json.reported }}',
+							daysAhead: 25,
+							options: { borrowerApiKey: '={{ $json.api_key }}' },
+						},
+					};
+				},
+			},
+		],
 		getHealth: [
 			plain('a healthy loan', { contractId: byId(CONTRACTS.principalGiven) }),
 			plain('a loan in a margin call', { contractId: byId(CONTRACTS.marginCall) }),
@@ -593,5 +642,7 @@ export function credentialOf(sandbox: Sandbox, key: CaseRun['key'] = 'borrower')
 		baseUrl: sandbox.url,
 		keyType: key,
 		apiKey: key === 'master' ? sandbox.keys.master : sandbox.keys.borrower,
+		// For the operations that seal a key (Account → Create's Seal API Key, Seal API Key).
+		sealingSecret: SEALING_SECRET,
 	};
 }
