@@ -84,6 +84,7 @@ describe('output schemas: what downstream nodes see before the first run', () =>
 			'v1.0.0/contract/get.json',
 			'v1.0.0/contract/getAll.json',
 			'v1.0.0/contract/getEvents.json',
+			'v1.0.0/contract/getNewEvents.json',
 		]);
 		// Version 1.1's Simplify adds the funding, the next installment and the repayment address.
 		expect(shipped.get('v1.0.0/contract/get.json')?.properties).not.toHaveProperty(
