@@ -56,7 +56,7 @@ const ALERT_TABLE_NODES = ['Not alerted today', 'Alerted today'];
 
 /**
  * Shard 1 polls rows 1 to 30, shard 2 the rows above 20: rows 21 to 30 are polled twice at once. On
- * n8n 1.x every row is in shard 1, as for a partner with fewer than 25,000 borrowers: n8n 1.123's
+ * n8n 1.x every row is in shard 1, as for a partner with fewer than 20,000 borrowers: n8n 1.123's
  * SQLite Data tables fail concurrent updates now and then (an update opens a second transaction
  * inside the first: "Transaction is not started yet"), so two shards at once need Postgres or 2.x
  * there (docs/partners.md, Shards).
@@ -67,12 +67,12 @@ const LAST_ROW = 2_147_483_647;
 export const SHARDS =
 	process.env.LENDASAT_N8N === '1.x'
 		? [
-				{ node: 'Shard 1: rows 1 to 25,000', from: 0, to: LAST_ROW },
-				{ node: 'Shard 2: rows above 25,000', from: LAST_ROW, to: LAST_ROW },
+				{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: LAST_ROW },
+				{ node: 'Shard 2: rows above 20,000', from: LAST_ROW, to: LAST_ROW },
 			]
 		: [
-				{ node: 'Shard 1: rows 1 to 25,000', from: 0, to: 30 },
-				{ node: 'Shard 2: rows above 25,000', from: 20, to: LAST_ROW },
+				{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: 30 },
+				{ node: 'Shard 2: rows above 20,000', from: 20, to: LAST_ROW },
 			];
 
 /** A borrower in the partner's table whose key Lendasat does not know (revoked, mistyped). */
