@@ -32,13 +32,23 @@ export function apiRequests(
 
 export interface Receiver {
 	url: string;
-	received: { method: string; path: string; body: Json }[];
+	/** What it received, in order, including the requests it failed. */
+	received: { method: string; path: string; body: Json; answered: ReceiverAnswer }[];
+	/**
+	 * From now on, answers requests to `path` with `answer`: a status (500), or `hang`: no answer
+	 * at all, the connection closed after a minute; `ok` again with 200.
+	 */
+	answer(path: string, answer: ReceiverAnswer): void;
 	close(): Promise<void>;
 }
+
+/** How the receiver answers a path: 200 (`ok`), another status, or not at all (`hang`). */
+export type ReceiverAnswer = 'ok' | 'hang' | number;
 
 /** A tiny HTTP server on 127.0.0.1 that records JSON posts (stands in for a chat webhook). */
 export function startReceiver(): Promise<Receiver> {
 	const received: Receiver['received'] = [];
+	const answers = new Map<string, ReceiverAnswer>();
 	const server = createServer((req: IncomingMessage, res) => {
 		let raw = '';
 		req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -49,8 +59,17 @@ export function startReceiver(): Promise<Receiver> {
 			} catch {
 				// keep the text
 			}
-			received.push({ method: req.method ?? '', path: req.url ?? '', body });
-			res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			const path = req.url ?? '';
+			const answered = answers.get(path) ?? 'ok';
+			received.push({ method: req.method ?? '', path, body, answered });
+			if (answered === 'hang') {
+				setTimeout(() => res.destroy(), 60_000).unref();
+				return;
+			}
+			const status = answered === 'ok' ? 200 : answered;
+			res
+				.writeHead(status, { 'content-type': 'application/json' })
+				.end(status < 300 ? '{"ok":true}' : '{"error":"webhook unavailable"}');
 		});
 	});
 	return new Promise((resolve) =>
@@ -60,7 +79,12 @@ export function startReceiver(): Promise<Receiver> {
 			resolve({
 				url: `http://127.0.0.1:${port}`,
 				received,
-				close: () => new Promise<void>((done) => server.close(() => done())),
+				answer: (path, answer) => answers.set(path, answer),
+				close: () =>
+					new Promise<void>((done) => {
+						server.closeAllConnections();
+						server.close(() => done());
+					}),
 			});
 		}),
 	);
