@@ -30,7 +30,7 @@ export const PLACEHOLDERS = {
 	n8nUrl: 'https://YOUR-N8N-HOST',
 };
 
-/** The columns of the failures table every template shares (as the partner template's watch alerts). */
+/** The columns of the failures table every template uses (one row per cause, the day it was alerted). */
 const ALERTS_TABLE_COLUMNS = ['cause', 'day'];
 
 /** What a test needs of a running n8n: its REST API. */
@@ -80,6 +80,8 @@ export function templateTwin(file: string, settings: TwinSettings): Json {
 				interval: [{ field: 'seconds', secondsInterval: settings.scheduleSeconds }],
 			};
 	}
+	const left = /YOUR[_/-][A-Z0-9_/-]*/.exec(JSON.stringify(template));
+	if (left) throw new Error(`${file}: the twin leaves the placeholder ${left[0]} unset`);
 	delete template.id;
 	template.name = settings.name;
 	template.settings = { ...template.settings, saveDataSuccessExecution: 'all', timezone: 'UTC' };
