@@ -29,7 +29,9 @@ let server: N8nServer;
 beforeAll(async () => {
 	sandbox = await startSandbox({ dialect: 'live' });
 	receiver = await startReceiver();
-	home = createN8nHome();
+	// n8n 2.x's default; on 1.x it gives SQLite the pool that concurrent Data table writes need
+	// (docs/partners.md, Shards).
+	home = createN8nHome({ extraEnv: { DB_SQLITE_POOL_SIZE: '3' } });
 	server = await home.start();
 	await server.setupOwner();
 }, 180_000);

@@ -7,8 +7,7 @@
  * test/e2e/partner.e2e.ts runs it on n8n 2.x and 1.x, test/e2e/queue.e2e.ts in queue mode.
  *
  * The two shards overlap (rows 1 to 30, and rows above 20), so that ten borrowers are polled by two
- * executions at the same moment: each of their events must still be alerted once (on n8n 1.x, one
- * shard holds every row: see SHARDS). Seven polls, with
+ * executions at the same moment: each of their events must still be alerted once. Seven polls, with
  * changes made between them through the sandbox's admin functions: every change alerted once, and
  * nothing else; the alert URL failing for a whole poll (some alerts time out, the rest get 500),
  * delivered whole at the next; extra collateral, and an unrelated update during a margin call, alert
@@ -54,26 +53,14 @@ const BORROWER_TABLE_NODES = [
 ];
 const ALERT_TABLE_NODES = ['Not alerted today', 'Alerted today'];
 
-/**
- * Shard 1 polls rows 1 to 30, shard 2 the rows above 20: rows 21 to 30 are polled twice at once. On
- * n8n 1.x every row is in shard 1, as for a partner with fewer than 20,000 borrowers: n8n 1.123's
- * SQLite Data tables fail concurrent updates now and then (an update opens a second transaction
- * inside the first: "Transaction is not started yet"), so two shards at once need Postgres or 2.x
- * there (docs/partners.md, Shards).
- */
 /** The largest row ID a Postgres `integer` holds: "no upper bound" in a shard's range. */
 const LAST_ROW = 2_147_483_647;
 
-export const SHARDS =
-	process.env.LENDASAT_N8N === '1.x'
-		? [
-				{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: LAST_ROW },
-				{ node: 'Shard 2: rows above 20,000', from: LAST_ROW, to: LAST_ROW },
-			]
-		: [
-				{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: 30 },
-				{ node: 'Shard 2: rows above 20,000', from: 20, to: LAST_ROW },
-			];
+/** Shard 1 polls rows 1 to 30, shard 2 the rows above 20: rows 21 to 30 are polled twice at once. */
+export const SHARDS = [
+	{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: 30 },
+	{ node: 'Shard 2: rows above 20,000', from: 20, to: LAST_ROW },
+];
 
 /** A borrower in the partner's table whose key Lendasat does not know (revoked, mistyped). */
 export const BAD_BORROWER = {
