@@ -66,7 +66,8 @@ async function main(): Promise<void> {
 	const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
 	const consoleErrors: string[] = [];
 	try {
-		// Templates: a larger canvas at twice the pixels, so that the notes can be read in the docs.
+		// Templates: twice the pixels, so that the notes can be read in the docs (templateShots.ts sizes
+		// the window to each template).
 		const context = await browser.newContext(
 			templates
 				? { viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 2 }

@@ -24,6 +24,13 @@ export interface DrawnNode {
 	unknown: boolean;
 }
 
+/** A connection as the editor drew it: points along its line, every few pixels. */
+export interface DrawnEdge {
+	from: string;
+	to: string;
+	points: { x: number; y: number }[];
+}
+
 /** The editor's list of node types (`/types/nodes.json`): each name with its version or versions. */
 export interface NodeTypeVersions {
 	name: string;
@@ -107,3 +114,16 @@ export function crowdedNodes(drawn: DrawnNode[]): string[] {
 			),
 	);
 }
+
+/** Connections drawn across a note: the line runs over its text. Not a failure either. */
+export function edgesOverNotes(edges: DrawnEdge[], drawn: DrawnNode[]): string[] {
+	const notes = drawn.filter((item) => item.type === STICKY_NOTE);
+	return edges.flatMap((edge) =>
+		notes
+			.filter((note) => edge.points.some((point) => overlaps(rectAt(point), note.box)))
+			.map((note) => `the connection "${edge.from}" → "${edge.to}" crosses note "${note.name}"`),
+	);
+}
+
+/** A point as a rectangle of one pixel. */
+const rectAt = (point: { x: number; y: number }): Rect => ({ ...point, width: 1, height: 1 });

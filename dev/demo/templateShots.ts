@@ -10,9 +10,12 @@ import { sleep } from '../n8n/steps';
 import {
 	crowdedNodes,
 	drawingProblems,
+	edgesOverNotes,
 	unknownNodeTypes,
+	type DrawnEdge,
 	type DrawnNode,
 	type NodeTypeVersions,
+	STICKY_NOTE,
 } from './templateDrawing';
 
 // The functions handed to page.evaluate run in the browser. The project compiles without the DOM
@@ -20,6 +23,7 @@ import {
 declare const document: Json;
 declare const NodeFilter: Json;
 declare const getComputedStyle: Json;
+declare const DOMPoint: Json;
 
 export const TEMPLATE_DIR = join(ROOT, 'templates');
 export const TEMPLATE_IMAGE_DIR = join(ROOT, 'docs', 'images', 'templates');
@@ -34,6 +38,44 @@ export const templateFiles = (dir: string = TEMPLATE_DIR): string[] =>
 export const imageNameOf = (templateFile: string): string =>
 	`${basename(templateFile, '.json')}.png`;
 
+/** n8n's zoom to fit fills about this share of the canvas; the rest is its margin. */
+const FIT_SHARE = 0.87;
+/** The zoom at which a note's text still reads in a screenshot at twice the pixels. */
+const READABLE_ZOOM = 0.45;
+/** The editor around the canvas: the sidebar's width; the header's and the Logs bar's height. */
+const EDITOR_FRAME = { width: 80, height: 140 };
+const [MIN_WIDTH, MAX_WIDTH, MIN_HEIGHT, MAX_HEIGHT] = [1600, 2400, 1000, 1800];
+
+const within = (low: number, high: number, value: number): number =>
+	Math.min(high, Math.max(low, Math.ceil(value)));
+
+/**
+ * A window large enough that zoom to fit shows the template at a readable zoom (a tall one gets a
+ * taller window), from its extent in the file: notes at their size, nodes as 100 × 100 boxes with
+ * about 60 px of name below.
+ */
+export function viewportFor(nodes: Json[]): { width: number; height: number } {
+	const boxes = nodes.map((node) => {
+		const note = node.type === STICKY_NOTE;
+		const [x, y] = node.position as [number, number];
+		return {
+			left: x,
+			top: y,
+			right: x + (note ? node.parameters.width : 100),
+			bottom: y + (note ? node.parameters.height : 160),
+		};
+	});
+	const width =
+		Math.max(...boxes.map((box) => box.right)) - Math.min(...boxes.map((box) => box.left));
+	const height =
+		Math.max(...boxes.map((box) => box.bottom)) - Math.min(...boxes.map((box) => box.top));
+	const canvas = (extent: number): number => (extent * READABLE_ZOOM) / FIT_SHARE;
+	return {
+		width: within(MIN_WIDTH, MAX_WIDTH, EDITOR_FRAME.width + canvas(width)),
+		height: within(MIN_HEIGHT, MAX_HEIGHT, EDITOR_FRAME.height + canvas(height)),
+	};
+}
+
 export interface TemplateShot {
 	file: string;
 	image: string;
@@ -41,7 +83,7 @@ export interface TemplateShot {
 	drawn: DrawnNode[];
 	/** What fails the run. */
 	problems: string[];
-	/** What looks wrong but hides no note: nodes drawn into each other. */
+	/** What looks wrong but hides no note: nodes drawn into each other, connections across notes. */
 	notices: string[];
 }
 
@@ -61,14 +103,15 @@ export async function shootTemplates(
 	const shots: TemplateShot[] = [];
 	let nodeTypes: NodeTypeVersions[] | undefined;
 	for (const file of files) {
+		const template = JSON.parse(readFileSync(file, 'utf8'));
 		const page = await context.newPage();
 		try {
+			await page.setViewportSize(viewportFor(template.nodes));
 			await page.goto(`${n8nUrl}/workflow/new`);
 			await page.getByTestId('canvas-wrapper').waitFor();
 			nodeTypes ??= await page.evaluate(() =>
 				fetch('/types/nodes.json').then((answer) => answer.json()),
 			);
-			const template = JSON.parse(readFileSync(file, 'utf8'));
 			await importFromFile(page, file);
 			await settleCanvas(page, template.nodes.length);
 			const drawn = await readDrawing(page);
@@ -78,7 +121,8 @@ export async function shootTemplates(
 			];
 			const image = join(outDir, imageNameOf(file));
 			await page.screenshot({ path: image });
-			shots.push({ file, image, drawn, problems, notices: crowdedNodes(drawn) });
+			const notices = [...crowdedNodes(drawn), ...edgesOverNotes(await readEdges(page), drawn)];
+			shots.push({ file, image, drawn, problems, notices });
 		} finally {
 			await page.close();
 		}
@@ -191,6 +235,30 @@ function readDrawing(page: Json): Promise<DrawnNode[]> {
 				unknown:
 					element.querySelector('[data-test-id="node-not-installed"]') !== null ||
 					[...element.querySelectorAll('img')].some((image) => image.naturalWidth === 0),
+			};
+		}),
+	);
+}
+
+/** Every connection as drawn: points along its line, about every 4 pixels of the screen. */
+function readEdges(page: Json): Promise<DrawnEdge[]> {
+	// Runs in the page, as readDrawing.
+	return page.locator('[data-test-id="edge"]').evaluateAll((edges: Json[]) =>
+		edges.map((edge) => {
+			const path = edge.querySelector('.vue-flow__edge-path');
+			const matrix = path.getScreenCTM();
+			const length = path.getTotalLength();
+			const steps = Math.max(2, Math.ceil((length * matrix.a) / 4));
+			const points: { x: number; y: number }[] = [];
+			for (let step = 0; step <= steps; step++) {
+				const along = path.getPointAtLength((length * step) / steps);
+				const point = new DOMPoint(along.x, along.y).matrixTransform(matrix);
+				points.push({ x: point.x, y: point.y });
+			}
+			return {
+				from: edge.getAttribute('data-source-node-name') ?? '',
+				to: edge.getAttribute('data-target-node-name') ?? '',
+				points,
 			};
 		}),
 	);

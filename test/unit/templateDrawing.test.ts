@@ -6,6 +6,7 @@
 import {
 	crowdedNodes,
 	drawingProblems,
+	edgesOverNotes,
 	STICKY_NOTE,
 	unknownNodeTypes,
 	type DrawnNode,
@@ -114,5 +115,23 @@ describe('nodes drawn into each other (a notice, not a failure)', () => {
 		]);
 		expect(drawingProblems(drawn)).toEqual([]);
 		expect(crowdedNodes([node('One', 0, 0), node('Two', 100, 0)])).toEqual([]);
+	});
+});
+
+describe('connections drawn across a note (a notice, not a failure)', () => {
+	const setUrl = note('Set: URL', rect(100, 100, 200, 100));
+	const line = (from: string, to: string, y: number) => ({
+		from,
+		to,
+		points: [0, 100, 200, 300, 400].map((x) => ({ x, y })),
+	});
+
+	it('are lines through a note, not lines that pass above or below it', () => {
+		expect(
+			edgesOverNotes(
+				[line('Your settings', 'Reminder rows', 150), line('Your settings', 'Open loans', 60)],
+				[setUrl, node('Your settings', 0, 0)],
+			),
+		).toEqual(['the connection "Your settings" → "Reminder rows" crosses note "Set: URL"']);
 	});
 });
