@@ -14,8 +14,12 @@
 //
 // Instead: every workflow of templates/ imported as a user does (Import → From file), zoomed to
 // fit and saved as <template>.png (templateShots.ts). It fails when the editor does not know one
-// of a template's nodes, or draws a node or its name on a sticky note, two notes on each other, or
-// a note's text past its edge.
+// of a template's nodes, or draws a node or its name on a sticky note, two notes on each other, a
+// note's text past its edge, names that run into each other, or a connection across a note.
+//
+//   npx tsx dev/demo/screenshots.ts --templates --check
+//
+// The same check, no image saved (the editor test, test/e2e/editor.e2e.ts, runs it).
 //
 // Either fails when the page logs a console error that mentions this package.
 import { mkdirSync } from 'node:fs';
@@ -44,9 +48,12 @@ const option = (name: string): string | undefined => {
 async function main(): Promise<void> {
 	const started = Date.now();
 	const templates = process.argv.includes('--templates');
+	const checkOnly = process.argv.includes('--check');
+	if (checkOnly && (!templates || option('--out')))
+		throw new Error('--check goes with --templates, and saves no image (no --out)');
 	const outDir =
 		option('--out') ?? (templates ? TEMPLATE_IMAGE_DIR : join(ROOT, '.github', 'screenshots'));
-	mkdirSync(outDir, { recursive: true });
+	if (!checkOnly) mkdirSync(outDir, { recursive: true });
 	// A devDependency of the project; loaded here so that other scripts do not need it.
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { chromium, selectors } = require('playwright-core') as Json;
@@ -90,7 +97,7 @@ async function main(): Promise<void> {
 			await page.keyboard.press('Enter');
 			await page.waitForURL(/\/home\//);
 		});
-		if (templates) await templateScreenshots(context, n8n.url, outDir);
+		if (templates) await templateScreenshots(context, n8n.url, checkOnly ? undefined : outDir);
 		else await nodeScreenshots(page, n8n.url, outDir);
 	} finally {
 		await browser.close();
@@ -100,20 +107,34 @@ async function main(): Promise<void> {
 	}
 	const ours = consoleErrors.filter(isOurError);
 	if (ours.length > 0) throw new Error(`console errors from the package:\n${ours.join('\n')}`);
-	process.stdout.write(`Screenshots in ${outDir} (${seconds(started)} s)\n`);
+	process.stdout.write(
+		checkOnly
+			? `Every template drawn right (${seconds(started)} s)\n`
+			: `Screenshots in ${outDir} (${seconds(started)} s)\n`,
+	);
 }
 
-/** Every template, each checked as the editor drew it; fails after the last one if any is wrong. */
-async function templateScreenshots(context: Json, n8nUrl: string, outDir: string): Promise<void> {
-	const shots = await step('Screenshots: every template, imported from its file', () =>
-		shootTemplates(context, n8nUrl, outDir),
+/**
+ * Every template, each checked as the editor drew it and saved in `outDir` (none saved without
+ * it); fails after the last one if any is wrong.
+ */
+async function templateScreenshots(
+	context: Json,
+	n8nUrl: string,
+	outDir: string | undefined,
+): Promise<void> {
+	const shots = await step(
+		outDir
+			? 'Screenshots: every template, imported from its file'
+			: 'Check: every template as the editor draws it, imported from its file',
+		() => shootTemplates(context, n8nUrl, { outDir }),
 	);
 	for (const shot of shots) {
 		const found = shot.problems.length
 			? shot.problems.join('; ')
-			: "no node or name on a note, every note's text within it";
-		process.stdout.write(`  ${relative(ROOT, shot.image)}: ${found}\n`);
-		for (const notice of shot.notices) process.stdout.write(`    notice: ${notice}\n`);
+			: 'no node or name on a note or on another, no connection across a note, ' +
+				"every note's text within it";
+		process.stdout.write(`  ${relative(ROOT, shot.image ?? shot.file)}: ${found}\n`);
 	}
 	const wrong = shots.filter((shot) => shot.problems.length > 0);
 	if (wrong.length > 0)

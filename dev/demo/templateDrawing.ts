@@ -51,9 +51,9 @@ export const overlaps = (a: Rect, b: Rect): boolean =>
 /**
  * What a reader of the canvas would see wrong: a node the editor does not know, a node's box or
  * text on a sticky note, two notes on each other, a note whose text runs past its edge (the editor
- * cuts it off there).
+ * cuts it off there), names that run into each other, a connection drawn across a note.
  */
-export function drawingProblems(drawn: DrawnNode[]): string[] {
+export function drawingProblems(drawn: DrawnNode[], edges: DrawnEdge[]): string[] {
 	const notes = drawn.filter((item) => item.type === STICKY_NOTE);
 	const nodes = drawn.filter((item) => item.type !== STICKY_NOTE);
 	const problems: string[] = [];
@@ -72,7 +72,7 @@ export function drawingProblems(drawn: DrawnNode[]): string[] {
 				problems.push(`notes "${note.name}" and "${other.name}" overlap`);
 		if (note.textPastBox) problems.push(`note "${note.name}" cuts off its text`);
 	});
-	return problems;
+	return [...problems, ...crowdedNodes(drawn), ...edgesOverNotes(edges, drawn)];
 }
 
 /** The nodes of a template whose type, at that version, the editor's list of node types lacks. */
@@ -91,10 +91,7 @@ export function unknownNodeTypes(
 		.map((node) => `"${node.name}": n8n has no ${node.type} version ${node.typeVersion}`);
 }
 
-/**
- * Nodes drawn into each other: one's box or text on another's text. Not a failure (no note is
- * hidden), but the names cannot be read there.
- */
+/** Nodes drawn into each other: one's box or text on another's text, where neither name reads. */
 export function crowdedNodes(drawn: DrawnNode[]): string[] {
 	const nodes = drawn.filter((item) => item.type !== STICKY_NOTE);
 	const onText = (rect: Rect, node: DrawnNode): boolean =>
@@ -115,7 +112,7 @@ export function crowdedNodes(drawn: DrawnNode[]): string[] {
 	);
 }
 
-/** Connections drawn across a note: the line runs over its text. Not a failure either. */
+/** Connections drawn across a note: the line runs over its text. */
 export function edgesOverNotes(edges: DrawnEdge[], drawn: DrawnNode[]): string[] {
 	const notes = drawn.filter((item) => item.type === STICKY_NOTE);
 	return edges.flatMap((edge) =>

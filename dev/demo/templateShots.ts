@@ -1,16 +1,15 @@
 // An editor screenshot of every workflow in templates/, each imported the way a user does it: a new
 // workflow, the workflow menu → Import → From file, the file chosen in the file dialog. Then the
 // canvas is zoomed to fit, what the editor drew is read from the page (templateDrawing.ts checks it)
-// and the editor is saved as <out>/<template>.png. Called by screenshots.ts --templates.
+// and the editor is saved as <out>/<template>.png, or with no <out> not saved (the check alone).
+// Called by screenshots.ts --templates.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ROOT } from '../n8n/ensure-n8n';
 import type { Json } from '../n8n/n8n-env';
 import { sleep } from '../n8n/steps';
 import {
-	crowdedNodes,
 	drawingProblems,
-	edgesOverNotes,
 	unknownNodeTypes,
 	type DrawnEdge,
 	type DrawnNode,
@@ -78,28 +77,35 @@ export function viewportFor(nodes: Json[]): { width: number; height: number } {
 
 export interface TemplateShot {
 	file: string;
-	image: string;
+	/** The screenshot, when one was saved. */
+	image?: string;
 	/** What the editor drew, in screen pixels. */
 	drawn: DrawnNode[];
-	/** What fails the run. */
+	/** What looks wrong (templateDrawing.ts); any fails the run. */
 	problems: string[];
-	/** What looks wrong but hides no note: nodes drawn into each other, connections across notes. */
-	notices: string[];
+}
+
+export interface ShotOptions {
+	/** Where the screenshots go; without it none is saved, and the drawing is only checked. */
+	outDir?: string;
+	files?: string[];
 }
 
 /**
- * Screenshots every template in its own new tab of `context` (signed in to `n8nUrl`) and removes the
- * images in `outDir` of templates that are gone. Returns what the check found per template.
+ * Imports every template in its own new tab of `context` (signed in to `n8nUrl`) and checks what the
+ * editor drew. With `outDir`, saves each screenshot there and removes the images of templates that
+ * are gone. Returns what the check found per template.
  */
 export async function shootTemplates(
 	context: Json,
 	n8nUrl: string,
-	outDir: string,
-	files: string[] = templateFiles(),
+	{ outDir, files = templateFiles() }: ShotOptions = {},
 ): Promise<TemplateShot[]> {
-	const images = new Set(files.map(imageNameOf));
-	for (const stale of readdirSync(outDir).filter((f) => f.endsWith('.png') && !images.has(f)))
-		rmSync(join(outDir, stale));
+	if (outDir) {
+		const images = new Set(files.map(imageNameOf));
+		for (const stale of readdirSync(outDir).filter((f) => f.endsWith('.png') && !images.has(f)))
+			rmSync(join(outDir, stale));
+	}
 	const shots: TemplateShot[] = [];
 	let nodeTypes: NodeTypeVersions[] | undefined;
 	for (const file of files) {
@@ -117,12 +123,11 @@ export async function shootTemplates(
 			const drawn = await readDrawing(page);
 			const problems = [
 				...unknownNodeTypes(template.nodes, nodeTypes as NodeTypeVersions[]),
-				...drawingProblems(drawn),
+				...drawingProblems(drawn, await readEdges(page)),
 			];
-			const image = join(outDir, imageNameOf(file));
-			await page.screenshot({ path: image });
-			const notices = [...crowdedNodes(drawn), ...edgesOverNotes(await readEdges(page), drawn)];
-			shots.push({ file, image, drawn, problems, notices });
+			const image = outDir && join(outDir, imageNameOf(file));
+			if (image) await page.screenshot({ path: image });
+			shots.push({ file, image, drawn, problems });
 		} finally {
 			await page.close();
 		}

@@ -44,41 +44,47 @@ describe('what the editor drew: a failure', () => {
 	const setUrl = note('Set: URL', rect(100, 100, 200, 100));
 
 	it('is a node whose box reaches into a note, however little', () => {
-		expect(drawingProblems([setUrl, node('Send alert', 290, 190)])).toEqual([
+		expect(drawingProblems([setUrl, node('Send alert', 290, 190)], [])).toEqual([
 			'"Send alert" sits on note "Set: URL"',
 		]);
 	});
 
 	it("is a node's name over a note, the node itself beside it", () => {
-		expect(drawingProblems([setUrl, node('Send alert', 140, 40)])).toEqual([
+		expect(drawingProblems([setUrl, node('Send alert', 140, 40)], [])).toEqual([
 			'the text under "Send alert" runs over note "Set: URL"',
 		]);
 	});
 
 	it('is not a node or a name that only touches a note, or a rounding of half a pixel', () => {
 		expect(
-			drawingProblems([
-				setUrl,
-				node('Above', 120, 100 - 62),
-				node('Left', 100 - 48, 120, { text: [] }),
-				node('Half a pixel in', 299.6, 150, { text: [] }),
-			]),
+			drawingProblems(
+				[
+					setUrl,
+					node('Above', 120, 100 - 62),
+					node('Left', 100 - 48, 120, { text: [] }),
+					node('Half a pixel in', 299.6, 150, { text: [] }),
+				],
+				[],
+			),
 		).toEqual([]);
 	});
 
 	it('is two notes on each other, and a note whose text runs past its edge', () => {
 		expect(
-			drawingProblems([
-				setUrl,
-				note('Set: table', rect(250, 180, 200, 100)),
-				note('Long', rect(600, 100, 100, 40), true),
-			]),
+			drawingProblems(
+				[
+					setUrl,
+					note('Set: table', rect(250, 180, 200, 100)),
+					note('Long', rect(600, 100, 100, 40), true),
+				],
+				[],
+			),
 		).toEqual(['notes "Set: URL" and "Set: table" overlap', 'note "Long" cuts off its text']);
 	});
 
 	it('is a node the editor does not know', () => {
 		expect(
-			drawingProblems([node('Old node', 0, 0, { type: 'n8n-nodes-gone.old', unknown: true })]),
+			drawingProblems([node('Old node', 0, 0, { type: 'n8n-nodes-gone.old', unknown: true })], []),
 		).toEqual(['"Old node" (n8n-nodes-gone.old) is drawn as a node n8n does not know']);
 	});
 });
@@ -107,31 +113,58 @@ describe("a template's node types against the editor's list", () => {
 	});
 });
 
-describe('nodes drawn into each other (a notice, not a failure)', () => {
-	it('are two names that run into each other, not two nodes side by side', () => {
+describe('what the editor drew: a failure too, names that run into each other', () => {
+	it('is two names that run into each other, not two nodes side by side', () => {
 		const drawn = [node('Get many loan offers', 0, 0), node('Get many contracts', 60, 0)];
-		expect(crowdedNodes(drawn)).toEqual([
-			'"Get many loan offers" and "Get many contracts": a name runs into the other node or its name',
+		const crowded =
+			'"Get many loan offers" and "Get many contracts": a name runs into the other node or its name';
+		expect(crowdedNodes(drawn)).toEqual([crowded]);
+		expect(drawingProblems(drawn, [])).toEqual([crowded]);
+		expect(drawingProblems([node('One', 0, 0), node('Two', 100, 0)], [])).toEqual([]);
+	});
+
+	it("is a node's box on another node's name, its name on nothing", () => {
+		const drawn = [node('Above', 0, 0), node('Below', 0, 56, { text: [] })];
+		expect(drawingProblems(drawn, [])).toEqual([
+			'"Above" and "Below": a name runs into the other node or its name',
 		]);
-		expect(drawingProblems(drawn)).toEqual([]);
-		expect(crowdedNodes([node('One', 0, 0), node('Two', 100, 0)])).toEqual([]);
+	});
+
+	it('is not two names that only touch, or share less than half a pixel', () => {
+		expect(drawingProblems([node('Left', 0, 0), node('Right', 88, 0)], [])).toEqual([]);
+		expect(drawingProblems([node('Left', 0, 0), node('Right', 87.6, 0)], [])).toEqual([]);
 	});
 });
 
-describe('connections drawn across a note (a notice, not a failure)', () => {
+describe('what the editor drew: a failure too, a connection across a note', () => {
 	const setUrl = note('Set: URL', rect(100, 100, 200, 100));
-	const line = (from: string, to: string, y: number) => ({
+	const line = (from: string, to: string, y: number, xs = [0, 100, 200, 300, 400]) => ({
 		from,
 		to,
-		points: [0, 100, 200, 300, 400].map((x) => ({ x, y })),
+		points: xs.map((x) => ({ x, y })),
+	});
+	const settings = node('Your settings', 0, 0);
+
+	it('is a line through a note, not a line that passes above or below it', () => {
+		const across = line('Your settings', 'Reminder rows', 150);
+		const message = 'the connection "Your settings" → "Reminder rows" crosses note "Set: URL"';
+		expect(
+			edgesOverNotes([across, line('Your settings', 'Open loans', 60)], [setUrl, settings]),
+		).toEqual([message]);
+		expect(drawingProblems([setUrl, settings], [across])).toEqual([message]);
 	});
 
-	it('are lines through a note, not lines that pass above or below it', () => {
+	it("is not a line along a note's edge, one that ends at its edge, or one through the gap between two notes", () => {
+		const below = note('Set: table', rect(100, 240, 200, 100));
 		expect(
-			edgesOverNotes(
-				[line('Your settings', 'Reminder rows', 150), line('Your settings', 'Open loans', 60)],
-				[setUrl, node('Your settings', 0, 0)],
+			drawingProblems(
+				[setUrl, below, settings],
+				[
+					line('Your settings', 'Open loans', 200),
+					line('Your settings', 'Guard rows', 220),
+					line('Your settings', 'Alerts', 150, [0, 40, 80, 99]),
+				],
 			),
-		).toEqual(['the connection "Your settings" → "Reminder rows" crosses note "Set: URL"']);
+		).toEqual([]);
 	});
 });
