@@ -19,7 +19,14 @@ import {
 	toolName,
 } from '../helpers/templates';
 import { startFakeModel, toolsOffered, type FakeModel } from './fakeModel';
-import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
+import {
+	apiRequests,
+	saveLendasatCredential,
+	startReceiver,
+	waitFor,
+	waitUntilRegistered,
+	type Receiver,
+} from './helpers';
 import {
 	BROWSER_USER_AGENT,
 	click,
@@ -94,18 +101,12 @@ beforeAll(async () => {
 	home = createN8nHome();
 	server = await home.start();
 	await server.setupOwner();
-	const lendasat = { name: 'Lendasat borrower key' };
-	const { id: lendasatId } = await server.rest('POST', '/credentials', {
-		...lendasat,
-		type: 'lendasatApi',
-		data: {
-			environment: 'custom',
-			baseUrl: sandbox.url,
-			keyType: 'borrower',
-			apiKey: sandbox.keys.borrower,
-		},
+	const lendasat = await saveLendasatCredential(server, 'Lendasat borrower key', {
+		baseUrl: sandbox.url,
+		keyType: 'borrower',
+		apiKey: sandbox.keys.borrower,
 	});
-	lendasatCredential = { id: lendasatId, ...lendasat };
+	lendasatCredential = lendasat;
 	chatWebhookId = await publish(
 		twinWith(
 			lendasatCredential,

@@ -1,6 +1,6 @@
 /** Helpers for the end-to-end tests: reading n8n run data and the sandbox's recorded requests. */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Json } from '../../dev/n8n/n8n-env';
+import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { RecordedRequest } from '../../dev/sandbox/server';
 
 /** The JSON items a node produced in a run (`execute --rawOutput` or a REST execution's data). */
@@ -159,4 +159,26 @@ export function describeNeeding(
 			}),
 		);
 	}
+}
+
+/** What a Lendasat credential for a server on 127.0.0.1 holds, besides its environment. */
+export interface LendasatCredentialData {
+	baseUrl: string;
+	keyType: 'borrower' | 'master';
+	apiKey: string;
+	sealingSecret?: string;
+}
+
+/** Saves a Lendasat credential through n8n's REST API, as the editor does: its reference for a node. */
+export async function saveLendasatCredential(
+	n8n: Pick<N8nServer, 'rest'>,
+	name: string,
+	data: LendasatCredentialData,
+): Promise<{ id: string; name: string }> {
+	const { id } = await n8n.rest('POST', '/credentials', {
+		name,
+		type: 'lendasatApi',
+		data: { environment: 'custom', ...data },
+	});
+	return { id, name };
 }

@@ -19,7 +19,14 @@ import {
 	templateTwin,
 	toolName,
 } from '../helpers/templates';
-import { apiRequests, startReceiver, waitFor, waitUntilRegistered, type Receiver } from './helpers';
+import {
+	apiRequests,
+	saveLendasatCredential,
+	startReceiver,
+	waitFor,
+	waitUntilRegistered,
+	type Receiver,
+} from './helpers';
 import { BROWSER_USER_AGENT } from './hostedChat';
 import {
 	askForApproval,
@@ -94,16 +101,10 @@ beforeAll(async () => {
 	home = createN8nHome();
 	server = await home.start();
 	await server.setupOwner();
-	const lendasat = { name: 'Lendasat borrower key' };
-	const { id: lendasatId } = await server.rest('POST', '/credentials', {
-		...lendasat,
-		type: 'lendasatApi',
-		data: {
-			environment: 'custom',
-			baseUrl: sandbox.url,
-			keyType: 'borrower',
-			apiKey: sandbox.keys.borrower,
-		},
+	const lendasat = await saveLendasatCredential(server, 'Lendasat borrower key', {
+		baseUrl: sandbox.url,
+		keyType: 'borrower',
+		apiKey: sandbox.keys.borrower,
 	});
 	const bearer = { name: 'MCP bearer token' };
 	const { id: bearerId } = await server.rest('POST', '/credentials', {
@@ -111,7 +112,7 @@ beforeAll(async () => {
 		type: 'httpBearerAuth',
 		data: { token: TOKEN },
 	});
-	lendasatCredential = { id: lendasatId, ...lendasat };
+	lendasatCredential = lendasat;
 	twinCredentials = { lendasat: lendasatCredential, bearer: { id: bearerId, ...bearer } };
 	const twin = twinWith(twinCredentials, 'e2e: MCP server with read-only tools (template twin)');
 	await create(twin, true);

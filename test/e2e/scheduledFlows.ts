@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { Sandbox } from '../../dev/sandbox/server';
-import { waitFor, type Receiver } from './helpers';
+import { saveLendasatCredential, waitFor, type Receiver } from './helpers';
 
 const TEMPLATES_DIR = join(__dirname, '..', '..', 'templates');
 
@@ -135,16 +135,10 @@ export async function setUpFlow(
 		name: string;
 	},
 ): Promise<Flow> {
-	const credential = { name: `Lendasat borrower (${options.name})` };
-	const { id: credentialId } = await server.rest('POST', '/credentials', {
-		...credential,
-		type: 'lendasatApi',
-		data: {
-			environment: 'custom',
-			baseUrl: options.sandboxUrl,
-			keyType: 'borrower',
-			apiKey: options.borrowerKey,
-		},
+	const credential = await saveLendasatCredential(server, `Lendasat borrower (${options.name})`, {
+		baseUrl: options.sandboxUrl,
+		keyType: 'borrower',
+		apiKey: options.borrowerKey,
 	});
 	let formLogin: { id: string; name: string } | undefined;
 	if (options.formLogin) {
@@ -161,7 +155,7 @@ export async function setUpFlow(
 		alerts: await createTable(server, `${options.name}: watch alerts`, ALERTS_TABLE_COLUMNS),
 	};
 	const twin = templateTwin(file, {
-		credential: { id: credentialId, ...credential },
+		credential,
 		formLogin,
 		tables,
 		alertUrl: options.alertUrl,
