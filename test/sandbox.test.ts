@@ -1138,6 +1138,45 @@ describe('admin over HTTP', () => {
 		expect(bulk.json.created).toBe(20);
 	});
 
+	it("onboards a partner's borrowers in bulk, stored as create-api-account stores them (benchmark setup)", async () => {
+		const made = await admin('POST', '/borrowers', {
+			master_key: sandbox.keys.master,
+			count: 3,
+			contracts: [{ status: 'PrincipalGiven' }],
+		});
+		expect(made.status).toBe(200);
+		expect(made.json).toHaveLength(3);
+		expect(made.json.map((borrower: { name: string }) => borrower.name)).toEqual([
+			'Borrower 1',
+			'Borrower 2',
+			'Borrower 3',
+		]);
+		const [first] = made.json;
+		expect(first.id).toMatch(UUID);
+		expect(first.api_key).toMatch(BORROWER_KEY);
+		const me = await call('GET', '/api/users/me', { key: first.api_key });
+		expect(me.json.user).toMatchObject({
+			id: first.id,
+			email: 'borrower-1@partner.example',
+			timezone: 'Europe/Vienna',
+		});
+		const listed = await call('GET', '/api/contracts', { key: first.api_key });
+		expect(listed.json.data.map((contract: { id: string }) => contract.id)).toEqual(
+			first.contracts,
+		);
+		expect(listed.json.data[0].status).toBe('PrincipalGiven');
+		expect(sandbox.state.accounts.map((account) => account.api_key)).toEqual(
+			made.json.map((borrower: { api_key: string }) => borrower.api_key),
+		);
+		// Only a partner's master key makes accounts, in bulk as through the API.
+		expect(
+			(await admin('POST', '/borrowers', { master_key: sandbox.keys.borrower, count: 1 })).status,
+		).toBe(400);
+		expect(
+			(await admin('POST', '/borrowers', { master_key: sandbox.keys.master, count: 0 })).status,
+		).toBe(400);
+	});
+
 	it('reports redacted requests, stats and config, and resets', async () => {
 		await call('GET', '/api/offers');
 		const requests = (await admin('GET', '/requests')).json;

@@ -15,17 +15,25 @@ function send(message: FromContender): void {
 async function run(job: Job): Promise<RunResult> {
 	const { value, memory } = await measureMemory(async () => {
 		const started = performance.now();
+		const cpuBefore = process.cpuUsage();
 		const outcome = await (job.profileFile
 			? profiled(job.profileFile, () => runJob(job))
 			: runJob(job));
-		return { outcome, wallMs: performance.now() - started };
+		const cpu = process.cpuUsage(cpuBefore);
+		return {
+			outcome,
+			wallMs: performance.now() - started,
+			cpuMs: (cpu.user + cpu.system) / 1000,
+		};
 	});
-	const { outcome, wallMs } = value;
+	const { outcome, wallMs, cpuMs } = value;
 	return {
 		wallMs,
+		cpuMs,
 		succeeded: outcome.succeeded,
 		error: outcome.error,
 		bytesReceived: outcome.bytesReceived,
+		stateBytes: outcome.stateBytes,
 		memory,
 	};
 }

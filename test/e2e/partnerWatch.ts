@@ -58,8 +58,8 @@ const LAST_ROW = 2_147_483_647;
 
 /** Shard 1 polls rows 1 to 30, shard 2 the rows above 20: rows 21 to 30 are polled twice at once. */
 export const SHARDS = [
-	{ node: 'Shard 1: rows 1 to 20,000', from: 0, to: 30 },
-	{ node: 'Shard 2: rows above 20,000', from: 20, to: LAST_ROW },
+	{ node: 'Shard 1: rows 1 to 10,000', from: 0, to: 30 },
+	{ node: 'Shard 2: rows above 10,000', from: 20, to: LAST_ROW },
 ];
 
 /** A borrower in the partner's table whose key Lendasat does not know (revoked, mistyped). */

@@ -173,6 +173,24 @@ describe('events per borrower, from one run acting as each', () => {
 		]);
 	});
 
+	it('reads Events for each borrower when it is an expression, and once for the run when it is not', async () => {
+		const eventsOf = { alice: ['marginCall'], bob: ['contractStatusChanged'] };
+		const listed = seededBorrowers().map((borrower) => ({
+			...borrower,
+			events: eventsOf[borrower.borrower_id as 'alice' | 'bob'],
+		}));
+		const fromExpression = await poll(listed, { events: '={{ $json.events }}' });
+		expect(fromExpression.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+			['bob', 'contractStatusChanged'],
+		]);
+
+		const constant = await poll(seededBorrowers(), { events: ['marginCall'] });
+		expect(constant.events.map((event) => [event.borrower, event.event])).toEqual([
+			['alice', 'marginCall'],
+		]);
+	});
+
 	it('a margin call after the contract was Healthy again is a new event; a liquidation is one event whatever follows', async () => {
 		const keyOfMarginCall = async () =>
 			(await poll(seededBorrowers(), { events: ['marginCall'] })).events.map(
@@ -360,6 +378,19 @@ describe('one borrower cannot spoil the others', () => {
 		expect(events).toEqual([]);
 		expect(error?.message).toBe('Invalid Borrower [item 0]');
 
+		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
+		expect(sandbox.requests.length).toBe(before);
+	});
+
+	it.each([
+		['the key it acts as', (listed: ListedBorrower) => listed.api_key],
+		["the credential's master key", () => sandbox.keys.master],
+	])('refuses a Borrower that holds %s in base64, which no key pattern finds', async (_, keyOf) => {
+		const [alice] = seededBorrowers();
+		const listed = { ...alice, hidden: Buffer.from(keyOf(alice)).toString('base64') };
+		const before = sandbox.requests.length;
+		const { error } = await poll([listed], { borrower: '={{ $json.hidden }}' });
+		expect(error?.message).toBe('Invalid Borrower [item 0]');
 		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);
 		expect(sandbox.requests.length).toBe(before);
 	});

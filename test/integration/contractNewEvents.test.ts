@@ -205,6 +205,16 @@ describe('a watch that remembers what it delivered', () => {
 		});
 	});
 
+	it('First Poll of a Borrower from an expression is read for each borrower', async () => {
+		const firstPollOf: Record<string, string> = { alice: 'record', bob: 'report' };
+		rows = rows.map((row) => ({ ...row, first_poll: firstPollOf[row.borrower_id] }));
+		const { items } = await poll({ firstPoll: '={{ $json.first_poll }}' });
+		expect(items.map((item) => [item.borrower, item.events.length > 0])).toEqual([
+			['alice', false],
+			['bob', true],
+		]);
+	});
+
 	it('refuses an Already Reported it did not write, sending nothing for that borrower', async () => {
 		rows[0].reported = 'seen: everything';
 		const before = sandbox.requests.length;

@@ -1,6 +1,8 @@
 /** The contenders themselves: each sends one job's requests and says how many items succeeded. */
+import type { INodeExecutionData } from 'n8n-workflow';
+
 import type { RunResult as WorkflowRun } from '../../harness/n8n';
-import type { CreateJob, Job, PartnerPollJob, SandboxTarget } from './types';
+import type { CreateJob, Job, PartnerOperation, PartnerPollJob, SandboxTarget } from './types';
 import { contractRequestBody, inputItems, liveContractRequestBody, loanAmountOf } from './requests';
 
 /** The contender's answer, with whatever it holds (the output items) so that memory counts it. */
@@ -8,6 +10,8 @@ export interface Outcome {
 	succeeded: number;
 	error?: string;
 	bytesReceived?: number;
+	/** Scenario 9: see RunResult.stateBytes. */
+	stateBytes?: number;
 	held: unknown;
 }
 
@@ -132,23 +136,60 @@ async function nodeGetMany(target: SandboxTarget): Promise<Outcome> {
 	return succeededItems(run, 'Lendasat Borrower');
 }
 
-/** One poll of a partner's borrowers: succeeded counts the events, error the items that failed. */
+/**
+ * The state one poll hands on to the next, in bytes over all borrowers, or undefined when the
+ * operation keeps none. Contract → Get Events keeps none (what was alerted is the workflow's to
+ * keep). Contract → Get New Events gives each borrower with news its memory, `reported`, which the
+ * template stores in the borrower's row: measured here as the bytes (UTF-8) of the text stored.
+ */
+export function partnerPollStateBytes(
+	operation: PartnerOperation,
+	items: INodeExecutionData[],
+): number | undefined {
+	if (operation !== 'getNewEvents') return undefined;
+	return items.reduce(
+		(total, item) =>
+			total + (typeof item.json.reported === 'string' ? Buffer.byteLength(item.json.reported) : 0),
+		0,
+	);
+}
+
+/** The events a poll gave: one item per event (Get Events), or a list per borrower (Get New Events). */
+function eventsOf(operation: PartnerOperation, items: INodeExecutionData[]): number {
+	if (operation === 'getEvents') return items.length;
+	return items.reduce(
+		(total, item) => total + (Array.isArray(item.json.events) ? item.json.events.length : 0),
+		0,
+	);
+}
+
+/**
+ * One poll of a partner's borrowers, each a row of the template's borrower table never polled
+ * (`reported` empty): succeeded counts the events, error the items that failed.
+ */
 async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodePartnerPollWorkflow } = await harness();
-	const run = await runWorkflow(nodePartnerPollWorkflow(job.maxConcurrent), {
-		credential: {
-			environment: 'custom',
-			baseUrl: target.url,
-			keyType: 'master',
-			apiKey: target.apiKey,
+	const run = await runWorkflow(
+		nodePartnerPollWorkflow(job.operation, job.maxConcurrent, job.events),
+		{
+			credential: {
+				environment: 'custom',
+				baseUrl: target.url,
+				keyType: 'master',
+				apiKey: target.apiKey,
+			},
+			items: job.borrowers.map((borrower) => ({ ...borrower, reported: null })),
 		},
-		items: job.borrowers,
-	});
+	);
 	const items = run.output('Lendasat Borrower');
-	const failed = items.filter((item) => item.error).length;
+	const failed = items.filter((item) => item.error);
 	return {
-		succeeded: items.length - failed,
-		error: run.error?.message ?? (failed ? `${failed} borrowers failed` : undefined),
+		succeeded: eventsOf(
+			job.operation,
+			items.filter((item) => !item.error),
+		),
+		error: run.error?.message ?? (failed.length ? `${failed.length} borrowers failed` : undefined),
+		stateBytes: partnerPollStateBytes(job.operation, items),
 		held: items,
 	};
 }

@@ -9,12 +9,11 @@ import {
 	LOOKUP_ROUTE,
 	OUR_NODE,
 	OUR_NODE_VARIANTS,
-	PARTNER_LATENCY_MS,
-	PARTNER_NO_LATENCY,
 	PARTNER_REQUESTS_PER_BORROWER,
 	RATE_LIMIT_PER_SECOND,
 	STORM_MS,
 	type Measurement,
+	type PartnerPollResult,
 	type ScenarioResult,
 	type SharedKeyResult,
 	type StormResult,
@@ -428,52 +427,149 @@ export function renderTable(rows: Row[]): string {
 
 /** Scenario 9's target: the poll within this much of its bound plus the time the node spends per item. */
 const PARTNER_POLL_SLACK = 1.25;
+/** Scenario 9's target: CPU time of n8n and the node per borrower, in the run without latency. */
+export const PARTNER_CPU_TARGET_MS = 1.5;
+/** Scenario 9's target: CPU per borrower at the most borrowers within this much of the fewest (flat). */
+const PARTNER_CPU_FLAT = 1.25;
+/** Scenario 9's target: at this many borrowers or more, the contender's peak RSS below `PARTNER_RSS_LIMIT`. */
+const PARTNER_RSS_BORROWERS = 50_000;
+const PARTNER_RSS_LIMIT = 2 ** 30;
+
+const PARTNER_HEADERS = [
+	'Borrowers',
+	'Run',
+	'Poll time',
+	'Bound ⌈N ÷ P⌉ × latency',
+	'CPU part',
+	'Time / (bound + CPU part)',
+	'CPU per borrower',
+	'Peak RSS',
+	'Heap: peak / kept',
+	'State size',
+	'Events out',
+	'Most in flight / per key in 1 s',
+];
+
+/** CPU time per borrower of a run (ms), the median over its repetitions. */
+function cpuPerBorrower(result: PartnerPollResult): number {
+	return median(result.runs.map((run) => run.result.cpuMs)) / result.borrowers;
+}
+
+function stateSize(result: PartnerPollResult): string {
+	const sizes = result.runs.map((run) => run.result.stateBytes);
+	if (sizes.some((size) => size === undefined)) return '—';
+	const total = median(sizes as number[]);
+	return `${(total / result.borrowers).toFixed(0)} B per borrower (${megabytes(total)})`;
+}
 
 /**
- * Scenario 9: the poll's time against its bound, ⌈borrowers ÷ Max Parallel Requests⌉ × the
- * latency × the requests per borrower, and against that bound plus the CPU part (the same run
- * without latency); the most requests in flight at once (the run's cap) and the most any one key
- * sent within a second (what its own rate limit sees).
+ * Scenario 9 as a table of its own, one row per run: the poll's time against its bound,
+ * ⌈borrowers ÷ Max Parallel Requests⌉ × the latency × the requests per borrower, plus the CPU part
+ * (the same borrowers without latency); the contender's CPU time per borrower (n8n and the node),
+ * its peak RSS and heap, the state handed to the next poll, and what the sandbox saw: the most
+ * requests in flight at once (the run's cap) and the most any one key sent within a second. Adds
+ * the scenario's verdicts.
  */
-export function partnerPollRows(results: ScenarioResult[], verdicts: Verdict[]): Row[] {
-	const cpu = results.find((result) => result.contender === PARTNER_NO_LATENCY);
-	const cpuMs = cpu ? median(wall(cpu.runs)) : 0;
-	return results.map((result) => {
-		const latency = result === cpu ? 0 : PARTNER_LATENCY_MS;
-		const row = baseRow(
-			`9 Partner poll, ${result.items} borrowers, latency ${seconds(latency)}`,
-			result,
-		);
-		const parallel = result.contender.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
-		const bound = Math.ceil(result.items / parallel) * latency * PARTNER_REQUESTS_PER_BORROWER;
-		const time = median(wall(result.runs));
-		const peaks = [
-			`peak in flight ${count(result.runs.map((run) => run.stats.peakRequestsInFlight))}`,
-			`most per key in one second ${count(result.runs.map((run) => run.stats.peakRequestsPerKeySecond))}`,
+export function partnerPollTable(results: PartnerPollResult[], verdicts: Verdict[]): string {
+	const rows = results.map((result) => {
+		const { borrowers, spec, runs } = result;
+		const cpuPart = cpuPartOf(results, result);
+		const cpuMs = cpuPart ? median(wall(cpuPart.runs)) : 0;
+		const time = median(wall(runs));
+		const parallel = spec.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+		const bound = Math.ceil(borrowers / parallel) * spec.latencyMs * PARTNER_REQUESTS_PER_BORROWER;
+		const poll = spec.kind === 'poll';
+		const failures = [...new Set(runs.map((run) => run.result.error).filter(Boolean))];
+		return [
+			borrowers.toLocaleString('en-US'),
+			`${spec.label}${failures.length ? ` (failed: ${shorten(failures.join('; '), 60)})` : ''}`,
+			`${seconds(time)}${runs.length > 1 ? ` (spread ${(spread(wall(runs)) * 100).toFixed(0)} %)` : ''}`,
+			poll
+				? `⌈${borrowers.toLocaleString('en-US')} ÷ ${parallel}⌉ × ${seconds(spec.latencyMs)} = ${seconds(bound)}`
+				: '—',
+			poll ? seconds(cpuMs) : spec.kind === 'cpuPart' ? 'this run' : '—',
+			poll ? times(time / (bound + cpuMs)) : '—',
+			`${cpuPerBorrower(result).toFixed(3)} ms`,
+			megabytes(median(runs.map((run) => run.result.memory.peakRss))),
+			memoryFigures(runs),
+			stateSize(result),
+			count(runs.map((run) => run.result.succeeded)),
+			`${count(runs.map((run) => run.stats.peakRequestsInFlight))} / ${count(runs.map((run) => run.stats.peakRequestsPerKeySecond))}`,
 		];
-		row.created = '—';
-		const polite = result.runs.every(
-			(run) =>
-				run.stats.peakRequestsInFlight <= parallel &&
-				run.stats.peakRequestsPerKeySecond <= PARTNER_REQUESTS_PER_BORROWER,
-		);
-		if (result === cpu) {
-			row.ratio = 'CPU part';
-			row.notes = [...peaks, row.notes].filter(Boolean).join('; ');
-			return row;
-		}
-		row.ratio = `time/bound ${times(time / bound)}; time/(bound + CPU part) ${times(time / (bound + cpuMs))}`;
-		row.notes = [
-			`bound ⌈${result.items} / ${parallel}⌉ × ${seconds(latency)} × ${PARTNER_REQUESTS_PER_BORROWER} request = ${seconds(bound)}`,
-			...peaks,
-			row.notes,
-		]
-			.filter(Boolean)
-			.join('; ');
-		verdicts.push({
-			target: `9 Partner poll at Max Parallel Requests ${parallel}: within ${PARTNER_POLL_SLACK}× (bound + CPU part), at most ${parallel} requests in flight and ${PARTNER_REQUESTS_PER_BORROWER} per key in a second`,
-			met: time <= PARTNER_POLL_SLACK * (bound + cpuMs) && polite,
-		});
-		return row;
 	});
+	partnerPollVerdicts(results, verdicts);
+	const all = [PARTNER_HEADERS, ...rows];
+	const widths = PARTNER_HEADERS.map((_, index) =>
+		Math.max(...all.map((row) => row[index].length)),
+	);
+	const line = (row: string[]) =>
+		`| ${row.map((cell, index) => cell.padEnd(widths[index])).join(' | ')} |`;
+	const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;
+	return [line(PARTNER_HEADERS), rule, ...rows.map(line)].join('\n');
+}
+
+/** The run without latency of the same operation over the same borrowers. */
+function cpuPartOf(
+	results: PartnerPollResult[],
+	{ borrowers, spec }: PartnerPollResult,
+): PartnerPollResult | undefined {
+	return results.find(
+		(other) =>
+			other.borrowers === borrowers &&
+			other.spec.kind === 'cpuPart' &&
+			other.spec.operation === spec.operation,
+	);
+}
+
+/** The targets are the partner template's: its Get New Events (Get Events' row is for comparison). */
+function partnerPollVerdicts(results: PartnerPollResult[], verdicts: Verdict[]): void {
+	const counts = [...new Set(results.map((result) => result.borrowers))];
+	const cpuParts = results.filter(
+		(result) => result.spec.kind === 'cpuPart' && result.spec.operation === 'getNewEvents',
+	);
+	for (const result of results) {
+		const { borrowers, spec, runs } = result;
+		const n = borrowers.toLocaleString('en-US');
+		if (spec.kind === 'poll') {
+			const parallel = spec.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+			const bound =
+				Math.ceil(borrowers / parallel) * spec.latencyMs * PARTNER_REQUESTS_PER_BORROWER;
+			const cpuPart = cpuPartOf(results, result);
+			const cpuMs = cpuPart ? median(wall(cpuPart.runs)) : 0;
+			verdicts.push({
+				target: `9 Partner poll, ${n} borrowers at Max Parallel Requests ${parallel}: all succeed within ${PARTNER_POLL_SLACK}× (bound + CPU part), at most ${parallel} requests in flight and ${PARTNER_REQUESTS_PER_BORROWER} per key in a second`,
+				met: runs.every(
+					(run) =>
+						!run.result.error &&
+						run.result.wallMs <= PARTNER_POLL_SLACK * (bound + cpuMs) &&
+						run.stats.peakRequestsInFlight <= parallel &&
+						run.stats.peakRequestsPerKeySecond <= PARTNER_REQUESTS_PER_BORROWER,
+				),
+			});
+		}
+		if (spec.kind === 'cpuPart' && spec.operation === 'getNewEvents') {
+			verdicts.push({
+				target: `9 Partner poll, ${n} borrowers: CPU of n8n and the node ≤ ${PARTNER_CPU_TARGET_MS} ms per borrower (${cpuPerBorrower(result).toFixed(3)} ms)`,
+				met: cpuPerBorrower(result) <= PARTNER_CPU_TARGET_MS,
+			});
+		}
+		if (borrowers >= PARTNER_RSS_BORROWERS) {
+			const peak = Math.max(...runs.map((run) => run.result.memory.peakRss));
+			verdicts.push({
+				target: `9 Partner poll, ${n} borrowers, ${spec.label}: peak RSS under ${megabytes(PARTNER_RSS_LIMIT)} (${megabytes(peak)})`,
+				met: peak < PARTNER_RSS_LIMIT,
+			});
+		}
+	}
+	if (counts.length > 1 && cpuParts.length > 1) {
+		const fewest = cpuParts.find((result) => result.borrowers === Math.min(...counts));
+		const most = cpuParts.find((result) => result.borrowers === Math.max(...counts));
+		if (fewest && most) {
+			const ratio = cpuPerBorrower(most) / cpuPerBorrower(fewest);
+			verdicts.push({
+				target: `9 Partner poll: CPU per borrower flat, ${most.borrowers.toLocaleString('en-US')} borrowers within ${PARTNER_CPU_FLAT}× of ${fewest.borrowers.toLocaleString('en-US')} (${times(ratio)})`,
+				met: ratio <= PARTNER_CPU_FLAT,
+			});
+		}
+	}
 }

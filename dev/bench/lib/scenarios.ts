@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import { DEFAULT_MAX_CONCURRENT } from '../../../nodes/LendasatBorrower/transport/settings';
 import type { SandboxConfig, SandboxStats } from '../../sandbox/types';
-import { onboardBorrowers } from '../../sandbox/partner';
+import { onboardBorrowersInBulk, type OnboardedBorrower } from '../../sandbox/partner';
 import { ContenderProcess, type SandboxProcess } from './processes';
 import { countLooks } from './requests';
 import type {
@@ -16,6 +16,7 @@ import type {
 	HttpRequestVariant,
 	Job,
 	LiveTarget,
+	PartnerOperation,
 	RunResult,
 } from './types';
 
@@ -32,6 +33,10 @@ export interface Settings {
 	sizes: number[];
 	/** Scenario 8 also runs a storm that outlasts the time budget (about 3 minutes). */
 	endlessStorm: boolean;
+	/** Scenario 9: the borrowers of one poll, one set of runs for each. */
+	partnerBorrowers: number[];
+	/** Scenario 9: the Max Parallel Requests of its polls at the latency. */
+	partnerParallel: number[];
 	log: (line: string) => void;
 }
 
@@ -498,6 +503,7 @@ async function runTogether(
 	const stats = await sandbox.stats();
 	const result: RunResult = {
 		wallMs,
+		cpuMs: processes.reduce((sum, each) => sum + each.cpuMs, 0),
 		succeeded: processes.reduce((sum, each) => sum + each.succeeded, 0),
 		error: processes.find((each) => each.error)?.error,
 		memory: {
@@ -561,71 +567,163 @@ export async function storm(sandbox: SandboxProcess, settings: Settings): Promis
 	return results;
 }
 
-/** Scenario 9: the borrowers a partner watches, each with a key of its own, and the server's latency. */
-export const PARTNER_BORROWERS = 500;
+/** Scenario 9's defaults: the borrowers of one poll, each with a key of its own, and the server's latency. */
+export const PARTNER_BORROWERS = [500];
 export const PARTNER_LATENCY_MS = 200;
 /** Requests per borrower in one poll: each has one contract, so its list is one page. */
 export const PARTNER_REQUESTS_PER_BORROWER = 1;
+/** Borrowers of the unmeasured run that loads and compiles the code in each fresh process. */
+const PARTNER_WARM_UP_BORROWERS = 500;
+/**
+ * Events the bench's borrowers stand at none of (each has one Healthy PrincipalGiven contract): the
+ * run reads and checks every answer as always, and outputs nothing, which leaves the floor of what
+ * a borrower costs in memory, apart from the items a poll gives.
+ */
+export const PARTNER_QUIET_EVENTS = ['marginCall'];
 
-/** Scenario 9's contenders: our node at each Max Parallel Requests, and at its default without latency. */
-export const PARTNER_NO_LATENCY: ContenderSpec = {
-	label: '(b) Lendasat node, default settings, no latency (the CPU part)',
-	contender: 'node',
-};
+/** One kind of run of scenario 9. */
+export interface PartnerRunSpec {
+	label: string;
+	/** Get New Events (the partner template's node), or Get Events (its CPU part only, for comparison). */
+	operation: PartnerOperation;
+	/** `poll`: at the latency; `cpuPart`: the same without latency; `quietOutput`: without latency, nothing output. */
+	kind: 'poll' | 'cpuPart' | 'quietOutput';
+	/** Options → Max Parallel Requests (unset: the node's default). */
+	maxConcurrent?: number;
+	latencyMs: number;
+	/** The node's Events (unset: every event). */
+	events?: string[];
+}
+
+export interface PartnerPollResult {
+	borrowers: number;
+	spec: PartnerRunSpec;
+	runs: Measurement[];
+}
 
 /**
- * Scenario 9: one run of Contract → Get Events over `PARTNER_BORROWERS` items, each acting as a
- * borrower of its own (the partner template's Lendasat node), against a server that answers every
- * request `PARTNER_LATENCY_MS` late, at each choice of Max Parallel Requests; and once without the
- * latency, which leaves the time the node and n8n spend per item. Before each run the borrowers are
- * onboarded through the API (Account → Create's call, without the latency) and the counters
- * cleared, so that the figures are the poll's alone.
+ * The runs of scenario 9 for one number of borrowers: the template's Get New Events at each Max
+ * Parallel Requests, its CPU part and its floor, then Get Events' CPU part beside it.
+ */
+export function partnerRunSpecs(parallel: number[]): PartnerRunSpec[] {
+	return [
+		...parallel.map(
+			(maxConcurrent): PartnerRunSpec => ({
+				label: `Get New Events, Max Parallel Requests ${maxConcurrent}${maxConcurrent === DEFAULT_MAX_CONCURRENT ? ' (default)' : ''}`,
+				operation: 'getNewEvents',
+				kind: 'poll',
+				maxConcurrent,
+				latencyMs: PARTNER_LATENCY_MS,
+			}),
+		),
+		{
+			label: 'Get New Events, no latency (the CPU part)',
+			operation: 'getNewEvents',
+			kind: 'cpuPart',
+			latencyMs: 0,
+		},
+		{
+			label: `Get New Events, no latency, Events: ${PARTNER_QUIET_EVENTS.join(', ')} (no event stands)`,
+			operation: 'getNewEvents',
+			kind: 'quietOutput',
+			latencyMs: 0,
+			events: PARTNER_QUIET_EVENTS,
+		},
+		{
+			label: 'Get Events, no latency (the CPU part)',
+			operation: 'getEvents',
+			kind: 'cpuPart',
+			latencyMs: 0,
+		},
+	];
+}
+
+function partnerPollJob(
+	sandbox: SandboxProcess,
+	borrowers: OnboardedBorrower[],
+	spec: PartnerRunSpec,
+): Job {
+	return {
+		kind: 'partnerPoll',
+		contender: 'node',
+		operation: spec.operation,
+		borrowers: borrowers.map((borrower) => ({
+			borrower_id: borrower.id,
+			api_key: borrower.api_key,
+		})),
+		maxConcurrent: spec.maxConcurrent,
+		events: spec.events,
+		target: { url: sandbox.url, apiKey: sandbox.keys.master },
+	};
+}
+
+/**
+ * Scenario 9: one run of Contract → Get New Events over N items, each acting as a borrower of its
+ * own with its row's memory (the partner template's Lendasat node, at a borrower's first poll: every
+ * event that stands is new), for each N of `partnerBorrowers`: against a server that
+ * answers every request `PARTNER_LATENCY_MS` late at each Max Parallel Requests of
+ * `partnerParallel`, and twice without the latency: with every event (the CPU part, the time the
+ * node and n8n spend on the items) and with Events that give nothing (the floor, in CPU and memory,
+ * of a borrower apart from its output). The borrowers (N, and 500 more for the warm-up) are
+ * onboarded once per N, in bulk (the sandbox's benchmark-only admin route). Every run is a fresh
+ * contender process, warmed up on the other 500 borrowers: every key of the measured run is new
+ * to the process, as at a worker's first poll, its peak RSS is that run's alone, and the stats
+ * cleared before it are its own.
  */
 export async function partnerPoll(
 	sandbox: SandboxProcess,
 	settings: Settings,
-): Promise<ScenarioResult[]> {
-	const specs = [...MAX_CONCURRENT_CHOICES.map(ourNodeWith), PARTNER_NO_LATENCY];
-	const latencyOf = (spec: ContenderSpec) => (spec === PARTNER_NO_LATENCY ? 0 : PARTNER_LATENCY_MS);
-	const processes = await Promise.all(specs.map(() => ContenderProcess.start()));
-	const onboarded = async (spec: ContenderSpec): Promise<Job> => {
+): Promise<PartnerPollResult[]> {
+	const results: PartnerPollResult[] = [];
+	for (const count of settings.partnerBorrowers) {
 		await sandbox.reset();
-		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, PARTNER_BORROWERS, [
-			{ status: 'PrincipalGiven' },
-		]);
-		await sandbox.configure({ latencyMs: latencyOf(spec) });
-		await sandbox.quiet();
-		await sandbox.clearStats();
-		return {
-			kind: 'partnerPoll',
-			contender: 'node',
-			borrowers: borrowers.map((borrower) => ({
-				borrower_id: borrower.id,
-				api_key: borrower.api_key,
-			})),
-			maxConcurrent: spec.maxConcurrent,
-			target: { url: sandbox.url, apiKey: sandbox.keys.master },
-		};
-	};
-	try {
-		for (const [index, spec] of specs.entries()) await processes[index].run(await onboarded(spec));
-		const results = specs.map((contender) => ({
-			contender,
-			items: PARTNER_BORROWERS,
-			runs: [] as Measurement[],
-		}));
+		const started = performance.now();
+		const onboarded = await onboardBorrowersInBulk(
+			sandbox.url,
+			sandbox.keys.master,
+			count + PARTNER_WARM_UP_BORROWERS,
+			[{ status: 'PrincipalGiven' }],
+		);
+		settings.log(
+			`partner poll: ${onboarded.length.toLocaleString('en-US')} borrowers onboarded in bulk in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+		);
+		const warmUp = onboarded.slice(0, PARTNER_WARM_UP_BORROWERS);
+		const measured = onboarded.slice(PARTNER_WARM_UP_BORROWERS);
+		const bySpec = partnerRunSpecs(settings.partnerParallel).map(
+			(spec): PartnerPollResult => ({ borrowers: count, spec, runs: [] }),
+		);
 		for (let rep = 1; rep <= settings.slowReps; rep++) {
-			for (const [index, spec] of specs.entries()) {
-				const result = await processes[index].run(await onboarded(spec));
-				const stats = await sandbox.stats();
-				results[index].runs.push({ result, stats });
+			for (const result of bySpec) {
+				const measurement = await freshPartnerPoll(sandbox, warmUp, measured, result.spec);
+				result.runs.push(measurement);
+				const { result: run, stats } = measurement;
 				settings.log(
-					`partner poll rep ${rep}/${settings.slowReps}: ${spec.label} × ${PARTNER_BORROWERS} borrowers: ${(result.wallMs / 1000).toFixed(2)} s, ${result.succeeded} events, peak ${stats.peakRequestsInFlight} in flight, at most ${stats.peakRequestsPerKeySecond} per key in a second${result.error ? `, ${result.error.slice(0, 80)}` : ''}`,
+					`partner poll rep ${rep}/${settings.slowReps}: ${count.toLocaleString('en-US')} borrowers, ${result.spec.label}: ${(run.wallMs / 1000).toFixed(2)} s, CPU ${(run.cpuMs / count).toFixed(3)} ms per borrower, peak RSS ${(run.memory.peakRss / 2 ** 20).toFixed(0)} MB, ${run.succeeded} events, peak ${stats.peakRequestsInFlight} in flight, at most ${stats.peakRequestsPerKeySecond} per key in a second${run.error ? `, ${run.error.slice(0, 80)}` : ''}`,
 				);
 			}
 		}
-		return results;
+		results.push(...bySpec);
+	}
+	return results;
+}
+
+/** One measured run in a contender process of its own, warmed up without latency on other borrowers. */
+async function freshPartnerPoll(
+	sandbox: SandboxProcess,
+	warmUp: OnboardedBorrower[],
+	measured: OnboardedBorrower[],
+	spec: PartnerRunSpec,
+): Promise<Measurement> {
+	const contender = await ContenderProcess.start();
+	try {
+		await sandbox.configure({ latencyMs: 0 });
+		await contender.run(partnerPollJob(sandbox, warmUp, spec));
+		await sandbox.configure({ latencyMs: spec.latencyMs });
+		await sandbox.quiet();
+		await sandbox.clearStats();
+		const result = await contender.run(partnerPollJob(sandbox, measured, spec));
+		return { result, stats: await sandbox.stats() };
 	} finally {
-		await Promise.all(processes.map((contender) => contender.close()));
+		await contender.close();
 	}
 }

@@ -48,15 +48,24 @@ export interface ListJob {
 	contender: Exclude<ContenderName, 'httpRequest'>;
 }
 
-/** Scenario 9: Contract → Get Events once per borrower, each item acting with the borrower's own key. */
+/**
+ * Scenario 9: Contract → Get New Events (the partner template's node) or Get Events once per
+ * borrower, each item acting with the borrower's own key.
+ */
 export interface PartnerPollJob {
 	kind: 'partnerPoll';
 	contender: 'node';
+	operation: PartnerOperation;
 	/** The partner's list: its reference and the key of each borrower (the target's key is the master key). */
 	borrowers: Array<{ borrower_id: string; api_key: string }>;
 	/** Options → Max Parallel Requests (unset: the node's default). */
 	maxConcurrent?: number;
+	/** The node's Events parameter (unset: its default, every event). */
+	events?: string[];
 }
+
+/** The operation a partner poll runs: the template's (Get New Events), or Get Events. */
+export type PartnerOperation = 'getNewEvents' | 'getEvents';
 
 export type Job = (CreateJob | ListJob | PartnerPollJob) & {
 	target: SandboxTarget;
@@ -78,12 +87,19 @@ export interface MemoryFigures {
 
 export interface RunResult {
 	wallMs: number;
+	/**
+	 * CPU time of the contender process during the run, user and system (process.cpuUsage()): n8n,
+	 * the node and the HTTP client, never the sandbox, which runs in a process of its own.
+	 */
+	cpuMs: number;
 	/** Items that came out as successes (for a node: output items without an error). */
 	succeeded: number;
 	/** The error that stopped the workflow, if one did. */
 	error?: string;
 	/** Bytes of JSON bodies received (Get Many, raw loop only). */
 	bytesReceived?: number;
+	/** Scenario 9: bytes of the state the poll hands on for its next run, over all borrowers (undefined: none). */
+	stateBytes?: number;
 	memory: MemoryFigures;
 }
 

@@ -46,15 +46,25 @@ function httpRequestJsonBody(live?: LiveTarget): string {
 }
 
 /**
- * The partner template's Lendasat node: Contract → Get Events for each input item, acting with its
- * api_key, under "Continue (using regular output)" so that a failed borrower shows as an item.
+ * The partner template's Lendasat node (templates/partner-borrower-alerts.json, "New events"):
+ * Contract → Get New Events for each input item (a row of the borrower table), acting with its
+ * api_key, Borrower its borrower_id, Already Reported its `reported` column; or Contract → Get
+ * Events with the same Borrower and key. Under "Continue (using regular output)" so that a failed
+ * borrower shows as an item. With `events`, the Events parameter set to them (e.g. only Margin
+ * Call: no event stands).
  */
-export function nodePartnerPollWorkflow(maxConcurrent?: number): WorkflowFixture {
+export function nodePartnerPollWorkflow(
+	operation: 'getNewEvents' | 'getEvents',
+	maxConcurrent?: number,
+	events?: string[],
+): WorkflowFixture {
 	return singleNodeWorkflow(
 		{
 			resource: 'contract',
-			operation: 'getEvents',
+			operation,
 			borrower: '={{ $json.borrower_id }}',
+			...(operation === 'getNewEvents' && { reported: '={{ $json.reported }}' }),
+			...(events && { events }),
 			options: {
 				borrowerApiKey: '={{ $json.api_key }}',
 				...(maxConcurrent !== undefined && { maxConcurrent }),

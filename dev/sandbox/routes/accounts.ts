@@ -5,7 +5,7 @@
 import { ApiError, SOMETHING_WENT_WRONG, badRequest } from '../errors';
 import { caller, jsonReply, type RequestContext, type Route } from '../router';
 import { deserializeLive } from '../serde';
-import { issueKey, nowIso } from '../state';
+import { issueKey, nowIso, type SandboxState } from '../state';
 import type { ApiAccount, User } from '../types';
 import {
 	MAX_NAME_LENGTH,
@@ -20,7 +20,7 @@ import {
 
 const FIELDS = ['name', 'email', 'timezone'];
 
-interface AccountRequest {
+export interface AccountRequest {
 	name: string;
 	email: string | null;
 	timezone: string | null;
@@ -109,8 +109,7 @@ function validateAccountRequest(body: JsonObject): AccountRequest {
 	return { name, email, timezone };
 }
 
-function newUser(ctx: RequestContext, request: AccountRequest): User {
-	const { state } = ctx;
+function newUser(state: SandboxState, request: AccountRequest): User {
 	const at = nowIso(state);
 	const user: User = {
 		id: state.ids.uuid(),
@@ -133,6 +132,10 @@ function newUser(ctx: RequestContext, request: AccountRequest): User {
 
 function accountReply(ctx: RequestContext, account: ApiAccount): ReturnType<Route['handle']> {
 	ctx.state.accounts.push(account);
+	return accountJson(ctx, account);
+}
+
+function accountJson(ctx: RequestContext, account: ApiAccount): ReturnType<Route['handle']> {
 	return jsonReply(
 		{
 			id: account.id,
@@ -151,10 +154,24 @@ function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 		ctx.config.dialect === 'live'
 			? liveAccountRequest(ctx)
 			: validateAccountRequest(requireObject(ctx.body, FIELDS));
-	const user = newUser(ctx, request);
-	// db/borrowers.rs register_api_account names the account's key "account key".
-	const key = issueKey(ctx.state, user.id, 'borrower', 'account key');
-	return accountReply(ctx, { id: user.id, ...request, api_key: key.key, createdBy: partner.id });
+	return accountJson(ctx, registerApiAccount(ctx.state, partner.id, request));
+}
+
+/**
+ * What POST /api/create-api-account stores for a partner's borrower: the user, its key (db/borrowers.rs
+ * register_api_account names it "account key") and the account. Also the benchmark's bulk onboarding
+ * (admin.ts), which makes thousands at once without a request each.
+ */
+export function registerApiAccount(
+	state: SandboxState,
+	partnerId: string,
+	request: AccountRequest,
+): ApiAccount {
+	const user = newUser(state, request);
+	const key = issueKey(state, user.id, 'borrower', 'account key');
+	const account: ApiAccount = { id: user.id, ...request, api_key: key.key, createdBy: partnerId };
+	state.accounts.push(account);
+	return account;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,7 +280,7 @@ function createApiAccountByok(ctx: RequestContext): ReturnType<Route['handle']> 
 			SOMETHING_WENT_WRONG,
 		);
 	}
-	const user = newUser(ctx, { name: request.name, email, timezone: request.timezone });
+	const user = newUser(ctx.state, { name: request.name, email, timezone: request.timezone });
 	issueKey(ctx.state, user.id, 'borrower', 'byok account key', request.api_key);
 	return accountReply(ctx, {
 		id: user.id,

@@ -16,7 +16,7 @@ import {
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
 import { cancellable, systemClock, type Clock } from './clock';
-import { requireConnection, type Connection } from './connection';
+import { connectionOf, requireUsable, type Connection } from './connection';
 import {
 	exchange,
 	keyIdentity,
@@ -28,7 +28,7 @@ import {
 import { viaN8n } from './senders';
 import { n8nRequestTimeout, readTransportSettings } from './settings';
 import { CREDENTIAL_TYPE, type KeyType } from './credentials';
-import { redactSecrets, type ErrorGuidance } from './errors';
+import { containsSecret, redactSecrets, type ErrorGuidance } from './errors';
 import { Semaphore } from './semaphore';
 import { invalidParameter } from '../validation/parameters';
 
@@ -94,6 +94,12 @@ export interface ApiClient {
 	 * the run is cancelled.
 	 */
 	clock: Clock;
+	/**
+	 * Whether a text holds a secret of this item's requests (the key sent, the credential's key, its
+	 * Key Sealing Secret, the base URL's password) in any form the transport redacts: for a parameter
+	 * that must hold none.
+	 */
+	holdsSecret(text: string): boolean;
 }
 
 /** How an operation sends its request: once (the default), or paging, looking up, checking first. */
@@ -135,6 +141,35 @@ export function oncePerRun<T>(
 		if (!values.has(run)) values.set(run, compute(context));
 		return values.get(run) as T;
 	};
+}
+
+/**
+ * A reading of parameters that gives every item of a run the same value unless one of them is an
+ * expression: made once per run when none of `names` holds an expression in the node as saved,
+ * for each item otherwise. Only a reading that succeeds is kept: one that fails fails each item
+ * with its own error, as before.
+ */
+export function perRunUnlessExpression<T>(
+	names: readonly string[],
+	read: (context: IExecuteSingleFunctions) => T,
+): (context: IExecuteSingleFunctions) => T {
+	const readings = oncePerRun((context): { constant: boolean; value?: { read: T } } => ({
+		constant: !names.some((name) => holdsExpression(nodeOf(context).parameters[name])),
+	}));
+	return (context) => {
+		const reading = readings(context);
+		if (!reading.constant) return read(context);
+		reading.value ??= { read: read(context) };
+		return reading.value.read;
+	};
+}
+
+/** Whether a parameter's saved value is, or holds anywhere inside it, an n8n expression ("=…"). */
+function holdsExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	if (Array.isArray(value)) return value.some(holdsExpression);
+	if (value && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	return false;
 }
 
 /** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
@@ -255,6 +290,18 @@ function redactError(error: NodeApiError | NodeOperationError, secrets: string[]
 	}
 }
 
+/**
+ * The Options collection: read for each item only when it holds an expression, such as Act as
+ * Borrower's {{ $json.api_key }}, for n8n evaluates every expression anew, which is costly.
+ */
+const optionsOf = perRunUnlessExpression(
+	['options'],
+	(context) => context.getNodeParameter('options', {}) as IDataObject,
+);
+
+/** n8n's Request Options → Timeout, likewise. */
+const requestTimeoutOf = perRunUnlessExpression(['requestOptions'], n8nRequestTimeout);
+
 /** The transport of one item: its credential checked, the operation's key type, the Options, n8n's client. */
 async function transportFor(
 	context: IExecutePaginationFunctions,
@@ -263,7 +310,7 @@ async function transportFor(
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
-	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const options = optionsOf(context);
 	const connection = await connectionFor(context, meta, {
 		node,
 		itemIndex,
@@ -274,7 +321,7 @@ async function transportFor(
 		settings: readTransportSettings(
 			context,
 			options,
-			n8nRequestTimeout(context),
+			requestTimeoutOf(context),
 			meta.attemptTimeoutMs,
 		),
 		send: viaN8n(context, {
@@ -340,21 +387,30 @@ function givenKey(context: IExecuteSingleFunctions, parameter: string, label: st
  * The connection of the credential's own key, per operation, kept for the run once it passed: every
  * item sends the same key to the same server, and the connection carries the secrets whose patterns
  * (made once per connection) check every answer. A key given in Act as Borrower gets a connection of
- * its own for each item: a run may act for thousands of borrowers.
+ * its own for each item (the credential's with that key): a run may act for thousands of borrowers.
  */
 const credentialConnectionsOf = oncePerRun((): Map<OperationMeta, Connection> => new Map());
+
+/**
+ * The credential read as a connection (or what is wrong with it) once per run: every item has the
+ * same credential, and a run acting for thousands of borrowers would otherwise parse it for each.
+ */
+const credentialConnectionOf = oncePerRun(async (context) => {
+	const credentials = await credentialsOf(context);
+	return { credentials, connection: connectionOf(credentials) };
+});
 
 async function connectionFor(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
 	asker: { node: INode; itemIndex: number; actAs?: string; actAsField?: string },
 ): Promise<Connection> {
-	const credentials = await credentialsOf(context);
+	const { credentials, connection: read } = await credentialConnectionOf(context);
 	// Looked up after the wait: the items of a run all start before the first has its credential.
 	const kept = asker.actAs === undefined ? credentialConnectionsOf(context) : undefined;
 	const known = kept?.get(meta);
 	if (known) return known;
-	const connection = requireConnection(credentials, {
+	const connection = requireUsable(credentials, read, {
 		...asker,
 		label: meta.label,
 		keyType: meta.keyType,
@@ -375,6 +431,7 @@ function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
 		clock: cancellable(transport.clock, transport.cancelled),
+		holdsSecret: (text) => containsSecret(text, transport.connection.secrets),
 	};
 }
 

@@ -205,8 +205,19 @@ export interface Asker {
  * key type is an error naming the asker. The one guard of the node, the trigger and the pickers.
  */
 export function requireConnection(credentials: CredentialFields, asker: Asker): Connection {
+	return requireUsable(credentials, connectionOf(credentials), asker);
+}
+
+/**
+ * requireConnection for a credential connectionOf has already read: a run reads its credential
+ * once and each item asks with its own key type and Act as Borrower key.
+ */
+export function requireUsable(
+	credentials: CredentialFields,
+	connection: Connection | { problem: string },
+	asker: Asker,
+): Connection {
 	const withNote = (text: string) => [text, asker.note].filter(Boolean).join(' ');
-	const connection = connectionOf(credentials);
 	if ('problem' in connection) {
 		throw new NodeOperationError(asker.node, 'The Lendasat credential cannot be used', {
 			itemIndex: asker.itemIndex,

@@ -310,12 +310,28 @@ export function containsSecret(text: string, secrets: readonly string[]): boolea
 	// them a secret can stand only as it is or in base64, which a plain search finds: no pattern is
 	// made (an Act as Borrower key, new for each item, would have one made and run only once, slowly).
 	if (!text.includes('%') && !text.includes('\\')) {
-		return secrets.some(
-			(secret) =>
-				isFindable(secret) && [secret, ...base64Forms(secret)].some((form) => text.includes(form)),
-		);
+		return plainFormsOf(secrets).some((form) => text.includes(form));
 	}
 	return patternsOf(secrets).any?.test(text) ?? false;
+}
+
+/**
+ * The forms of a list's secrets a plain search looks for (each as it is and in base64), made once
+ * per list and kept with it: an item checks its answers and parameters against one list.
+ */
+const plainFormsOfList = new WeakMap<readonly string[], { secrets: string[]; forms: string[] }>();
+
+function plainFormsOf(secrets: readonly string[]): string[] {
+	const kept = plainFormsOfList.get(secrets);
+	if (kept && sameList(kept.secrets, secrets)) return kept.forms;
+	const forms = secrets.filter(isFindable).flatMap((secret) => [secret, ...base64Forms(secret)]);
+	plainFormsOfList.set(secrets, { secrets: [...secrets], forms });
+	return forms;
+}
+
+/** Whether a list still holds what it held when something was made from it. */
+function sameList(kept: readonly string[], secrets: readonly string[]): boolean {
+	return kept.length === secrets.length && kept.every((secret, index) => secret === secrets[index]);
 }
 
 interface SecretPatterns {
@@ -336,13 +352,7 @@ const patternsOfList = new WeakMap<readonly string[], SecretPatterns>();
 function patternsOf(secrets: readonly string[]): SecretPatterns {
 	const kept = patternsOfList.get(secrets);
 	// A list changed since its patterns were made gets new ones.
-	if (
-		kept &&
-		kept.secrets.length === secrets.length &&
-		kept.secrets.every((secret, index) => secret === secrets[index])
-	) {
-		return kept;
-	}
+	if (kept && sameList(kept.secrets, secrets)) return kept;
 	const sources = secrets.filter(isFindable).map((secret) => secretSource(secret));
 	const made: SecretPatterns = {
 		secrets: [...secrets],

@@ -8,9 +8,11 @@ import {
 
 import { DEFAULT_DAYS_AHEAD, daysAheadField, statusesField } from '../../descriptions/eventFields';
 import { readSimplify } from '../../descriptions/fields';
-import { actingBorrowerKey } from '../../transport/actAs';
-import { nodeOf, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
-import { containsSecret } from '../../transport/errors';
+import {
+	perRunUnlessExpression,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import { holdsSealedKey } from '../../encryption/sealedKeys';
 import { requireComplete, walkPages } from '../../transport/pagination';
 import { withCollateralAndKyc } from '../../trigger/contracts';
@@ -106,7 +108,7 @@ export async function readBorrowerEvents(
 	request: OperationRequest,
 	label: string,
 ): Promise<{ events: CurrentEvent[]; borrower: string | null }> {
-	const settings = readEventSettings(context);
+	const settings = readEventSettings(context, api);
 	const listing = { ...request, qs: { ...request.qs, ...LISTING_ORDER } };
 	const walked = await walkPages(context, api, listing, label, Infinity);
 	const contracts = requireComplete(
@@ -131,7 +133,25 @@ export async function readBorrowerEvents(
 }
 
 /** Every parameter checked before anything is sent. */
-function readEventSettings(context: IExecuteSingleFunctions): Omit<EventSettings, 'now'> {
+function readEventSettings(
+	context: IExecuteSingleFunctions,
+	api: ApiClient,
+): Omit<EventSettings, 'now'> {
+	return { ...eventChoicesOf(context), borrower: readBorrower(context, api) };
+}
+
+/**
+ * Which events, in which shape: the same for every item of a run unless one of these parameters is
+ * an expression, so read once per run then (a partner's run has an item per borrower).
+ */
+const eventChoicesOf = perRunUnlessExpression(
+	['events', 'statuses', 'daysAhead', 'simplify'],
+	readEventChoices,
+);
+
+function readEventChoices(
+	context: IExecuteSingleFunctions,
+): Omit<EventSettings, 'now' | 'borrower'> {
 	const events = readEventNames(context);
 	const simplify = readSimplify(context)
 		? contractSimplifierOf(context)
@@ -151,7 +171,6 @@ function readEventSettings(context: IExecuteSingleFunctions): Omit<EventSettings
 					),
 				)
 			: DEFAULT_DAYS_AHEAD,
-		borrower: readBorrower(context),
 		shape: (contract: IDataObject) => simplify(withCollateralAndKyc(contract)),
 	};
 }
@@ -171,10 +190,10 @@ function readEventNames(context: IExecuteSingleFunctions): EventName[] {
 
 /**
  * The partner's reference for the borrower, or null when none is given. A key here would be copied
- * into every event, so text holding one (the key this item acts as, anything shaped like a Lendasat
- * key, or a sealed key) is refused, and the error does not repeat it.
+ * into every event, so text holding one (the key this item acts as, the credential's, anything
+ * shaped like a Lendasat key, or a sealed key) is refused, and the error does not repeat it.
  */
-export function readBorrower(context: IExecuteSingleFunctions): string | null {
+function readBorrower(context: IExecuteSingleFunctions, api: ApiClient): string | null {
 	const value = context.getNodeParameter('borrower', '');
 	if (value === undefined || value === null) return null;
 	if (typeof value !== 'string' && typeof value !== 'number') {
@@ -186,16 +205,8 @@ export function readBorrower(context: IExecuteSingleFunctions): string | null {
 	}
 	const text = String(value).trim();
 	if (text === '') return null;
-	const actingKey = actingBorrowerKey(
-		context,
-		context.getNodeParameter('options', {}) as IDataObject,
-		nodeOf(context),
-	);
-	if (
-		holdsLendasatKey(text) ||
-		holdsSealedKey(text) ||
-		(actingKey !== undefined && containsSecret(text, [actingKey]))
-	) {
+	// The item's client knows the key it sends: Options (Act as Borrower) is not evaluated again.
+	if (holdsLendasatKey(text) || holdsSealedKey(text) || api.holdsSecret(text)) {
 		throw invalidParameter(
 			context,
 			'Borrower',

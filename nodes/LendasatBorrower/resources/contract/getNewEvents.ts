@@ -6,7 +6,12 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
+import {
+	apiRoute,
+	perRunUnlessExpression,
+	type ApiClient,
+	type OperationRequest,
+} from '../../transport/apiRoute';
 import { checkOneOf, describeValue } from '../../validation/checks';
 import { invalidParameter, requireValid } from '../../validation/parameters';
 import { readBorrowerEvents } from './borrowerEvents';
@@ -102,11 +107,7 @@ async function readNewEvents(
 	const reported = readAlreadyReported(this, given);
 	// As stored, so that the Data table's compare-and-set matches the row (null matches an empty cell).
 	const before = (given ?? null) as string | null;
-	const firstPoll = this.getNodeParameter('firstPoll', 'report');
-	const recordFirstPoll =
-		requireValid(this, 'First Poll of a Borrower', firstPoll, checkOneOf(FIRST_POLL_CHOICES)) ===
-		'record';
-	const claimMs = readClaimMinutes(this) * 60_000;
+	const { recordFirstPoll, claimMs } = newEventChoicesOf(this);
 	const { events: current, borrower } = await readBorrowerEvents(this, api, request, LABEL);
 	const now = api.clock.now();
 	const claimant = claimantOf(this.getExecutionId());
@@ -125,6 +126,27 @@ async function readNewEvents(
 		},
 	];
 }
+
+/**
+ * First Poll of a Borrower and Claim For: the same for every item of a run unless one is an
+ * expression, so read once per run then (a partner's run has an item per borrower).
+ */
+const newEventChoicesOf = perRunUnlessExpression(
+	['firstPoll', 'claimMinutes'],
+	(context): { recordFirstPoll: boolean; claimMs: number } => {
+		const firstPoll = context.getNodeParameter('firstPoll', 'report');
+		return {
+			recordFirstPoll:
+				requireValid(
+					context,
+					'First Poll of a Borrower',
+					firstPoll,
+					checkOneOf(FIRST_POLL_CHOICES),
+				) === 'record',
+			claimMs: readClaimMinutes(context) * 60_000,
+		};
+	},
+);
 
 function readAlreadyReported(context: IExecuteSingleFunctions, value: unknown): Reported | null {
 	try {

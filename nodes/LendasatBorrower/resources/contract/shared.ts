@@ -12,6 +12,7 @@ import {
 	simplifyItems,
 	uuidLocatorModes,
 } from '../../descriptions/fields';
+import { nodeOf } from '../../transport/apiRoute';
 import { requireIssuedId } from '../../validation/parameters';
 import { isRecord } from '../../validation/checks';
 
@@ -168,7 +169,7 @@ export async function simplifyContracts(
 export function contractSimplifierOf(
 	context: IExecuteSingleFunctions,
 ): (contract: IDataObject) => IDataObject {
-	return context.getNode().typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
+	return nodeOf(context).typeVersion < 1.1 ? simplifyContractVersion1 : simplifyContract;
 }
 
 /** One Simplify switch for the operations that return contract records, and for the Bitcoin repayment invoice. */

@@ -1,0 +1,186 @@
+/**
+ * What one partner poll (scenario 9's run without latency) costs per borrower, in this process:
+ * the partner template's Contract → Get New Events (or Get Events, --operation getEvents) over
+ * `borrowers` items, each a borrower table row never polled (acting with its own key, Borrower its
+ * reference, Already Reported its empty memory), after `warmUps` runs over 500 other borrowers each
+ * (every key of the measured run is new to the process). The sandbox runs in a process of its own,
+ * so the figures are n8n's and the node's. It prints the CPU time per borrower, the peak of heap +
+ * external (garbage included), RSS and the memory (`reported`) each borrower's row would store.
+ *
+ *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
+ *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
+ *        [--events marginCall|quiet] [--profile file.cpuprofile]
+ *
+ * --profile writes a V8 CPU profile of the measured run and prints where its time goes.
+ *
+ * Instructions, repeatable where CPU time is not (a loaded machine): under valgrind's callgrind,
+ * with instrumentation off until the measured run (--callgrind turns it on and dumps the run's
+ * count; the sandbox's process is not traced):
+ *
+ *   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/cg.%p \
+ *        node --expose-gc --import tsx dev/bench/partnerPollCost.ts --borrowers 300 --warm-ups 1 --callgrind
+ *
+ * The dump /tmp/cg.<pid>.1 holds the measured run ("totals:"); divided by the borrowers, it is
+ * what one costs, the run's own fixed part included (about 1.4 M instructions of 12 at 300).
+ * About 4 minutes for 300 borrowers; two runs of the same code differ by about 2 %.
+ */
+import { execFile } from 'node:child_process';
+
+import { measureMemory } from './lib/memory';
+import { profiled, summarizeProfile } from './lib/profile';
+import { SandboxProcess } from './lib/processes';
+import { PARTNER_QUIET_EVENTS } from './lib/scenarios';
+import { partnerPollStateBytes } from './lib/contenders';
+import type { PartnerOperation } from './lib/types';
+import { nodePartnerPollWorkflow } from './lib/workflows';
+import { runWorkflow } from '../harness/n8n';
+import { onboardBorrowersInBulk, type OnboardedBorrower } from '../sandbox/partner';
+
+interface Options {
+	borrowers: number;
+	warmUps: number;
+	operation: PartnerOperation;
+	events?: string[];
+	profile?: string;
+	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
+	callgrind: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+	const options: Options = {
+		borrowers: 1000,
+		warmUps: 2,
+		operation: 'getNewEvents',
+		callgrind: false,
+	};
+	for (let index = 0; index < argv.length; index++) {
+		const flag = argv[index];
+		if (flag === '--callgrind') {
+			options.callgrind = true;
+			continue;
+		}
+		const value = argv[++index];
+		if (flag === '--borrowers') options.borrowers = Number(value);
+		else if (flag === '--warm-ups') options.warmUps = Number(value);
+		else if (flag === '--operation') {
+			if (value !== 'getNewEvents' && value !== 'getEvents')
+				throw new Error('--operation takes getNewEvents or getEvents');
+			options.operation = value;
+		}
+		// quiet: Events that none of the borrowers' contracts stands at, so that nothing is output.
+		else if (flag === '--events')
+			options.events = value === 'quiet' ? PARTNER_QUIET_EVENTS : value.split(',');
+		else if (flag === '--profile') options.profile = value;
+		else throw new Error(`unknown argument ${flag}`);
+	}
+	if (!Number.isSafeInteger(options.borrowers) || options.borrowers < 1)
+		throw new Error('--borrowers needs a positive whole number');
+	return options;
+}
+
+const WARM_UP_BORROWERS = 500;
+
+/** Tells the callgrind this process runs under to do something (callgrind_control, run beside the event loop). */
+async function callgrind(command: string): Promise<void> {
+	await new Promise<void>((resolve, reject) => {
+		execFile('callgrind_control', [command, String(process.pid)], (error) =>
+			error ? reject(error) : resolve(),
+		);
+	});
+}
+
+async function poll(
+	sandbox: SandboxProcess,
+	borrowers: OnboardedBorrower[],
+	options: Options,
+): Promise<{ items: number; failed: number; stateBytes?: number }> {
+	const run = await runWorkflow(
+		nodePartnerPollWorkflow(options.operation, undefined, options.events),
+		{
+			credential: {
+				environment: 'custom',
+				baseUrl: sandbox.url,
+				keyType: 'master',
+				apiKey: sandbox.keys.master,
+			},
+			items: borrowers.map((borrower) => ({
+				borrower_id: borrower.id,
+				api_key: borrower.api_key,
+				reported: null,
+			})),
+		},
+	);
+	if (run.error) throw new Error(run.error.message);
+	const items = run.output('Lendasat Borrower');
+	const failed = items.filter((item) => item.error).length;
+	return {
+		items: items.length - failed,
+		failed,
+		stateBytes: partnerPollStateBytes(options.operation, items),
+	};
+}
+
+async function main(): Promise<void> {
+	const options = parseArgs(process.argv.slice(2));
+	const sandbox = await SandboxProcess.start();
+	try {
+		const onboarded = await onboardBorrowersInBulk(
+			sandbox.url,
+			sandbox.keys.master,
+			options.warmUps * WARM_UP_BORROWERS + options.borrowers,
+			[{ status: 'PrincipalGiven' }],
+		);
+		for (let warmUp = 0; warmUp < options.warmUps; warmUp++) {
+			const borrowers = onboarded.slice(
+				warmUp * WARM_UP_BORROWERS,
+				(warmUp + 1) * WARM_UP_BORROWERS,
+			);
+			await poll(sandbox, borrowers, options);
+		}
+		const measured = onboarded.slice(options.warmUps * WARM_UP_BORROWERS);
+		const { value, memory } = await measureMemory(async () => {
+			const started = performance.now();
+			const before = process.cpuUsage();
+			const work = () => poll(sandbox, measured, options);
+			if (options.callgrind) {
+				await callgrind('--instr=on');
+				await callgrind('--zero');
+			}
+			const outcome = await (options.profile ? profiled(options.profile, work) : work());
+			if (options.callgrind) {
+				await callgrind('--dump=measured');
+				await callgrind('--instr=off');
+			}
+			const cpu = process.cpuUsage(before);
+			return {
+				outcome,
+				wallMs: performance.now() - started,
+				cpuMs: (cpu.user + cpu.system) / 1000,
+			};
+		});
+		const { outcome, wallMs, cpuMs } = value;
+		const n = options.borrowers;
+		console.log(
+			`${options.operation} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
+				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
+				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
+				(outcome.stateBytes === undefined
+					? ''
+					: `; memory to store ${(outcome.stateBytes / n).toFixed(1)} B per borrower`),
+		);
+		if (options.profile)
+			console.log(
+				summarizeProfile(
+					options.profile,
+					`CPU profile: Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'} × ${n} borrowers, warm`,
+				),
+			);
+	} finally {
+		await sandbox.close();
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
