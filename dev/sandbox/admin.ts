@@ -7,6 +7,7 @@ import { ApiError, shorten } from './errors';
 import { evmAddressFor, publicKeyFor } from './ids';
 import { addLoanApplication } from './loanApplications';
 import { arkAdmin, arkAdminRoutes, type ArkAdmin } from './ark';
+import { collateralAdmin, collateralAdminRoutes, type CollateralAdmin } from './collateral';
 import { disputeAdmin, disputeAdminRoutes, type DisputeAdmin } from './disputes';
 import { lifecycleAdmin, lifecycleAdminRoutes, type LifecycleAdmin } from './lifecycle';
 import { createContractEntry } from './loans';
@@ -106,7 +107,12 @@ export interface InstallmentPatch {
 	status?: string;
 }
 
-export interface SandboxAdmin extends LifecycleAdmin, ArkAdmin, MoonAdmin, DisputeAdmin {
+export interface SandboxAdmin
+	extends LifecycleAdmin,
+		ArkAdmin,
+		MoonAdmin,
+		DisputeAdmin,
+		CollateralAdmin {
 	setContractStatus(id: string, status: string): Contract;
 	setLiquidationStatus(id: string, liquidationStatus: string): Contract;
 	addOffer(partial?: AdminOfferInput): LoanOffer;
@@ -357,6 +363,7 @@ export function createAdmin(host: AdminHost): SandboxAdmin {
 	const state = (): SandboxState => host.state();
 	return {
 		...lifecycleAdmin(state),
+		...collateralAdmin(state),
 		...arkAdmin(state),
 		...moonAdmin(state),
 		...disputeAdmin(state),
@@ -575,6 +582,7 @@ export function adminRoutes(admin: SandboxAdmin, host: AdminHost): Route[] {
 			return jsonReply({ has_key: true });
 		}),
 		...lifecycleAdminRoutes(admin),
+		...collateralAdminRoutes(admin),
 		...arkAdminRoutes(admin),
 		...disputeAdminRoutes(admin),
 	];

@@ -16,7 +16,7 @@ import {
 } from './bitcoin';
 import { ApiError, SOMETHING_WENT_WRONG, shorten, type LiveError } from './errors';
 import { publicKeyFor, txidFor } from './ids';
-import { BTC_PRICE } from './loans';
+import { BTC_PRICE, outstandingBalance } from './loans';
 import { jsonReply, type Route } from './router';
 import { changeStatus, nowIso, pushNotification, type SandboxState } from './state';
 import type { BitcoinRepaymentInvoice, Contract, ContractEntry, Installment } from './types';
@@ -376,6 +376,7 @@ export function confirmInstallments(
 		});
 	}
 	contract.updated_at = at;
+	contract.balance_outstanding = outstandingBalance(contract);
 	if (contract.installments.every((installment) => FINISHED_INSTALLMENTS.has(installment.status))) {
 		changeStatus(state, entry, 'RepaymentConfirmed');
 	}
@@ -391,43 +392,10 @@ export function confirmClaim(state: SandboxState, contractId: string): Contract 
 			`Contract ${contractId} is ${entry.contract.status}, not ClosingByClaim: no claim to confirm`,
 		);
 	}
+	// contract_update_collateral.rs:69-85: all funds withdrawn, the collateral is 0.
 	entry.contract.collateral_sats = 0;
+	entry.contract.deposited_sats = 0;
 	return changeStatus(state, entry, 'Closed');
-}
-
-/**
- * More collateral arrives for a contract (a top-up, e.g. after a margin call): the chain watcher
- * records the Funding transaction and raises collateral_sats with updated_at (hub 49781f87
- * db/contracts/update_collateral.rs update_collateral_sats), and the timeline, built from the
- * transactions, lists every funding after the first as another CollateralConfirmed entry at the
- * transaction's time (routes/borrower/contracts.rs:2287-2306). The status does not change, nor
- * does the liquidation status until the liquidation engine next runs (setLiquidationStatus).
- */
-export function addCollateral(state: SandboxState, contractId: string, sats: number): Contract {
-	if (!Number.isSafeInteger(sats) || sats <= 0)
-		throw adminError(400, 'sats must be a positive whole number of satoshis');
-	const { contract } = anyContract(state, contractId);
-	const at = nowIso(state);
-	const funded = contract.transactions.filter(
-		(transaction) => transaction.transaction_type === 'Funding',
-	).length;
-	const txid = txidFor(state.seed, `${contract.id}:Funding:${funded}:${at}`);
-	contract.transactions.push({
-		id: state.ids.uuid(),
-		contract_id: contract.id,
-		txid,
-		timestamp: at,
-		transaction_type: 'Funding',
-	});
-	contract.collateral_sats += sats;
-	contract.deposited_sats += sats;
-	contract.updated_at = at;
-	contract.timeline.push({
-		date: at,
-		txid,
-		event: { type: 'contract_status_change', status: 'CollateralConfirmed' },
-	});
-	return contract;
 }
 
 /** Moves the sandbox clock forward (e.g. past an invoice's 15 minutes); reset() puts it back. */
@@ -446,8 +414,6 @@ export interface LifecycleAdmin {
 	confirmClaim(contractId: string): Contract;
 	/** Moves the sandbox clock forward; returns the new time. */
 	advanceClock(milliseconds: number): string;
-	/** More collateral arrives on chain: a Funding transaction, collateral_sats up, no status change. */
-	addCollateral(contractId: string, sats: number): Contract;
 }
 
 export function lifecycleAdmin(state: () => SandboxState): LifecycleAdmin {
@@ -456,7 +422,6 @@ export function lifecycleAdmin(state: () => SandboxState): LifecycleAdmin {
 			confirmInstallments(state(), contractId, installmentIds),
 		confirmClaim: (contractId) => confirmClaim(state(), contractId),
 		advanceClock: (milliseconds) => advanceClock(state(), milliseconds),
-		addCollateral: (contractId, sats) => addCollateral(state(), contractId, sats),
 	};
 }
 
@@ -473,8 +438,7 @@ export function adminPost(pattern: string, handle: Route['handle']): Route {
 }
 
 /**
- * POST /__admin/contracts/{id}/confirm-installments, …/confirm-claim, …/add-collateral (`{sats}`),
- * POST /__admin/clock, and
+ * POST /__admin/contracts/{id}/confirm-installments, …/confirm-claim, POST /__admin/clock, and
  * POST /__admin/stand-in-signer (`{psbt}` → `{tx}`: what the borrower's external signer does with a
  * claim or recovery PSBT, for demos against the sandbox only; see standInSigner.ts).
  */
@@ -492,9 +456,6 @@ export function lifecycleAdminRoutes(admin: LifecycleAdmin): Route[] {
 		}),
 		adminPost('/contracts/:id/confirm-claim', (ctx) =>
 			jsonReply(admin.confirmClaim(ctx.params.id)),
-		),
-		adminPost('/contracts/:id/add-collateral', (ctx) =>
-			jsonReply(admin.addCollateral(ctx.params.id, Number(bodyOf(ctx.body).sats))),
 		),
 		adminPost('/clock', (ctx) => {
 			const body = bodyOf(ctx.body);

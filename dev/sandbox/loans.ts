@@ -17,7 +17,13 @@ import { roundMoney } from './validate';
 /** USD (or EUR) per BTC used for every collateral figure. */
 export const BTC_PRICE = 100_000;
 const SATS_PER_BTC = 100_000_000;
+/** lib.rs:49-50 LTV_THRESHOLD_LIQUIDATION and LEGACY_LTV_THRESHOLD_LIQUIDATION. */
 const LIQUIDATION_LTV = 0.9;
+const LEGACY_LIQUIDATION_LTV = 0.95;
+/** model/contract.rs:151-153 has_new_liquidation_threshold: created on or after 2025-03-01. */
+const NEW_LIQUIDATION_THRESHOLD_FROM = Date.parse('2025-03-01T00:00:00Z');
+/** model/installment.rs:250-265 compute_outstanding_balance: these still count as owed. */
+const OUTSTANDING_INSTALLMENTS = new Set(['pending', 'paid', 'late']);
 export const FIAT_ASSETS = new Set(['Usd', 'Eur', 'Chf', 'Mxn']);
 /** The collateral asset of Arkade offers and contracts (the other is BitcoinBtc). */
 export const ARKADE = 'ArkadeBtc';
@@ -45,6 +51,40 @@ export interface ContractDraft {
 	repaymentAddress?: string;
 	/** The request's `fiat_loan_details` (FiatLoanDetailsWrapper), stored for the borrower. */
 	fiatLoanDetails?: { details: unknown; encrypted_encryption_key_borrower: string };
+}
+
+/** What the installments still ask for: principal and interest of the pending, paid and late ones. */
+export function outstandingBalance(contract: Contract): number {
+	return roundMoney(
+		contract.installments
+			.filter((installment) => OUTSTANDING_INSTALLMENTS.has(installment.status))
+			.reduce((sum, installment) => sum + installment.principal + installment.interest, 0),
+	);
+}
+
+/**
+ * The collateral that counts: what was sent to the contract address less the origination fee
+ * (model/contract.rs:107-112 actual_collateral). The sandbox stores the sent total as deposited_sats.
+ */
+export function actualCollateral(contract: Contract): number {
+	return Math.max(0, contract.deposited_sats - contract.origination_fee_sats);
+}
+
+/**
+ * model/contract.rs:117-139 liquidation_price: the balance over the collateral in BTC at the
+ * liquidation threshold (utils.rs:25-37), 0.95 for contracts created before 2025-03-01, with
+ * initial_collateral_sats less the fee while no collateral counts yet. Not rounded: the backend
+ * divides in rust_decimal and sends the result as a float.
+ */
+export function liquidationPriceOf(contract: Contract): number {
+	const actual = actualCollateral(contract);
+	const sats =
+		actual > 0 ? actual : contract.initial_collateral_sats - contract.origination_fee_sats;
+	const threshold =
+		Date.parse(contract.created_at) >= NEW_LIQUIDATION_THRESHOLD_FROM
+			? LIQUIDATION_LTV
+			: LEGACY_LIQUIDATION_LTV;
+	return outstandingBalance(contract) / ((sats / SATS_PER_BTC) * threshold);
 }
 
 export function interestFor(amount: number, yearlyRate: number, days: number): number {
@@ -142,9 +182,8 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		deposited_sats: 0,
 		initial_ltv: offer.min_ltv,
 		collateral_asset: offer.collateral_asset,
-		liquidation_price: roundMoney(
-			(amount + interest) / ((collateral / SATS_PER_BTC) * LIQUIDATION_LTV),
-		),
+		// Set below, once the record is complete.
+		liquidation_price: 0,
 		liquidation_status: 'Healthy',
 		ltv_threshold_margin_call_1: 0.8,
 		ltv_threshold_margin_call_2: 0.85,
@@ -201,6 +240,7 @@ export function buildContract(state: SandboxState, draft: ContractDraft): Contra
 		fiat_loan_details_lender: null,
 		requires_ark_settlement: offer.collateral_asset === ARKADE ? false : null,
 	};
+	contract.liquidation_price = liquidationPriceOf(contract);
 	if (draft.collateralAddress !== undefined) contract.collateral_address = draft.collateralAddress;
 	if (draft.repaymentAddress !== undefined) contract.repayment_address = draft.repaymentAddress;
 	return contract;
@@ -290,12 +330,7 @@ export function markInstallmentPaid(
 ): void {
 	const at = nowIso(state);
 	const contract = entry.contract;
-	if (!SETTLED_INSTALLMENTS.has(installment.status)) {
-		contract.balance_outstanding = Math.max(
-			0,
-			roundMoney(contract.balance_outstanding - installment.principal - installment.interest),
-		);
-	}
+	// A paid installment still counts as owed until the lender confirms it (installment.rs:254-256).
 	installment.status = 'paid';
 	installment.paid_date = at;
 	installment.payment_id = paymentId;

@@ -14,7 +14,7 @@ import {
 	txidFor,
 } from './ids';
 import { addLoanApplication } from './loanApplications';
-import { createContractEntry } from './loans';
+import { createContractEntry, outstandingBalance } from './loans';
 import { CARD_IDS, seedMoon } from './moon';
 import {
 	createEmptyState,
@@ -32,7 +32,6 @@ import type {
 	SeedOptions,
 	User,
 } from './types';
-import { roundMoney } from './validate';
 
 export const DEFAULT_SEED = 'lendasat-sandbox';
 
@@ -388,15 +387,13 @@ function settleInstallments(
 		installment.status = 'confirmed';
 		installment.paid_date = installment.due_date < now ? installment.due_date : now;
 		installment.payment_id = txid;
-		contract.balance_outstanding = roundMoney(
-			contract.balance_outstanding - installment.principal - installment.interest,
-		);
 		contract.timeline.push({
 			date: installment.paid_date,
 			txid,
 			event: { type: 'installment_payment', installment_id: installment.id, is_confirmed: true },
 		});
 	}
+	contract.balance_outstanding = outstandingBalance(contract);
 	contract.timeline.sort((a, b) => a.date.localeCompare(b.date));
 }
 

@@ -74,6 +74,11 @@ export interface SandboxState {
 	disputes: Map<string, DisputeWithMessages>;
 	/** Borrowers' referral codes (referral_codes_borrowers), by code: what create-api-account/byok accepts. */
 	referralCodes: Map<string, ReferralCode>;
+	/**
+	 * The price of one bitcoin in US dollars that the price routes end at now (collateral.ts
+	 * setBtcPrice); undefined: loans.ts BTC_PRICE; null: no price at all.
+	 */
+	btcPriceUsd?: number | null;
 }
 
 export function createEmptyState(seed: string, now: () => Date): SandboxState {

@@ -1,7 +1,8 @@
 // What n8n's verification looks at, checked offline on the package as npm would publish it:
 //   1. `n8n-node cloud-support` reports the package eligible (strict mode, the unmodified config);
 //   2. the packed tarball holds exactly the built package: package.json, README, LICENSE and dist/
-//      with only JavaScript, declarations, codex files and icons (no tests, maps or dev tools);
+//      with only JavaScript, declarations, codex files, icons and output schemas (no tests, maps
+//      or dev tools);
 //   3. @n8n/scan-community-package's own lint passes on the sources and on the tarball. Its CLI
 //      wants a published version with provenance, so its two lint legs are run directly.
 //
@@ -28,6 +29,8 @@ const SHIPPED = [
 	/^README\.md$/,
 	/^LICENSE\.md$/,
 	/^dist\/.+\.(js|d\.ts|node\.json|svg|png)$/,
+	// The output schemas (dev/schemas): dist/nodes/<node>/__schema__/v<version>/<resource>/<operation>.json.
+	/^dist\/nodes\/[^/]+\/__schema__\/v\d+\.\d+\.\d+\/[A-Za-z]+\/[A-Za-z]+\.json$/,
 ];
 
 function filesUnder(dir: string): string[] {
@@ -76,6 +79,7 @@ function checkTarballContents(unpacked: string): string[] {
 	for (const needed of [
 		'dist/nodes/LendasatBorrower/LendasatBorrower.node.js',
 		'dist/credentials/LendasatApi.credentials.js',
+		'dist/nodes/LendasatBorrower/__schema__/v1.1.0/contract/getEvents.json',
 	]) {
 		if (!files.includes(needed))
 			problems.push(`the tarball lacks ${needed} (run npm run build first)`);

@@ -1,8 +1,9 @@
 /**
  * A stand-in for OpenAI's chat completions API on 127.0.0.1, for n8n's OpenAI Chat Model node
  * (its credential's Base URL points here): it records what the model would be told — every request,
- * with its `tools` — and plays a fixed part: first it calls one tool, and once a tool's answer is in
- * the conversation it answers with a text naming how long that answer was.
+ * with its `tools` — and plays a script of tool calls: its turn after N tool answers in the
+ * conversation is the script's call N, and past the script a text naming how long the last tool
+ * answer was. Given a tool's name, the script is that one call with no arguments.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Json } from '../../dev/n8n/n8n-env';
@@ -22,39 +23,47 @@ export interface ToolOffered {
 	parameters: Json;
 }
 
+/**
+ * One call of the script, with the arguments as the model sends them. A tool behind n8n's human
+ * review takes `{ toolParameters: <the tool's own arguments>, hitlParameters: {} }`.
+ */
+export interface ScriptedCall {
+	name: string;
+	arguments: Json;
+}
+
 /** The tools a request offered the model. */
 export function toolsOffered(request: Json): ToolOffered[] {
 	return ((request?.tools ?? []) as Json[]).map((tool) => tool.function as ToolOffered);
 }
 
-/** The model's turn: call `callTool` first; after a tool's answer, a text. */
-function reply(request: Json, callTool: string): Json {
+/** The model's turn: the script's next call, or once the script is played, a text. */
+function reply(request: Json, script: ScriptedCall[]): Json {
 	const messages = (request.messages ?? []) as Json[];
-	const toolAnswer = messages.find((message) => message.role === 'tool');
-	const message = toolAnswer
+	const toolAnswers = messages.filter((message) => message.role === 'tool');
+	const next = script[toolAnswers.length];
+	const message = next
 		? {
-				role: 'assistant',
-				content: `The tool answered with ${String(toolAnswer.content).length} characters.`,
-			}
-		: {
 				role: 'assistant',
 				content: null,
 				tool_calls: [
 					{
-						id: 'call_lendasat_1',
+						id: `call_lendasat_${toolAnswers.length + 1}`,
 						type: 'function',
-						function: { name: callTool, arguments: '{}' },
+						function: { name: next.name, arguments: JSON.stringify(next.arguments) },
 					},
 				],
+			}
+		: {
+				role: 'assistant',
+				content: `The tool answered with ${String(toolAnswers[toolAnswers.length - 1]?.content ?? '').length} characters.`,
 			};
 	return {
 		id: `chatcmpl-${messages.length}`,
 		object: 'chat.completion',
 		created: Math.floor(Date.now() / 1000),
 		model: request.model,
-		choices: [
-			{ index: 0, message, finish_reason: toolAnswer ? 'stop' : 'tool_calls', logprobs: null },
-		],
+		choices: [{ index: 0, message, finish_reason: next ? 'tool_calls' : 'stop', logprobs: null }],
 		usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
 	};
 }
@@ -76,7 +85,8 @@ function streamed(response: ServerResponse, completion: Json): void {
 	response.end('data: [DONE]\n\n');
 }
 
-export function startFakeModel(callTool: string): Promise<FakeModel> {
+export function startFakeModel(script: string | ScriptedCall[]): Promise<FakeModel> {
+	const calls = typeof script === 'string' ? [{ name: script, arguments: {} }] : script;
 	const requests: Json[] = [];
 	const server = createServer((req: IncomingMessage, res: ServerResponse) => {
 		let raw = '';
@@ -94,7 +104,7 @@ export function startFakeModel(callTool: string): Promise<FakeModel> {
 			}
 			const request = JSON.parse(raw);
 			requests.push(request);
-			const completion = reply(request, callTool);
+			const completion = reply(request, calls);
 			if (request.stream) return streamed(res, completion);
 			res.writeHead(200, { 'content-type': 'application/json' });
 			res.end(JSON.stringify(completion));

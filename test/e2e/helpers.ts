@@ -1,6 +1,6 @@
 /** Helpers for the end-to-end tests: reading n8n run data and the sandbox's recorded requests. */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Json } from '../../dev/n8n/n8n-env';
+import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { RecordedRequest } from '../../dev/sandbox/server';
 
 /** The JSON items a node produced in a run (`execute --rawOutput` or a REST execution's data). */
@@ -107,6 +107,24 @@ export async function waitFor<T>(
 }
 
 /**
+ * Waits until n8n serves a published workflow's webhook at `url`: anything but 404. n8n 2.x
+ * registers the webhooks of a workflow it publishes asynchronously (its publication outbox, polled
+ * every 15 s), so a finished POST …/activate can come before the URL exists. The request need not
+ * be one the webhook accepts (a refusal such as 401 proves it registered).
+ */
+export async function waitUntilRegistered(url: string, init: RequestInit): Promise<void> {
+	await waitFor(
+		async () => {
+			const response = await fetch(url, init);
+			await response.text();
+			return response.status !== 404;
+		},
+		90_000,
+		`n8n to register ${url}`,
+	);
+}
+
+/**
  * Whether this is a CI run: the CI variable set to anything but '', 'false' or '0'. GitHub Actions and
  * most CI services set CI=true. ci-info (Jest's --ci default) reads CI alike, but also counts '0' and
  * looks at vendor variables (BUILD_ID and the like); here only CI decides, so that unsetting it (or
@@ -141,4 +159,26 @@ export function describeNeeding(
 			}),
 		);
 	}
+}
+
+/** What a Lendasat credential for a server on 127.0.0.1 holds, besides its environment. */
+export interface LendasatCredentialData {
+	baseUrl: string;
+	keyType: 'borrower' | 'master';
+	apiKey: string;
+	sealingSecret?: string;
+}
+
+/** Saves a Lendasat credential through n8n's REST API, as the editor does: its reference for a node. */
+export async function saveLendasatCredential(
+	n8n: Pick<N8nServer, 'rest'>,
+	name: string,
+	data: LendasatCredentialData,
+): Promise<{ id: string; name: string }> {
+	const { id } = await n8n.rest('POST', '/credentials', {
+		name,
+		type: 'lendasatApi',
+		data: { environment: 'custom', ...data },
+	});
+	return { id, name };
 }

@@ -22,7 +22,7 @@ import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { OnboardedBorrower } from '../../dev/sandbox/partner';
 import type { Sandbox } from '../../dev/sandbox/server';
 import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
-import { waitFor, type Receiver } from './helpers';
+import { saveLendasatCredential, waitFor, type Receiver } from './helpers';
 
 export const TEMPLATE_FILE = join(
 	__dirname,
@@ -134,17 +134,11 @@ export async function setUpPartnerWatch(
 	receiver: Receiver,
 	borrowers: OnboardedBorrower[],
 ): Promise<PartnerWatch> {
-	const credential = { name: 'Lendasat partner (master key)' };
-	const { id: credentialId } = await server.rest('POST', '/credentials', {
-		...credential,
-		type: 'lendasatApi',
-		data: {
-			environment: 'custom',
-			baseUrl: sandbox.url,
-			keyType: 'master',
-			apiKey: sandbox.keys.master,
-			sealingSecret: SEALING_SECRET,
-		},
+	const credential = await saveLendasatCredential(server, 'Lendasat partner (master key)', {
+		baseUrl: sandbox.url,
+		keyType: 'master',
+		apiKey: sandbox.keys.master,
+		sealingSecret: SEALING_SECRET,
 	});
 	const project = await server.rest('GET', '/projects/personal');
 	const text = (name: string) => ({ name, type: 'string' });
@@ -169,7 +163,7 @@ export async function setUpPartnerWatch(
 		returnType: 'count',
 	});
 	const twin = templateTwin({
-		credential: { id: credentialId, ...credential },
+		credential,
 		borrowerTable: borrowerTable.id,
 		alertTable: alertTable.id,
 		alertUrl: `${receiver.url}${ALERT_PATH}`,

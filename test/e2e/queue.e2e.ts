@@ -26,6 +26,7 @@ import {
 	describeNeeding,
 	nodeOutput,
 	runError,
+	saveLendasatCredential,
 	startReceiver,
 	waitFor,
 	type Receiver,
@@ -81,12 +82,11 @@ let receiver: Receiver | undefined;
 
 /** Saves a credential through the main instance's REST API, as the editor does. */
 async function createCredential(name: string, apiKey: string): Promise<CredentialRef> {
-	const { id } = await cluster.main.rest('POST', '/credentials', {
-		name,
-		type: 'lendasatApi',
-		data: { environment: 'custom', baseUrl: sandbox.url, keyType: 'borrower', apiKey },
+	return await saveLendasatCredential(cluster.main, name, {
+		baseUrl: sandbox.url,
+		keyType: 'borrower',
+		apiKey,
 	});
-	return { id, name };
 }
 
 /** Saves a workflow and publishes it (activation registers its webhook or poll on the main instance). */

@@ -206,10 +206,11 @@ describe('Contract → Create Bitcoin Repayment Invoice', () => {
 			duration_days: 90,
 		} as Partial<Contract>);
 		const { error } = await contract('createBtcInvoice', { contractId: byId(eur.id) });
-		expect(error?.message).toBe('Bitcoin repayment works only for loans in US dollars (HTTP 400)');
-		expect(describedBy(error)).toContain(
-			'loan in euros (loan asset Eur) cannot be repaid in bitcoin',
+		expect(error?.message).toBe(
+			'Lendasat takes no Bitcoin repayment for a loan in this currency (HTTP 400)',
 		);
+		expect(describedBy(error)).toContain('every loan asset in US dollars but Eur');
+		expect(describedBy(error)).toContain('a loan in euros cannot be repaid in bitcoin');
 		expect(describedBy(error)).toContain(
 			'Server said: "Bitcoin repayment is not supported for Eur loans. Only USD-based loans are supported"',
 		);
@@ -224,9 +225,25 @@ describe('Contract → Create Bitcoin Repayment Invoice', () => {
 		} as Partial<Contract>);
 		const { error } = await contract('createBtcInvoice', { contractId: byId(eur.id) });
 		expect(error?.message).toBe(
-			'Bitcoin repayment works only for loans in US dollars (HTTP 400, UNSUPPORTED_CURRENCY)',
+			'Lendasat takes no Bitcoin repayment for a loan in this currency (HTTP 400, UNSUPPORTED_CURRENCY)',
 		);
 	});
+
+	// Lendasat's error says "Only USD-based loans are supported", but it refuses only Eur: its
+	// LoanAsset::to_currency counts Chf and Mxn as Usd (hub 49781f87 model.rs:516-532). The node adds
+	// no check of its own, so these loans get their invoice.
+	it.each(['Chf', 'Mxn', 'Usd'])(
+		'makes the invoice of a loan in %s: only euros are refused',
+		async (asset) => {
+			const loan = runningLoan({ loan_asset: asset } as Partial<Contract>);
+			expect(loan.btc_loan_repayment_address).toBeTruthy();
+			const { items, error } = await contract('createBtcInvoice', { contractId: byId(loan.id) });
+			expect(error).toBeUndefined();
+			expect(items).toHaveLength(1);
+			expect(items[0]).toMatchObject({ contract_id: loan.id, status: 'pending' });
+			expect(items[0].amount_sats).toBeGreaterThan(0);
+		},
+	);
 
 	it('explains a lender that takes no bitcoin (no btc_loan_repayment_address)', async () => {
 		expect(stored(CONTRACTS.marginCall).btc_loan_repayment_address).toBeNull();
@@ -805,7 +822,10 @@ describe('the operations as AI Agent tools', () => {
 		whatTheModelReads({ resource: 'contract', operation });
 
 	it.each([
-		['createBtcInvoice', /address, the amount in sats and USD and when it expires.*sends no money/],
+		[
+			'createBtcInvoice',
+			/not in euros: Lendasat records it.*address, the amount in sats and USD and when it expires.*sends no money/,
+		],
 		['reportBtcInvoicePaid', /txid of the payment you sent.*marks the installment paid/],
 		['getClaimPsbt', /moves no money.*sign it outside n8n/],
 		['getRecoveryPsbt', /lender never paid out; moves no money/],

@@ -350,3 +350,26 @@ describe('writes a read can confirm: sent again only when the read proves they w
 		},
 	);
 });
+
+describe("n8n's Retry On Fail runs the node again with every input item", () => {
+	// Why docs/retries.md says to leave it off on a node that writes: n8n-core runs the failed node
+	// again with the same input, so an item whose write succeeded is sent again.
+	it('sends again the write of an item that succeeded when another item of the run failed', async () => {
+		sandbox.configure({
+			faults: [{ kind: '500', method: 'POST', path: '/api/keys', skip: 1, times: 1 }],
+		});
+		const { error } = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'apiKey', operation: 'create', description: '={{ $json.description }}' },
+				{ retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+			),
+			{ credential: credential(), items: [{ description: 'first' }, { description: 'second' }] },
+		);
+
+		expect(error).toBeUndefined();
+		const bodies = sandbox.requests
+			.filter((request) => request.method === 'POST' && request.path === '/api/keys')
+			.map((request) => JSON.parse(request.rawBody).description);
+		expect(bodies).toEqual(['first', 'second', 'first', 'second']);
+	});
+});

@@ -1,3 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { operationMetaOf } from '../../nodes/LendasatBorrower/transport/apiRoute';
@@ -9,6 +12,7 @@ import {
 	linksOf,
 	operationRows,
 	readDoc,
+	ROOT,
 	section,
 	slugOf,
 } from '../helpers/markdown';
@@ -123,4 +127,19 @@ describe('docs/contract-create.md shows the workflow the integration tests run',
 		const json = readDoc('docs/contract-create.md').match(/```json\n(\{\n[\s\S]*?)\n```/)?.[1];
 		expect(JSON.parse(String(json))).toEqual(takeALoan);
 	});
+});
+
+describe('every template is shown as the editor draws it', () => {
+	const images = readdirSync(join(ROOT, 'templates'))
+		.filter((file) => file.endsWith('.json'))
+		.map((file) => `images/templates/${file.replace(/\.json$/, '.png')}`);
+	const pages = documentationFiles().filter((file) => file.startsWith('docs/'));
+
+	it.each(images)(
+		'docs/%s exists and a page of docs/ shows it (npm run screenshots -- --templates)',
+		(image) => {
+			expect(existsSync(join(ROOT, 'docs', image))).toBe(true);
+			expect(pages.filter((page) => linksOf(readDoc(page)).includes(image))).not.toEqual([]);
+		},
+	);
 });

@@ -6,6 +6,7 @@ import { ApiError, badRequest, liveQueryRejection, shorten, SOMETHING_WENT_WRONG
 import { evmAddressFor, uuidFor } from '../ids';
 import { stableStringify } from '../idempotency';
 import { decodeArkAddress } from '../bitcoin';
+import { contractView } from '../collateral';
 import {
 	ARKADE,
 	CANCELLABLE_STATUSES,
@@ -173,7 +174,7 @@ function createSpecContract(ctx: RequestContext): Reply {
 		canonicalRequest: canonicalRequest(request),
 		idempotencyKey: ctx.idempotencyKey,
 	});
-	return jsonReply(entry.contract, ctx.config.createStatus);
+	return jsonReply(contractView(ctx.config.dialect, entry.contract), ctx.config.createStatus);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +420,7 @@ function createLiveContract(ctx: RequestContext): Reply {
 	}
 	// "Update the loan offer's max amount after contract creation" (not reached by the fiat 400 above).
 	takeOfferCapacity(state, entry);
-	return jsonReply(entry.contract, ctx.config.createStatus);
+	return jsonReply(contractView(ctx.config.dialect, entry.contract), ctx.config.createStatus);
 }
 
 function createContract(ctx: RequestContext): Reply {
@@ -532,11 +533,11 @@ function listContracts(ctx: RequestContext): Reply {
 	const owned = ctx.state.contractsByOwner.get(user.id) ?? [];
 	const selected = filter ? owned.filter(filter) : owned.slice();
 	selected.sort(compareBy(SORT_KEYS[sortBy], sortOrder === 'desc'));
-	const contracts = selected.map((entry) => entry.contract);
+	const contracts = selected.map((entry) => contractView(dialect, entry.contract));
 	const templates =
 		contracts.length > 0
 			? contracts
-			: [...ctx.state.contracts.values()].map((entry) => entry.contract);
+			: [...ctx.state.contracts.values()].map((entry) => contractView(dialect, entry.contract));
 	const page = lyingPage(
 		ctx.config.paging,
 		pageRequest,
@@ -559,7 +560,12 @@ function listContracts(ctx: RequestContext): Reply {
 }
 
 function getContract(ctx: RequestContext): Reply {
-	return jsonReply(ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id).contract);
+	return jsonReply(
+		contractView(
+			ctx.config.dialect,
+			ownedContract(ctx.state, caller(ctx).user.id, ctx.params.id).contract,
+		),
+	);
 }
 
 function cancelContract(ctx: RequestContext): Reply {
@@ -630,7 +636,9 @@ function extend(ctx: RequestContext): Reply {
 	// borrower and fails with a database error: 500 "Something went wrong" (ownedContract's live side).
 	const entry = ownedContract(ctx.state, user.id, ctx.params.id);
 	checkExtension(entry.contract, days);
-	return jsonReply(extendContract(ctx.state, entry, days).contract);
+	return jsonReply(
+		contractView(ctx.config.dialect, extendContract(ctx.state, entry, days).contract),
+	);
 }
 
 interface InstallmentPaid {

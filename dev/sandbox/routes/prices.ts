@@ -7,6 +7,7 @@
  * it (rust/src/models/historical_prices.rs:5-8, `price: String`); the spec dialect sends the schema's
  * number (HistoricalPrice, schema.d.ts:1805-1810).
  */
+import { btcPriceUsd } from '../collateral';
 import { badRequest, liveQueryRejection } from '../errors';
 import { TIME_RANGES, priceSeries, type TimeRange } from '../prices';
 import { enumParam } from '../query';
@@ -27,7 +28,7 @@ function timeRange(ctx: RequestContext): TimeRange {
 function historicalPrices(ctx: RequestContext): Reply {
 	const range = timeRange(ctx);
 	const asset = enumParam(ctx.config.dialect, ctx.query, 'asset', LOAN_ASSETS, 'Usd');
-	const prices = priceSeries(range, asset, ctx.state.now());
+	const prices = priceSeries(range, asset, ctx.state.now(), btcPriceUsd(ctx.state));
 	return jsonReply({
 		prices:
 			ctx.config.dialect === 'live'

@@ -80,7 +80,7 @@ export function borrowerEventFields(
 					name: 'Margin Call',
 					value: 'marginCall',
 					description:
-						'A paid-out loan in First or Second Margin Call, and a liquidated one, as in the trigger',
+						'A paid-out loan (Principal Given) in First or Second Margin Call, and a liquidated contract',
 				},
 			],
 			displayOptions: { show },

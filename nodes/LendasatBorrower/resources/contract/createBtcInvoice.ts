@@ -21,12 +21,12 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 	value: 'createBtcInvoice',
 	action: 'Create a Bitcoin repayment invoice',
 	description:
-		"Get an invoice to pay the contract's next pending installment in bitcoin (USD loans whose lender accepts Bitcoin). It says where to send how many sats, and expires after 15 minutes; while one is unexpired, the same invoice comes back. Pay it from your own wallet, then report the transaction with Report Bitcoin Invoice Paid, which needs the invoice ID (the first field of the output).",
+		"Get an invoice to pay the contract's next pending installment in bitcoin (any loan but one in euros, when its lender accepts Bitcoin). It says where to send how many sats, and expires after 15 minutes; while one is unexpired, the same invoice comes back. Pay it from your own wallet, then report the transaction with Report Bitcoin Invoice Paid, which needs the invoice ID (the first field of the output).",
 	routing: apiRoute(
 		{
 			label: 'Contract → Create Bitcoin Repayment Invoice',
 			toolDescription:
-				"Create a Bitcoin repayment invoice for the next installment: returns the lender's address, the amount in sats and USD and when it expires (15 minutes); sends no money",
+				"Create a Bitcoin repayment invoice for the next installment of a loan not in euros: Lendasat records it (asking again within 15 minutes returns the same one) and returns the lender's address, the amount in sats and USD and when it expires (15 minutes); sends no money",
 			repeat: 'once',
 			keyType: 'borrower',
 			expects: 'object',
@@ -36,8 +36,11 @@ export const contractCreateBtcInvoiceOperation: INodePropertyOptions = {
 					statusCodes: [400],
 					codes: ['UNSUPPORTED_CURRENCY'],
 					text: /bitcoin repayment is not supported for \w+ loans/i,
-					message: 'Bitcoin repayment works only for loans in US dollars',
-					hint: 'Lendasat prices Bitcoin invoices in USD, so a loan in euros (loan asset Eur) cannot be repaid in bitcoin. Pay the installment in the loan asset to loan_repayment_address (Contract → Get) and report it with Contract → Report Repayment.',
+					// hub 49781f87 routes/borrower/contracts.rs:1580-1584 refuses every currency but Usd, and
+					// LoanAsset::to_currency (model.rs:516-532) maps every asset to Usd except Eur: whatever
+					// its words ("Only USD-based loans"), only a loan in euros is refused.
+					message: 'Lendasat takes no Bitcoin repayment for a loan in this currency',
+					hint: 'Lendasat makes Bitcoin invoices only for loans it counts in US dollars, and it counts every loan asset in US dollars but Eur (stablecoins, USD, CHF and MXN alike): a loan in euros cannot be repaid in bitcoin. Pay the installment in the loan asset to loan_repayment_address (Contract → Get) and report it with Contract → Report Repayment.',
 				},
 				{
 					statusCodes: [400],

@@ -22,6 +22,7 @@ import {
 	contractGetNewEventsNotice,
 	contractGetNewEventsOperation,
 } from './getNewEvents';
+import { contractGetHealthFields, contractGetHealthOperation } from './getHealth';
 import { contractGetRecoveryPsbtOperation } from './getRecoveryPsbt';
 import {
 	contractReportBtcInvoicePaidFields,
@@ -55,6 +56,7 @@ export const contractDescription: INodeProperties[] = [
 			contractGetArkClaimPsbtsOperation,
 			contractGetArkSettlementOperation,
 			contractGetClaimPsbtOperation,
+			contractGetHealthOperation,
 			contractGetEventsOperation,
 			contractGetAllOperation,
 			contractGetNewEventsOperation,
@@ -80,5 +82,6 @@ export const contractDescription: INodeProperties[] = [
 	contractGetNewEventsNotice,
 	...borrowerEventFields(),
 	...contractGetNewEventsFields,
+	...contractGetHealthFields,
 	contractSimplifyField,
 ];

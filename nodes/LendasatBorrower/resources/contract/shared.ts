@@ -37,6 +37,7 @@ const OPERATIONS_ON_ONE_CONTRACT = [
 	'getArkClaimPsbts',
 	'getArkSettlement',
 	'getClaimPsbt',
+	'getHealth',
 	'getRecoveryPsbt',
 	'reportBtcInvoicePaid',
 	'reportRepayment',

@@ -101,7 +101,7 @@ function priceOf(value: unknown): number {
 }
 
 /** A series is of use only when every point has a timestamp and a positive price. */
-function historyAnswer(body: unknown): string | undefined {
+export function historyAnswer(body: unknown): string | undefined {
 	const errorBody = liveErrorBodyWithout(body, 'prices');
 	if (errorBody) return errorBody;
 	const prices = isRecord(body) ? body.prices : undefined;
