@@ -182,3 +182,18 @@ export async function saveLendasatCredential(
 	});
 	return { id, name };
 }
+
+/** Turns a workflow off, on n8n 2.x (POST …/deactivate) and 1.x (PATCH active: false). */
+export async function deactivate(
+	server: Pick<N8nServer, 'url' | 'rest' | 'cookie'>,
+	workflowId: string,
+): Promise<void> {
+	const { versionId } = await server.rest('GET', `/workflows/${workflowId}`);
+	const deactivated = await fetch(`${server.url}/rest/workflows/${workflowId}/deactivate`, {
+		method: 'POST',
+		headers: { cookie: server.cookie, 'content-type': 'application/json' },
+		body: JSON.stringify({ versionId }),
+	});
+	if (deactivated.status === 404)
+		await server.rest('PATCH', `/workflows/${workflowId}`, { active: false, versionId });
+}

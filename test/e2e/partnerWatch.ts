@@ -22,7 +22,7 @@ import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { OnboardedBorrower } from '../../dev/sandbox/partner';
 import type { Sandbox } from '../../dev/sandbox/server';
 import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
-import { saveLendasatCredential, waitFor, type Receiver } from './helpers';
+import { deactivate, saveLendasatCredential, waitFor, type Receiver } from './helpers';
 
 export const TEMPLATE_FILE = join(
 	__dirname,
@@ -307,17 +307,6 @@ async function finishedPoll(
 function taskOutput(execution: Json, node: string, output: number): Json[] {
 	const runData = execution.data?.resultData?.runData ?? execution.resultData?.runData;
 	return runData?.[node]?.[0]?.data?.main?.[output] ?? [];
-}
-
-async function deactivate(server: N8nServer, workflowId: string): Promise<void> {
-	const { versionId } = await server.rest('GET', `/workflows/${workflowId}`);
-	const deactivated = await fetch(`${server.url}/rest/workflows/${workflowId}/deactivate`, {
-		method: 'POST',
-		headers: { cookie: server.cookie, 'content-type': 'application/json' },
-		body: JSON.stringify({ versionId }),
-	});
-	if (deactivated.status === 404)
-		await server.rest('PATCH', `/workflows/${workflowId}`, { active: false, versionId });
 }
 
 /** The contracts the scenario changes, by borrower and kind. */

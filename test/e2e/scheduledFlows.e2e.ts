@@ -9,9 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createN8nHome, type Json, type N8nHome, type N8nServer } from '../../dev/n8n/n8n-env';
 import { onboardBorrowers } from '../../dev/sandbox/partner';
 import { startSandbox, type Contract, type Sandbox } from '../../dev/sandbox/server';
-import { startReceiver, type Receiver } from './helpers';
+import { deactivate, startReceiver, type Receiver } from './helpers';
 import {
-	deactivate,
 	messagesTo,
 	openForm,
 	sandboxCalls,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Json, N8nServer } from '../../dev/n8n/n8n-env';
 import type { Sandbox } from '../../dev/sandbox/server';
 import { saveLendasatCredential, waitFor, type Receiver } from './helpers';
+import { BROWSER_USER_AGENT } from './hostedChat';
 
 const TEMPLATES_DIR = join(__dirname, '..', '..', 'templates');
 
@@ -253,22 +254,6 @@ export async function startPolls(
 	};
 }
 
-/** Turns a workflow off, on n8n 2.x (POST …/deactivate) and 1.x (PATCH active: false). */
-export async function deactivate(server: N8nApi & { cookie: string }, workflowId: string) {
-	const { versionId } = await server.rest('GET', `/workflows/${workflowId}`);
-	const deactivated = await fetch(`${server.url}/rest/workflows/${workflowId}/deactivate`, {
-		method: 'POST',
-		headers: { cookie: server.cookie, 'content-type': 'application/json' },
-		body: JSON.stringify({ versionId }),
-	});
-	if (deactivated.status === 404)
-		await server.rest('PATCH', `/workflows/${workflowId}`, { active: false, versionId });
-}
-
-/** A browser's user agent: the forms ignore bots (link previews), as their template sets. */
-const BROWSER =
-	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
-
 export interface FormLogin {
 	user: string;
 	password: string;
@@ -284,7 +269,7 @@ export async function openForm(
 	login: FormLogin,
 ): Promise<{ status: number; html: string }> {
 	const response = await fetch(url, {
-		headers: { 'user-agent': BROWSER, authorization: basicAuth(login) },
+		headers: { 'user-agent': BROWSER_USER_AGENT, authorization: basicAuth(login) },
 	});
 	return { status: response.status, html: await response.text() };
 }
@@ -299,7 +284,7 @@ export async function submitForm(url: string, login: FormLogin, values: string[]
 	values.forEach((value, index) => form.append(`field-${index}`, value));
 	const response = await fetch(url, {
 		method: 'POST',
-		headers: { 'user-agent': BROWSER, authorization: basicAuth(login) },
+		headers: { 'user-agent': BROWSER_USER_AGENT, authorization: basicAuth(login) },
 		body: form,
 	});
 	await response.text();
