@@ -168,6 +168,7 @@ export function registerApiAccount(
 	request: AccountRequest,
 ): ApiAccount {
 	const user = newUser(state, request);
+	// db/borrowers.rs register_api_account names the account's key "account key".
 	const key = issueKey(state, user.id, 'borrower', 'account key');
 	const account: ApiAccount = { id: user.id, ...request, api_key: key.key, createdBy: partnerId };
 	state.accounts.push(account);
