@@ -10,8 +10,12 @@
  *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
+ *        [--mid-run-ms 5000 [--heap-snapshot file.heapsnapshot]]
  *
  * --profile writes a V8 CPU profile of the measured run and prints where its time goes.
+ * --mid-run-ms collects the garbage that long into the measured run and prints the heap then live
+ * (over the heap before the run, per borrower: what the run holds per item while it is under way);
+ * with --heap-snapshot it also writes a heap snapshot of that moment (for Chrome DevTools' Memory tab).
  *
  * Instructions, repeatable where CPU time is not (a loaded machine): under valgrind's callgrind,
  * with instrumentation off until the measured run (--callgrind turns it on and dumps the run's
@@ -25,6 +29,7 @@
  * About 4 minutes for 300 borrowers; two runs of the same code differ by about 2 %.
  */
 import { execFile } from 'node:child_process';
+import { writeHeapSnapshot } from 'node:v8';
 
 import { measureMemory } from './lib/memory';
 import { profiled, summarizeProfile } from './lib/profile';
@@ -42,6 +47,9 @@ interface Options {
 	operation: PartnerOperation;
 	events?: string[];
 	profile?: string;
+	/** How far into the measured run to measure the live heap (and write `heapSnapshot`). */
+	midRunMs?: number;
+	heapSnapshot?: string;
 	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
 	callgrind: boolean;
 }
@@ -71,14 +79,44 @@ function parseArgs(argv: string[]): Options {
 		else if (flag === '--events')
 			options.events = value === 'quiet' ? PARTNER_QUIET_EVENTS : value.split(',');
 		else if (flag === '--profile') options.profile = value;
+		else if (flag === '--mid-run-ms') options.midRunMs = Number(value);
+		else if (flag === '--heap-snapshot') options.heapSnapshot = value;
 		else throw new Error(`unknown argument ${flag}`);
 	}
 	if (!Number.isSafeInteger(options.borrowers) || options.borrowers < 1)
 		throw new Error('--borrowers needs a positive whole number');
+	if (options.heapSnapshot && options.midRunMs === undefined)
+		throw new Error('--heap-snapshot needs --mid-run-ms');
 	return options;
 }
 
 const WARM_UP_BORROWERS = 500;
+
+function liveHeap(): number {
+	const gc = (globalThis as { gc?: () => void }).gc;
+	if (!gc) throw new Error('run with --expose-gc');
+	gc();
+	gc();
+	const { heapUsed, external } = process.memoryUsage();
+	return heapUsed + external;
+}
+
+/**
+ * `midRunMs` into the run: the heap live then over `before`, printed per borrower, and a heap
+ * snapshot if asked for. The collections and the snapshot stop the run meanwhile (their CPU time is
+ * counted in the run's).
+ */
+function measureMidRun(options: Options, before: number): NodeJS.Timeout | undefined {
+	if (options.midRunMs === undefined) return undefined;
+	return setTimeout(() => {
+		const growth = liveHeap() - before;
+		console.log(
+			`${options.midRunMs} ms into the run: ${(growth / 2 ** 20).toFixed(1)} MB live over the heap before it, ${(growth / options.borrowers / 1024).toFixed(2)} KB per borrower`,
+		);
+		if (options.heapSnapshot)
+			console.log(`heap snapshot: ${writeHeapSnapshot(options.heapSnapshot)}`);
+	}, options.midRunMs);
+}
 
 /** Tells the callgrind this process runs under to do something (callgrind_control, run beside the event loop). */
 async function callgrind(command: string): Promise<void> {
@@ -138,7 +176,9 @@ async function main(): Promise<void> {
 			await poll(sandbox, borrowers, options);
 		}
 		const measured = onboarded.slice(options.warmUps * WARM_UP_BORROWERS);
+		const heapBefore = options.midRunMs === undefined ? 0 : liveHeap();
 		const { value, memory } = await measureMemory(async () => {
+			const midRun = measureMidRun(options, heapBefore);
 			const started = performance.now();
 			const before = process.cpuUsage();
 			const work = () => poll(sandbox, measured, options);
@@ -152,6 +192,7 @@ async function main(): Promise<void> {
 				await callgrind('--instr=off');
 			}
 			const cpu = process.cpuUsage(before);
+			clearTimeout(midRun);
 			return {
 				outcome,
 				wallMs: performance.now() - started,

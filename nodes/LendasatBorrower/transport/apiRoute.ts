@@ -15,9 +15,12 @@ import {
 
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
+import { Admission, type Place } from './admission';
 import { cancellable, systemClock, type Clock } from './clock';
 import { connectionOf, requireUsable, type Connection } from './connection';
 import {
+	aside,
+	cancelledError,
 	exchange,
 	keyIdentity,
 	type ApiRequest,
@@ -91,9 +94,11 @@ export interface ApiClient {
 	settings: TransportSettings;
 	/**
 	 * The transport's clock, for an operation that waits or judges times itself; its sleeps end when
-	 * the run is cancelled.
+	 * the run is cancelled, and the item steps aside from the run's items at work meanwhile.
 	 */
 	clock: Clock;
+	/** Waits for `wait` (another item's work) with the item stepped aside from the run's items at work. */
+	aside<T>(wait: Promise<T>): Promise<T>;
 	/**
 	 * Whether a text holds a secret of this item's requests (the key sent, the credential's key, its
 	 * Key Sealing Secret, the base URL's password) in any form the transport redacts: for a parameter
@@ -172,9 +177,13 @@ function holdsExpression(value: unknown): boolean {
 	return false;
 }
 
-/** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
+/**
+ * Runs `work` for `key` once the work queued under the same key earlier in the run has settled;
+ * the item steps aside from the run's items at work while it waits (`api`).
+ */
 export type InTurn = <T>(
 	context: IExecuteSingleFunctions,
+	api: Pick<ApiClient, 'aside'>,
 	key: string,
 	work: () => Promise<T>,
 ) => Promise<T>;
@@ -185,11 +194,11 @@ export type InTurn = <T>(
  */
 export function takingTurnsPerRun(): InTurn {
 	const queues = oncePerRun((): Map<string, Promise<unknown>> => new Map());
-	return async (context, key, work) => {
+	return async (context, api, key, work) => {
 		const queue = queues(context);
 		const before = queue.get(key);
 		const turn = (async () => {
-			if (before) await before.catch(() => undefined);
+			if (before) await api.aside(before.catch(() => undefined));
 			return await work();
 		})();
 		queue.set(key, turn);
@@ -216,6 +225,21 @@ export const nodeOf = oncePerRun((context) => context.getNode());
  * borrowers, each with a key of its own, would otherwise open 500 connections at once.
  */
 const slotsOfRun = oncePerRun((): Semaphore => new Semaphore());
+
+/**
+ * The items of one run at work at once (transport/admission.ts): an item waits for its place before
+ * it builds its connection, its parameters and its requests, so that a run over thousands of
+ * borrowers does not hold all of them while its requests go out Max Parallel Requests at a time.
+ */
+const admissionOfRun = oncePerRun(
+	(context): Admission => new Admission(systemClock, context.getExecutionCancelSignal()),
+);
+
+/**
+ * Items at work per slot of Max Parallel Requests: those on the wire, and enough more waiting for a
+ * slot, their requests ready, that no slot stays free while an item is being built.
+ */
+const AT_WORK_PER_SLOT = 4;
 
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
@@ -251,8 +275,28 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 	): Promise<INodeExecutionData[]> {
 		const pairedItem = { item: this.getItemIndex() };
 		let secrets: string[] = [];
+		let place: Place | undefined;
 		try {
-			const transport = await transportFor(this, meta, requestData.options);
+			const options = optionsOf(this);
+			const settings = readTransportSettings(
+				this,
+				options,
+				requestTimeoutOf(this),
+				meta.attemptTimeoutMs,
+			);
+			place = await admissionOfRun(this).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
+			if (!place) {
+				throw cancelledError({
+					node: nodeOf(this),
+					label: meta.label,
+					itemIndex: this.getItemIndex(),
+				});
+			}
+			const transport = await transportFor(this, meta, requestData.options, {
+				options,
+				settings,
+				place,
+			});
 			secrets = transport.connection.secrets;
 			let request: OperationRequest = {
 				method: requestData.options.method ?? 'GET',
@@ -279,6 +323,8 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 			redactError(nodeError, secrets);
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
+		} finally {
+			place?.leave();
 		}
 	};
 }
@@ -307,10 +353,11 @@ async function transportFor(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
 	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
+	item: { options: IDataObject; settings: TransportSettings; place: Place },
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
-	const options = optionsOf(context);
+	const { options, settings, place } = item;
 	const connection = await connectionFor(context, meta, {
 		node,
 		itemIndex,
@@ -318,12 +365,7 @@ async function transportFor(
 	});
 	return {
 		connection,
-		settings: readTransportSettings(
-			context,
-			options,
-			requestTimeoutOf(context),
-			meta.attemptTimeoutMs,
-		),
+		settings,
 		send: viaN8n(context, {
 			proxy: requestOptions.proxy,
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,
@@ -341,6 +383,7 @@ async function transportFor(
 		},
 		clock: systemClock,
 		slots: slotsOfRun(context),
+		place,
 		cancelled: context.getExecutionCancelSignal(),
 	};
 }
@@ -422,15 +465,23 @@ async function connectionFor(
 function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
+	// The item's wait for its place counts against the budget of its first request only.
+	let budgetFrom = transport.place?.waitedSince;
+	const clock = cancellable(transport.clock, transport.cancelled);
 	return {
-		send: async (request, expect, policy) =>
-			await exchange(transport, apiRequestOf(request), expect, {
+		send: async (request, expect, policy) => {
+			const from = budgetFrom;
+			budgetFrom = undefined;
+			return await exchange(transport, apiRequestOf(request), expect, {
 				resolvesUnsafeRetries,
+				budgetFrom: from,
 				...policy,
-			}),
+			});
+		},
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
-		clock: cancellable(transport.clock, transport.cancelled),
+		clock: { ...clock, sleep: async (ms) => await aside(transport.place, clock.sleep(ms)) },
+		aside: async (wait) => await aside(transport.place, wait),
 		holdsSecret: (text) => containsSecret(text, transport.connection.secrets),
 	};
 }
