@@ -10,6 +10,12 @@
  *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
+ *        [--borrower-from parameters|inputFields] [--contender node|httpRequest]
+ *
+ * --borrower-from inputFields: the node reads each borrower's key, reference and memory from the
+ * row's fields (Borrower From → Input Item Fields) instead of the three expressions.
+ * --contender httpRequest: n8n's HTTP Request node instead, one GET of the contract list per borrower
+ * with the row's key in a header expression, the answer not read (n8n's floor for one request).
  *
  * --profile writes a V8 CPU profile of the measured run and prints where its time goes.
  *
@@ -31,8 +37,8 @@ import { profiled, summarizeProfile } from './lib/profile';
 import { SandboxProcess } from './lib/processes';
 import { PARTNER_QUIET_EVENTS } from './lib/scenarios';
 import { partnerPollStateBytes } from './lib/contenders';
-import type { PartnerOperation } from './lib/types';
-import { nodePartnerPollWorkflow } from './lib/workflows';
+import type { PartnerBorrowerFrom, PartnerOperation } from './lib/types';
+import { httpRequestPartnerPollWorkflow, nodePartnerPollWorkflow } from './lib/workflows';
 import { runWorkflow } from '../harness/n8n';
 import { onboardBorrowersInBulk, type OnboardedBorrower } from '../sandbox/partner';
 
@@ -40,6 +46,8 @@ interface Options {
 	borrowers: number;
 	warmUps: number;
 	operation: PartnerOperation;
+	borrowerFrom: PartnerBorrowerFrom;
+	contender: 'node' | 'httpRequest';
 	events?: string[];
 	profile?: string;
 	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
@@ -51,6 +59,8 @@ function parseArgs(argv: string[]): Options {
 		borrowers: 1000,
 		warmUps: 2,
 		operation: 'getNewEvents',
+		borrowerFrom: 'parameters',
+		contender: 'node',
 		callgrind: false,
 	};
 	for (let index = 0; index < argv.length; index++) {
@@ -66,6 +76,14 @@ function parseArgs(argv: string[]): Options {
 			if (value !== 'getNewEvents' && value !== 'getEvents')
 				throw new Error('--operation takes getNewEvents or getEvents');
 			options.operation = value;
+		} else if (flag === '--borrower-from') {
+			if (value !== 'parameters' && value !== 'inputFields')
+				throw new Error('--borrower-from takes parameters or inputFields');
+			options.borrowerFrom = value;
+		} else if (flag === '--contender') {
+			if (value !== 'node' && value !== 'httpRequest')
+				throw new Error('--contender takes node or httpRequest');
+			options.contender = value;
 		}
 		// quiet: Events that none of the borrowers' contracts stands at, so that nothing is output.
 		else if (flag === '--events')
@@ -94,8 +112,9 @@ async function poll(
 	borrowers: OnboardedBorrower[],
 	options: Options,
 ): Promise<{ items: number; failed: number; stateBytes?: number }> {
+	if (options.contender === 'httpRequest') return await pollWithHttpRequest(sandbox, borrowers);
 	const run = await runWorkflow(
-		nodePartnerPollWorkflow(options.operation, undefined, options.events),
+		nodePartnerPollWorkflow(options.operation, undefined, options.events, options.borrowerFrom),
 		{
 			credential: {
 				environment: 'custom',
@@ -118,6 +137,27 @@ async function poll(
 		failed,
 		stateBytes: partnerPollStateBytes(options.operation, items),
 	};
+}
+
+async function pollWithHttpRequest(
+	sandbox: SandboxProcess,
+	borrowers: OnboardedBorrower[],
+): Promise<{ items: number; failed: number }> {
+	const { loadHttpRequestNode } = await import('./lib/httpRequestNode');
+	const run = await runWorkflow(httpRequestPartnerPollWorkflow(sandbox.url), {
+		// The harness gives a credential only to our node; the HTTP Request node sends the key as a header.
+		credential: { apiKey: sandbox.keys.master },
+		items: borrowers.map((borrower) => ({
+			borrower_id: borrower.id,
+			api_key: borrower.api_key,
+			reported: null,
+		})),
+		extraNodeTypes: loadHttpRequestNode(),
+	});
+	if (run.error) throw new Error(run.error.message);
+	const items = run.output('HTTP Request');
+	const failed = items.filter((item) => item.error).length;
+	return { items: items.length - failed, failed };
 }
 
 async function main(): Promise<void> {
@@ -161,7 +201,7 @@ async function main(): Promise<void> {
 		const { outcome, wallMs, cpuMs } = value;
 		const n = options.borrowers;
 		console.log(
-			`${options.operation} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
+			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' && options.borrowerFrom === 'inputFields' ? ' (Borrower From: Input Item Fields)' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
 				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
 				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
 				(outcome.stateBytes === undefined
