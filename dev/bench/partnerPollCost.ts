@@ -10,8 +10,10 @@
  *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
- *        [--borrower-from parameters|inputFields] [--contender node|httpRequest]
+ *        [--borrower-from parameters|inputFields] [--contender node|httpRequest] [--sealed]
  *
+ * --sealed: every row holds its key sealed with the credential's Key Sealing Secret, as the partner
+ * template's table does (sealed before the runs; the node opens one per borrower).
  * --borrower-from inputFields: the node reads each borrower's key, reference and memory from the
  * row's fields (Borrower From → Input Item Fields) instead of the three expressions.
  * --contender httpRequest: n8n's HTTP Request node instead, one GET of the contract list per borrower
@@ -31,6 +33,7 @@
  * About 4 minutes for 300 borrowers; two runs of the same code differ by about 2 %.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 
 import { measureMemory } from './lib/memory';
 import { profiled, summarizeProfile } from './lib/profile';
@@ -40,6 +43,7 @@ import { partnerPollStateBytes } from './lib/contenders';
 import type { PartnerBorrowerFrom, PartnerOperation } from './lib/types';
 import { httpRequestPartnerPollWorkflow, nodePartnerPollWorkflow } from './lib/workflows';
 import { runWorkflow } from '../harness/n8n';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { onboardBorrowersInBulk, type OnboardedBorrower } from '../sandbox/partner';
 
 interface Options {
@@ -50,6 +54,8 @@ interface Options {
 	contender: 'node' | 'httpRequest';
 	events?: string[];
 	profile?: string;
+	/** The rows hold their keys sealed, the credential has the Key Sealing Secret. */
+	sealed: boolean;
 	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
 	callgrind: boolean;
 }
@@ -61,12 +67,17 @@ function parseArgs(argv: string[]): Options {
 		operation: 'getNewEvents',
 		borrowerFrom: 'parameters',
 		contender: 'node',
+		sealed: false,
 		callgrind: false,
 	};
 	for (let index = 0; index < argv.length; index++) {
 		const flag = argv[index];
 		if (flag === '--callgrind') {
 			options.callgrind = true;
+			continue;
+		}
+		if (flag === '--sealed') {
+			options.sealed = true;
 			continue;
 		}
 		const value = argv[++index];
@@ -98,6 +109,9 @@ function parseArgs(argv: string[]): Options {
 
 const WARM_UP_BORROWERS = 500;
 
+/** The Key Sealing Secret of --sealed (a bench's, of the length `openssl rand -hex 32` gives). */
+const SEALING_SECRET = 'b3c1f0a2d4e5968778695a4b3c2d1e0f1a2b3c4d5e6f708192a3b4c5d6e7f809';
+
 /** Tells the callgrind this process runs under to do something (callgrind_control, run beside the event loop). */
 async function callgrind(command: string): Promise<void> {
 	await new Promise<void>((resolve, reject) => {
@@ -121,6 +135,7 @@ async function poll(
 				baseUrl: sandbox.url,
 				keyType: 'master',
 				apiKey: sandbox.keys.master,
+				...(options.sealed && { sealingSecret: SEALING_SECRET }),
 			},
 			items: borrowers.map((borrower) => ({
 				borrower_id: borrower.id,
@@ -164,12 +179,18 @@ async function main(): Promise<void> {
 	const options = parseArgs(process.argv.slice(2));
 	const sandbox = await SandboxProcess.start();
 	try {
-		const onboarded = await onboardBorrowersInBulk(
+		const plain = await onboardBorrowersInBulk(
 			sandbox.url,
 			sandbox.keys.master,
 			options.warmUps * WARM_UP_BORROWERS + options.borrowers,
 			[{ status: 'PrincipalGiven' }],
 		);
+		const onboarded = options.sealed
+			? plain.map((borrower) => ({
+					...borrower,
+					api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
+				}))
+			: plain;
 		for (let warmUp = 0; warmUp < options.warmUps; warmUp++) {
 			const borrowers = onboarded.slice(
 				warmUp * WARM_UP_BORROWERS,
@@ -201,7 +222,7 @@ async function main(): Promise<void> {
 		const { outcome, wallMs, cpuMs } = value;
 		const n = options.borrowers;
 		console.log(
-			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' && options.borrowerFrom === 'inputFields' ? ' (Borrower From: Input Item Fields)' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
+			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' && options.borrowerFrom === 'inputFields' ? ' (Borrower From: Input Item Fields)' : ''}${options.sealed ? ', keys sealed' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
 				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
 				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
 				(outcome.stateBytes === undefined
