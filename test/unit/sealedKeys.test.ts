@@ -3,7 +3,6 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import {
 	isSealedKey,
 	openSealedKey,
-	sealedKeyOpener,
 	sealingSecretProblem,
 	sealKey,
 	SEALED_KEY_PREFIX,
@@ -265,45 +264,4 @@ describe('the connection of an item acting with a sealed key', () => {
 			}
 		},
 	);
-});
-
-describe('many keys sealed with one secret, as a run opens them', () => {
-	const keys = [KEY, 'lndst_sk_0123456789ab_other', 'ldst-acc-third'];
-	const sealedKeys = keys.map((key, index) => sealKey(key, SECRET, seededBytes(index)));
-
-	it('one opener opens each as openSealedKey does, and refuses what another secret sealed', () => {
-		const open = sealedKeyOpener(SECRET);
-		expect(sealedKeys.map((sealed) => open(sealed))).toEqual(keys.map((key) => ({ key })));
-		expect(sealedKeys.map((sealed) => open(sealed))).toEqual(
-			sealedKeys.map((sealed) => openSealedKey(sealed, SECRET)),
-		);
-		expect(open(sealKey(KEY, OTHER_SECRET, counting))).toEqual({ problem: CANNOT_OPEN });
-		expect(sealedKeyOpener(OTHER_SECRET)(sealedKeys[0])).toEqual({ problem: CANNOT_OPEN });
-	});
-
-	it('a credential read once opens every item’s key; one whose secret changed opens with the new secret only', () => {
-		const credential = {
-			environment: 'custom',
-			baseUrl: 'http://127.0.0.1:7337',
-			keyType: 'master',
-			apiKey: 'las-partner-master-1',
-			sealingSecret: SECRET,
-		};
-		const node = { name: 'Lendasat', typeVersion: 1.1, type: 'lendasatBorrower', parameters: {} };
-		const askerFor = (actAs: string) => ({
-			node: node as never,
-			label: 'Contract → Get Events',
-			keyType: 'borrower' as const,
-			actAs,
-		});
-		expect(
-			sealedKeys.map((sealed) => requireConnection(credential, askerFor(sealed)).apiKey),
-		).toEqual(keys);
-		credential.sealingSecret = OTHER_SECRET;
-		expect(() => requireConnection(credential, askerFor(sealedKeys[0]))).toThrow(
-			'Cannot open the sealed key in Act as Borrower (API Key)',
-		);
-		const resealed = sealKey(KEY, OTHER_SECRET, counting);
-		expect(requireConnection(credential, askerFor(resealed)).apiKey).toBe(KEY);
-	});
 });

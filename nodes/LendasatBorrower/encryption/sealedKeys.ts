@@ -78,22 +78,6 @@ export function openSealedKey(
 	sealed: string,
 	secret: string,
 ): { key: string } | { problem: string } {
-	return openWith(sealed, sealingKeyOf(secret));
-}
-
-/** What opens sealed keys: a sealed form in, the key or the problem out. */
-export type SealedKeyOpener = (sealed: string) => { key: string } | { problem: string };
-
-/**
- * openSealedKey for many keys sealed with one secret: the key it seals with (HKDF) is derived at
- * the first key opened and kept by the opener, for a run that opens one for each of its items.
- */
-export function sealedKeyOpener(secret: string): SealedKeyOpener {
-	let sealingKey: Buffer | undefined;
-	return (sealed) => openWith(sealed, (sealingKey ??= sealingKeyOf(secret)));
-}
-
-function openWith(sealed: string, sealingKey: Buffer): { key: string } | { problem: string } {
 	const text = sealed.trim();
 	if (!text.startsWith(SEALED_KEY_PREFIX)) return { problem: OTHER_VERSION };
 	const payload = text.slice(SEALED_KEY_PREFIX.length);
@@ -102,9 +86,12 @@ function openWith(sealed: string, sealingKey: Buffer): { key: string } | { probl
 	// Base64 that decodes to these bytes but is not their encoding was altered (its last character's spare bits).
 	if (bytes.toString('base64').replace(/=+$/, '') !== payload) return { problem: CANNOT_OPEN };
 	if (bytes.length <= NONCE_BYTES + TAG_BYTES) return { problem: CANNOT_OPEN };
-	const decipher = createDecipheriv('aes-256-gcm', sealingKey, bytes.subarray(0, NONCE_BYTES), {
-		authTagLength: TAG_BYTES,
-	});
+	const decipher = createDecipheriv(
+		'aes-256-gcm',
+		sealingKeyOf(secret),
+		bytes.subarray(0, NONCE_BYTES),
+		{ authTagLength: TAG_BYTES },
+	);
 	decipher.setAAD(Buffer.from(SEALED_KEY_PREFIX));
 	decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
 	try {

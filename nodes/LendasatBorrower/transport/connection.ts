@@ -1,11 +1,6 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
-import {
-	isSealedKey,
-	sealedKeyOpener,
-	sealingSecretProblem,
-	type SealedKeyOpener,
-} from '../encryption/sealedKeys';
+import { isSealedKey, openSealedKey, sealingSecretProblem } from '../encryption/sealedKeys';
 import { ACT_AS_BORROWER_LABEL } from './actAs';
 import { baseUrlOf, KEY_TYPE_NAMES, keyTypeOf, type KeyType } from './credentials';
 
@@ -286,7 +281,7 @@ export function openedKey(
 		asker,
 		`${field} holds a sealed key, which opens only with the Key Sealing Secret it was sealed with: enter that secret in the credential.`,
 	);
-	const opened = openerOf(credentials, secret)(given);
+	const opened = openSealedKey(given, secret);
 	if ('key' in opened) return opened.key;
 	throw new NodeOperationError(
 		asker.node,
@@ -297,21 +292,6 @@ export function openedKey(
 		},
 	);
 }
-
-/**
- * The opener of a credential's sealed keys, kept with the credential as read (and checked to hold
- * the same secret): a run reads its credential once and opens a key for each of its items, so its
- * sealing key is derived once per run.
- */
-function openerOf(credentials: CredentialFields, secret: string): SealedKeyOpener {
-	const kept = openers.get(credentials);
-	if (kept?.secret === secret) return kept.open;
-	const open = sealedKeyOpener(secret);
-	openers.set(credentials, { secret, open });
-	return open;
-}
-
-const openers = new WeakMap<CredentialFields, { secret: string; open: SealedKeyOpener }>();
 
 /** What to do about a missing or short Key Sealing Secret when there is nothing sealed yet. */
 const NEW_SEALING_SECRET_ADVICE =
