@@ -14,7 +14,7 @@ import {
 } from 'n8n-workflow';
 
 import type { AnswerCheck, Expectation } from './answer';
-import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
+import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey, inputKeyGuidance } from './actAs';
 import { Admission, type Place } from './admission';
 import { cancellable, systemClock, type Clock } from './clock';
 import { connectionOf, requireUsable, type Connection } from './connection';
@@ -74,7 +74,18 @@ export interface OperationMeta {
 	 * credential's, as Act as Borrower's would be, and is as secret; the operation offers no Act as Borrower.
 	 */
 	sendsKeyOf?: { parameter: string; label: string };
+	/**
+	 * For an operation that can take the borrower's key from its input item instead of Act as
+	 * Borrower: that key and the field it was in, or undefined to read Act as Borrower as usual.
+	 */
+	keyFromInput?: KeyFromInput;
 }
+
+/** Reads the key an item acts as from the item itself (see OperationMeta.keyFromInput); `options` is the Options collection. */
+export type KeyFromInput = (
+	context: IExecuteSingleFunctions,
+	options: IDataObject,
+) => { key: string; field: string } | undefined;
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
 export type RepeatRule = 'once' | 'afterLookup';
@@ -358,11 +369,8 @@ async function transportFor(
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
 	const { options, settings, place } = item;
-	const connection = await connectionFor(context, meta, {
-		node,
-		itemIndex,
-		...keyActedAs(context, meta, options, node),
-	});
+	const acted = keyActedAs(context, meta, options, node);
+	const connection = await connectionFor(context, meta, { node, itemIndex, ...acted });
 	return {
 		connection,
 		settings,
@@ -376,10 +384,9 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance:
-				connection.actingAsBorrower && !meta.sendsKeyOf
-					? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
-					: meta.errors,
+			guidance: connection.actingAsBorrower
+				? [...actingKeyGuidance(meta, acted.actAsField), ...(meta.errors ?? [])]
+				: meta.errors,
 		},
 		clock: systemClock,
 		slots: slotsOfRun(context),
@@ -403,7 +410,15 @@ function keyActedAs(
 		return { actAs: givenKey(context, parameter, label), actAsField: label };
 	}
 	if (meta.keyType !== 'borrower') return {};
+	const fromInput = meta.keyFromInput?.(context, options);
+	if (fromInput) return { actAs: fromInput.key, actAsField: fromInput.field };
 	return { actAs: actingBorrowerKey(context, options, node) };
+}
+
+/** What a rejected key means when the key sent was a borrower's given to the item: where it came from. */
+function actingKeyGuidance(meta: OperationMeta, field: string | undefined): ErrorGuidance[] {
+	if (meta.sendsKeyOf) return [];
+	return field === undefined ? ACT_AS_BORROWER_GUIDANCE : inputKeyGuidance(field);
 }
 
 /** A key parameter's value, trimmed: it must be text and not empty. The value is never shown. */
