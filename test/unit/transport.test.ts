@@ -552,6 +552,31 @@ describe("exchange: an item steps aside from the run's items at work while it wa
 		// Its budget ends at 500: the attempt is given what is left of it.
 		expect(attempts).toEqual([100]);
 	});
+
+	it('does not send a read whose turn came with less than a tenth of its budget (or a second) left: the error says no slot came in time', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const late = itemOfRun(run, [answer(200, '{}')], { timeBudget: 180_000 });
+		// It waited for its place from 0; 0.5 s of its 180 s are left when its turn comes.
+		run.clock.now = 179_500;
+		const error = await run.clock
+			.settle(exchange(late.transport, get, 'object', { budgetFrom: 0 }))
+			.catch((caught: unknown) => caught);
+		expect(error).toMatchObject({
+			message: 'Max Parallel Requests reached: no request slot came free within the time budget',
+		});
+		expect(late.sentAt).toEqual([]);
+
+		// With a second and a half left it is sent, with that much time.
+		const attempts: number[] = [];
+		const inTime = itemOfRun(run, [answer(200, '{}')], { timeBudget: 180_000 });
+		const send = inTime.transport.send;
+		inTime.transport.send = async (attempt) => {
+			attempts.push(attempt.timeoutMs);
+			return await send(attempt);
+		};
+		await run.clock.settle(exchange(inTime.transport, get, 'object', { budgetFrom: 1_000 }));
+		expect(attempts).toEqual([1_500]);
+	});
 });
 
 describe('exchange: a cancelled run', () => {

@@ -123,8 +123,20 @@ export interface RequestPolicy {
 	budgetFrom?: number;
 }
 
-/** The least time a write is sent with. */
-const MIN_WRITE_ATTEMPT_MS = 1_000;
+/** The least time a request is sent with (or its Request Timeout, when shorter). */
+const MIN_ATTEMPT_MS = 1_000;
+
+/**
+ * The least time left in which a request is still started. A write is not started with too little
+ * time left: its timeout would only make its fate unknown. Nor is a read with less than a tenth of
+ * its budget (and less than MIN_ATTEMPT_MS): it would only load a server that is the bottleneck
+ * already, as when thousands of a run's items waited for their places until their budgets were
+ * nearly gone, each to send one read that times out at once.
+ */
+function leastAttemptMs(repeatable: boolean, settings: TransportSettings): number {
+	const least = Math.min(MIN_ATTEMPT_MS, settings.attemptTimeoutMs);
+	return repeatable ? Math.max(1, Math.min(least, settings.budgetMs / 10)) : least;
+}
 
 /** How far the server's clock may differ from n8n's when a lookup judges what was written since a request. */
 export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
@@ -196,8 +208,7 @@ export async function exchange(
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
 	const budgetEndsAt = (policy.budgetFrom ?? clock.now()) + settings.budgetMs;
-	// A write is not started with too little time left: its timeout would only make its fate unknown.
-	const leastTimeoutMs = repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs);
+	const leastTimeoutMs = leastAttemptMs(repeatable, settings);
 	// The item waited for its place behind the run's other items until its budget was (nearly) gone.
 	if (policy.budgetFrom !== undefined && budgetEndsAt - clock.now() < leastTimeoutMs)
 		throw noSlot(transport);
@@ -210,17 +221,23 @@ export async function exchange(
 
 	for (;;) {
 		if (cancelled?.aborted) throw cancelledError(caller, failures);
+		let waitedForKey = false;
 		const ticket = await gate
-			.acquire(settings.maxConcurrent, budgetEndsAt, cancelled, () => transport.place?.stepAside())
+			.acquire(settings.maxConcurrent, budgetEndsAt, cancelled, () => {
+				waitedForKey = true;
+				transport.place?.stepAside();
+			})
 			.finally(() => transport.place?.stepBack());
 		if (cancelled?.aborted) {
 			if (ticket) gate.release();
 			throw cancelledError(caller, failures);
 		}
-		// The pace the server allows (after its 429s) would start this attempt only after the budget.
+		// The pace the server allows (after its 429s) would start this attempt only after the budget,
+		// or with too little of it left; or, with no wait for the key, the run's other items had used
+		// up the budget while this one waited for its place.
 		if (!ticket || budgetEndsAt - clock.now() < leastTimeoutMs) {
 			if (ticket) gate.release();
-			throw outOfTime(() => waitedOut(transport));
+			throw outOfTime(() => (ticket && !waitedForKey ? noSlot(transport) : waitedOut(transport)));
 		}
 		const slot = await slotFor(transport, budgetEndsAt - leastTimeoutMs);
 		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - clock.now());
