@@ -10,8 +10,20 @@
  *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
+ *        [--mid-run-ms 5000 [--heap-snapshot file.heapsnapshot]]
+ *        [--borrower-from parameters|inputFields] [--contender node|httpRequest] [--sealed]
+ *
+ * --sealed: every row holds its key sealed with the credential's Key Sealing Secret, as the partner
+ * template's table does (sealed before the runs; the node opens one per borrower).
+ * --borrower-from inputFields: the node reads each borrower's key, reference and memory from the
+ * row's fields (Borrower From → Input Item Fields) instead of the three expressions.
+ * --contender httpRequest: n8n's HTTP Request node instead, one GET of the contract list per borrower
+ * with the row's key in a header expression, the answer not read (n8n's floor for one request).
  *
  * --profile writes a V8 CPU profile of the measured run and prints where its time goes.
+ * --mid-run-ms collects the garbage that long into the measured run and prints the heap then live
+ * (over the heap before the run, per borrower: what the run holds per item while it is under way);
+ * with --heap-snapshot it also writes a heap snapshot of that moment (for Chrome DevTools' Memory tab).
  *
  * Instructions, repeatable where CPU time is not (a loaded machine): under valgrind's callgrind,
  * with instrumentation off until the measured run (--callgrind turns it on and dumps the run's
@@ -25,23 +37,33 @@
  * About 4 minutes for 300 borrowers; two runs of the same code differ by about 2 %.
  */
 import { execFile } from 'node:child_process';
+import { writeHeapSnapshot } from 'node:v8';
+import { randomBytes } from 'node:crypto';
 
 import { measureMemory } from './lib/memory';
 import { profiled, summarizeProfile } from './lib/profile';
 import { SandboxProcess } from './lib/processes';
 import { PARTNER_QUIET_EVENTS } from './lib/scenarios';
 import { partnerPollStateBytes } from './lib/contenders';
-import type { PartnerOperation } from './lib/types';
-import { nodePartnerPollWorkflow } from './lib/workflows';
+import type { PartnerBorrowerFrom, PartnerOperation } from './lib/types';
+import { httpRequestPartnerPollWorkflow, nodePartnerPollWorkflow } from './lib/workflows';
 import { runWorkflow } from '../harness/n8n';
+import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { onboardBorrowersInBulk, type OnboardedBorrower } from '../sandbox/partner';
 
 interface Options {
 	borrowers: number;
 	warmUps: number;
 	operation: PartnerOperation;
+	borrowerFrom: PartnerBorrowerFrom;
+	contender: 'node' | 'httpRequest';
 	events?: string[];
 	profile?: string;
+	/** How far into the measured run to measure the live heap (and write `heapSnapshot`). */
+	midRunMs?: number;
+	heapSnapshot?: string;
+	/** The rows hold their keys sealed, the credential has the Key Sealing Secret. */
+	sealed: boolean;
 	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
 	callgrind: boolean;
 }
@@ -51,12 +73,19 @@ function parseArgs(argv: string[]): Options {
 		borrowers: 1000,
 		warmUps: 2,
 		operation: 'getNewEvents',
+		borrowerFrom: 'parameters',
+		contender: 'node',
+		sealed: false,
 		callgrind: false,
 	};
 	for (let index = 0; index < argv.length; index++) {
 		const flag = argv[index];
 		if (flag === '--callgrind') {
 			options.callgrind = true;
+			continue;
+		}
+		if (flag === '--sealed') {
+			options.sealed = true;
 			continue;
 		}
 		const value = argv[++index];
@@ -66,19 +95,60 @@ function parseArgs(argv: string[]): Options {
 			if (value !== 'getNewEvents' && value !== 'getEvents')
 				throw new Error('--operation takes getNewEvents or getEvents');
 			options.operation = value;
+		} else if (flag === '--borrower-from') {
+			if (value !== 'parameters' && value !== 'inputFields')
+				throw new Error('--borrower-from takes parameters or inputFields');
+			options.borrowerFrom = value;
+		} else if (flag === '--contender') {
+			if (value !== 'node' && value !== 'httpRequest')
+				throw new Error('--contender takes node or httpRequest');
+			options.contender = value;
 		}
 		// quiet: Events that none of the borrowers' contracts stands at, so that nothing is output.
 		else if (flag === '--events')
 			options.events = value === 'quiet' ? PARTNER_QUIET_EVENTS : value.split(',');
 		else if (flag === '--profile') options.profile = value;
+		else if (flag === '--mid-run-ms') options.midRunMs = Number(value);
+		else if (flag === '--heap-snapshot') options.heapSnapshot = value;
 		else throw new Error(`unknown argument ${flag}`);
 	}
 	if (!Number.isSafeInteger(options.borrowers) || options.borrowers < 1)
 		throw new Error('--borrowers needs a positive whole number');
+	if (options.heapSnapshot && options.midRunMs === undefined)
+		throw new Error('--heap-snapshot needs --mid-run-ms');
 	return options;
 }
 
 const WARM_UP_BORROWERS = 500;
+
+function liveHeap(): number {
+	const gc = (globalThis as { gc?: () => void }).gc;
+	if (!gc) throw new Error('run with --expose-gc');
+	gc();
+	gc();
+	const { heapUsed, external } = process.memoryUsage();
+	return heapUsed + external;
+}
+
+/**
+ * `midRunMs` into the run: the heap live then over `before`, printed per borrower, and a heap
+ * snapshot if asked for. The collections and the snapshot stop the run meanwhile (their CPU time is
+ * counted in the run's).
+ */
+function measureMidRun(options: Options, before: number): NodeJS.Timeout | undefined {
+	if (options.midRunMs === undefined) return undefined;
+	return setTimeout(() => {
+		const growth = liveHeap() - before;
+		console.log(
+			`${options.midRunMs} ms into the run: ${(growth / 2 ** 20).toFixed(1)} MB live over the heap before it, ${(growth / options.borrowers / 1024).toFixed(2)} KB per borrower`,
+		);
+		if (options.heapSnapshot)
+			console.log(`heap snapshot: ${writeHeapSnapshot(options.heapSnapshot)}`);
+	}, options.midRunMs);
+}
+
+/** The Key Sealing Secret of --sealed (a bench's, of the length `openssl rand -hex 32` gives). */
+const SEALING_SECRET = 'b3c1f0a2d4e5968778695a4b3c2d1e0f1a2b3c4d5e6f708192a3b4c5d6e7f809';
 
 /** Tells the callgrind this process runs under to do something (callgrind_control, run beside the event loop). */
 async function callgrind(command: string): Promise<void> {
@@ -94,14 +164,16 @@ async function poll(
 	borrowers: OnboardedBorrower[],
 	options: Options,
 ): Promise<{ items: number; failed: number; stateBytes?: number }> {
+	if (options.contender === 'httpRequest') return await pollWithHttpRequest(sandbox, borrowers);
 	const run = await runWorkflow(
-		nodePartnerPollWorkflow(options.operation, undefined, options.events),
+		nodePartnerPollWorkflow(options.operation, undefined, options.events, options.borrowerFrom),
 		{
 			credential: {
 				environment: 'custom',
 				baseUrl: sandbox.url,
 				keyType: 'master',
 				apiKey: sandbox.keys.master,
+				...(options.sealed && { sealingSecret: SEALING_SECRET }),
 			},
 			items: borrowers.map((borrower) => ({
 				borrower_id: borrower.id,
@@ -120,16 +192,43 @@ async function poll(
 	};
 }
 
+async function pollWithHttpRequest(
+	sandbox: SandboxProcess,
+	borrowers: OnboardedBorrower[],
+): Promise<{ items: number; failed: number }> {
+	const { loadHttpRequestNode } = await import('./lib/httpRequestNode');
+	const run = await runWorkflow(httpRequestPartnerPollWorkflow(sandbox.url), {
+		// The harness gives a credential only to our node; the HTTP Request node sends the key as a header.
+		credential: { apiKey: sandbox.keys.master },
+		items: borrowers.map((borrower) => ({
+			borrower_id: borrower.id,
+			api_key: borrower.api_key,
+			reported: null,
+		})),
+		extraNodeTypes: loadHttpRequestNode(),
+	});
+	if (run.error) throw new Error(run.error.message);
+	const items = run.output('HTTP Request');
+	const failed = items.filter((item) => item.error).length;
+	return { items: items.length - failed, failed };
+}
+
 async function main(): Promise<void> {
 	const options = parseArgs(process.argv.slice(2));
 	const sandbox = await SandboxProcess.start();
 	try {
-		const onboarded = await onboardBorrowersInBulk(
+		const plain = await onboardBorrowersInBulk(
 			sandbox.url,
 			sandbox.keys.master,
 			options.warmUps * WARM_UP_BORROWERS + options.borrowers,
 			[{ status: 'PrincipalGiven' }],
 		);
+		const onboarded = options.sealed
+			? plain.map((borrower) => ({
+					...borrower,
+					api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
+				}))
+			: plain;
 		for (let warmUp = 0; warmUp < options.warmUps; warmUp++) {
 			const borrowers = onboarded.slice(
 				warmUp * WARM_UP_BORROWERS,
@@ -138,7 +237,9 @@ async function main(): Promise<void> {
 			await poll(sandbox, borrowers, options);
 		}
 		const measured = onboarded.slice(options.warmUps * WARM_UP_BORROWERS);
+		const heapBefore = options.midRunMs === undefined ? 0 : liveHeap();
 		const { value, memory } = await measureMemory(async () => {
+			const midRun = measureMidRun(options, heapBefore);
 			const started = performance.now();
 			const before = process.cpuUsage();
 			const work = () => poll(sandbox, measured, options);
@@ -152,6 +253,7 @@ async function main(): Promise<void> {
 				await callgrind('--instr=off');
 			}
 			const cpu = process.cpuUsage(before);
+			clearTimeout(midRun);
 			return {
 				outcome,
 				wallMs: performance.now() - started,
@@ -161,7 +263,7 @@ async function main(): Promise<void> {
 		const { outcome, wallMs, cpuMs } = value;
 		const n = options.borrowers;
 		console.log(
-			`${options.operation} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
+			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' && options.borrowerFrom === 'inputFields' ? ' (Borrower From: Input Item Fields)' : ''}${options.sealed ? ', keys sealed' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
 				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
 				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
 				(outcome.stateBytes === undefined

@@ -470,7 +470,7 @@ export async function expectEachChangeOnce(
 	const days = polls.map((poll) => String(poll.executions[0].startedAt).slice(0, 10));
 	const watchAlerts = polls.map((poll) => poll.watchAlerts.map((alert) => String(alert.text)));
 	expect(watchAlerts[0]).toEqual([
-		`Lendasat could not check 1 borrower(s) (${BAD_BORROWER.borrower_id}): Lendasat rejected the Act as Borrower API key (HTTP 401)`,
+		`Lendasat could not check 1 borrower(s) (${BAD_BORROWER.borrower_id}): Lendasat rejected the borrower's API key from the input item (HTTP 401)`,
 	]);
 	expect(watchAlerts[1]).toEqual([
 		expect.stringMatching(

@@ -725,4 +725,41 @@ describe('many borrowers in one run share Max Parallel Requests: a slot is held 
 		// The run-wide cap holds across all keys, retries included.
 		expect(sandbox.stats().peakRequestsInFlight).toBe(PARALLEL);
 	});
+
+	it('an item waits for its place among the items at work, then for a slot, both within the time budget of its request', async () => {
+		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 10, [
+			{ status: 'PrincipalGiven' },
+		]);
+		sandbox.configure({ latencyMs: LATENCY_MS });
+		const from = sandbox.requests.length;
+		const startedAt = Date.now();
+		// One slot: the run works on 4 items at once, and the others wait before they build anything.
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'get',
+					contractId: { __rl: true, mode: 'id', value: '={{ $json.contract_id }}' },
+					options: { borrowerApiKey: FROM_INPUT, maxConcurrent: 1, timeBudget: 1_100 },
+				},
+				{ typeVersion: 1.1, onError: 'continueRegularOutput' },
+			),
+			{ credential: master(), items: borrowers.map(itemOf) },
+		);
+
+		const output = result.output(SINGLE_NODE);
+		// One answer every 200 ms, every budget counted from the start of the run: five are answered
+		// within it; the sixth's slot would come at 1,000 ms with 100 ms left, less than a tenth of its
+		// budget, so it is not sent, and the others never get a slot either.
+		expect(output.slice(0, 5).map((item) => item.json.id)).toEqual(
+			borrowers.slice(0, 5).map((borrower) => borrower.contracts[0]),
+		);
+		for (const item of output.slice(5))
+			expect(item.json.error).toBe(
+				'Max Parallel Requests reached: no request slot came free within the time budget',
+			);
+		expect(sandbox.requests.slice(from)).toHaveLength(5);
+		// The waiting items give up at 990 ms (a tenth of the budget before its end); the fifth answer comes at 1,000.
+		expect(Date.now() - startedAt).toBe(1_000);
+	});
 });

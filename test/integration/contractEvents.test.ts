@@ -324,6 +324,47 @@ describe("the partner's list with its keys sealed", () => {
 	});
 });
 
+describe('Borrower From → Input Item Fields', () => {
+	it('gives the very events of the expressions, sealed keys opened, each borrower with its own key', async () => {
+		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
+		const withExpressions = await poll(seededBorrowers(), { daysAhead: 25 });
+		sandbox.reset();
+		const sealedList = seededBorrowers().map((borrower) => ({
+			ref: borrower.borrower_id,
+			key: sealKey(borrower.api_key, secret, randomBytes),
+		}));
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getEvents',
+					borrowerFrom: 'inputFields',
+					keyField: 'key',
+					borrowerField: 'ref',
+					daysAhead: 25,
+				},
+				{ typeVersion: 1.1 },
+			),
+			{ credential: { ...master(), sealingSecret: secret }, items: sealedList },
+		);
+		expect(result.error).toBeUndefined();
+		const events = result.output(NODE).map((item) => item.json as Record<string, unknown>);
+		expect(events).toEqual(withExpressions.events);
+		expect(new Set(sandbox.requests.map((request) => request.headers['x-api-key']))).toEqual(
+			new Set([sandbox.keys.borrower, sandbox.keys.otherBorrower]),
+		);
+		const visible = everythingVisible(result.run);
+		for (const key of [
+			sandbox.keys.borrower,
+			sandbox.keys.otherBorrower,
+			sandbox.keys.master,
+			secret,
+		]) {
+			expect(visible).not.toContain(key);
+		}
+	});
+});
+
 describe('one borrower cannot spoil the others', () => {
 	const withBadKey = (): ListedBorrower[] => [
 		seededBorrowers()[0],

@@ -230,3 +230,125 @@ describe('a watch that remembers what it delivered', () => {
 		]);
 	});
 });
+
+describe('Borrower From → Input Item Fields: the same watch without an expression per borrower', () => {
+	/** One poll reading each item's key, reference and memory from its fields (the rows by default). */
+	async function pollFromFields(parameters: Record<string, unknown> = {}, items: object[] = rows) {
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getNewEvents',
+					borrowerFrom: 'inputFields',
+					daysAhead: 25,
+					...parameters,
+				},
+				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
+			),
+			{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' }, items },
+		);
+		const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
+		for (const { api_key: key } of rows) expect(made).not.toContain(key);
+		expect(made).not.toContain(sandbox.keys.master);
+		return {
+			...result,
+			items: result.output(NODE).map((item) => item.json as unknown as Item),
+			failed: result.output(NODE, 1),
+		};
+	}
+
+	/** The keys the sandbox received since `from`, in order. */
+	const keysSent = (from: number) =>
+		sandbox.requests.slice(from).map((request) => request.headers['x-api-key']);
+
+	it('gives the very items of the expressions, each borrower acting with the key of its own row', async () => {
+		const withExpressions = await poll();
+		const sent = sandbox.requests.length;
+		const fromFields = await pollFromFields();
+		expect(fromFields.failed).toEqual([]);
+		const shape = (items: Item[]) =>
+			items.map(({ borrower, events, reported_before, reported }) => ({
+				borrower,
+				events,
+				reported_before,
+				reported,
+			}));
+		expect(shape(fromFields.items)).toEqual(shape(withExpressions.items));
+		expect(fromFields.items.map((item) => readReported(item.reported_claim)?.claim)).toEqual([
+			{ by: expect.any(String), until: Date.now() + 10 * MINUTE },
+			{ by: expect.any(String), until: Date.now() + 10 * MINUTE },
+		]);
+		expect(new Set(keysSent(sent))).toEqual(
+			new Set([sandbox.keys.borrower, sandbox.keys.otherBorrower]),
+		);
+		// What it stores is what the next poll reads: nothing new then.
+		store(fromFields.items);
+		expect((await pollFromFields()).items).toEqual([]);
+	});
+
+	it('reads the fields it is given the names of', async () => {
+		const renamed = rows.map((row) => ({
+			key: row.api_key,
+			ref: row.borrower_id,
+			memory: row.reported,
+		}));
+		const fields = { keyField: 'key', borrowerField: 'ref', reportedField: 'memory' };
+		const first = await pollFromFields(fields, renamed);
+		expect(first.items.map((item) => item.borrower)).toEqual(['alice', 'bob']);
+		first.items.forEach((item, index) => (renamed[index].memory = item.reported));
+		expect((await pollFromFields(fields, renamed)).items).toEqual([]);
+	});
+
+	it('a row without its key fails that borrower only, and never falls back to the credential’s key', async () => {
+		const items = [{ ...rows[0], api_key: '' }, rows[1]];
+		const sent = sandbox.requests.length;
+		const { items: out, failed } = await pollFromFields({}, items);
+		expect(out.map((item) => item.borrower)).toEqual(['bob']);
+		expect(failed[0].error?.message).toBe('Invalid Key Field (api_key) [item 0]');
+		expect(String(failed[0].error?.description)).toMatch(
+			/did not fall back to the credential's key\. Nothing was sent\.$/,
+		);
+		expect(keysSent(sent)).toEqual([sandbox.keys.otherBorrower]);
+	});
+
+	it('refuses a row without the Already Reported field rather than report everything again', async () => {
+		const items = [{ borrower_id: 'alice', api_key: sandbox.keys.borrower }, rows[1]];
+		const sent = sandbox.requests.length;
+		const { failed } = await pollFromFields({}, items);
+		expect(failed[0].error?.message).toBe('Invalid Already Reported Field (reported) [item 0]');
+		expect(String(failed[0].error?.description)).toMatch(/The input item has no field reported\./);
+		expect(keysSent(sent)).toEqual([sandbox.keys.otherBorrower]);
+	});
+
+	it('refuses a Key Field while Act as Borrower is set as well: the item would have two keys', async () => {
+		const sent = sandbox.requests.length;
+		const { items, failed } = await pollFromFields({
+			options: { borrowerApiKey: '={{ $json.api_key }}' },
+		});
+		expect(items).toEqual([]);
+		expect(failed.map((item) => item.error?.message)).toEqual([
+			'Invalid Key Field (api_key) [item 0]',
+			'Invalid Key Field (api_key) [item 1]',
+		]);
+		expect(keysSent(sent)).toEqual([]);
+	});
+
+	it('a key Lendasat rejects names the field it came from, never the key', async () => {
+		const items = [{ ...rows[0], api_key: 'lndst_sk_revoked_000000000000000000' }, rows[1]];
+		const { failed } = await pollFromFields({}, items);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].error?.message).toBe(
+			"Lendasat rejected the borrower's API key from the input item (HTTP 401)",
+		);
+		expect(String(failed[0].error?.description)).toMatch(/Key Field \(api_key\) was sent/);
+		expect(everythingVisible(failed)).not.toContain('lndst_sk_revoked');
+	});
+
+	it('refuses a Borrower Field that holds a key, sending nothing for that borrower', async () => {
+		const items = [{ ...rows[0], borrower_id: sandbox.keys.borrower }, rows[1]];
+		const sent = sandbox.requests.length;
+		const { failed } = await pollFromFields({}, items);
+		expect(failed[0].error?.message).toBe('Invalid Borrower Field (borrower_id) [item 0]');
+		expect(keysSent(sent)).toEqual([sandbox.keys.otherBorrower]);
+	});
+});

@@ -11,6 +11,7 @@ import {
 } from '../../nodes/LendasatBorrower/transport/exchange';
 import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
 import { Semaphore } from '../../nodes/LendasatBorrower/transport/semaphore';
+import { Admission } from '../../nodes/LendasatBorrower/transport/admission';
 import { cancellable } from '../../nodes/LendasatBorrower/transport/clock';
 import { VirtualClock } from '../helpers/virtualClock';
 
@@ -489,6 +490,92 @@ describe("exchange: the run's slots (Max Parallel Requests) are held only on the
 		await run.clock.run(() => all.every((each) => each.at !== undefined));
 		expect(others.map((item) => item.sentAt[0])).toEqual([10, 20, 30]);
 		expect(retrying.sentAt).toEqual([0, 40]);
+	});
+});
+
+describe("exchange: an item steps aside from the run's items at work while it waits", () => {
+	it('during a back-off: the next item starts meanwhile, and the item backing off goes on without waiting for a place', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const admission = new Admission({ now: () => run.clock.now });
+		const failing = itemOfRun(run, [answer(503, ''), answer(200, '{}')], {}, 10);
+		failing.transport.place = await admission.enter(1);
+		const next = watched(run.clock, admission.enter(1));
+		const first = watched(run.clock, exchange(failing.transport, get, 'object'));
+		await run.clock.run(() => first.at !== undefined);
+		// The 503 is in at 10 ms: the next item has a place then, during the back-off of 75 ms.
+		expect(next.at).toBe(10);
+		expect(failing.sentAt).toEqual([0, 85]);
+		expect(first).toMatchObject({ at: 95, value: {} });
+		expect(admission.inWork).toBe(2);
+	});
+
+	it("while its key's turn is not yet due: an item of another key starts meanwhile", async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const admission = new Admission({ now: () => run.clock.now });
+		const sending = itemOfRun(run, [answer(200, '{}')], { maxConcurrent: 1 }, 50);
+		sending.transport.place = await admission.enter(2);
+		const sameKey = {
+			...sending.transport,
+			place: await admission.enter(2),
+		};
+		const otherKey = watched(run.clock, admission.enter(2));
+		const firstDone = watched(run.clock, exchange(sending.transport, get, 'object'));
+		const secondDone = watched(run.clock, exchange(sameKey, get, 'object'));
+		await run.clock.run(() => otherKey.at !== undefined);
+		// One connection for the key: the second request waits for it, aside, from the start.
+		expect(otherKey.at).toBe(0);
+		await run.clock.run(() => firstDone.at !== undefined && secondDone.at !== undefined);
+		expect(sending.sentAt).toEqual([0, 50]);
+		expect(admission.inWork).toBe(3);
+	});
+
+	it('counts the wait for its place against the time budget of its first request: none left, nothing sent, and the error says why', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const item = itemOfRun(run, [answer(200, '{}')], { maxConcurrent: 1, timeBudget: 300 });
+		run.clock.now = 400;
+		const error = await run.clock
+			.settle(exchange(item.transport, get, 'object', { budgetFrom: 100 }))
+			.catch((caught: unknown) => caught);
+		expect(error).toMatchObject({
+			message: 'Max Parallel Requests reached: no request slot came free within the time budget',
+		});
+		expect(item.sentAt).toEqual([]);
+
+		const attempts: number[] = [];
+		const inTime = itemOfRun(run, [answer(200, '{}')], { timeBudget: 300 });
+		const send = inTime.transport.send;
+		inTime.transport.send = async (attempt) => {
+			attempts.push(attempt.timeoutMs);
+			return await send(attempt);
+		};
+		await run.clock.settle(exchange(inTime.transport, get, 'object', { budgetFrom: 200 }));
+		// Its budget ends at 500: the attempt is given what is left of it.
+		expect(attempts).toEqual([100]);
+	});
+
+	it('does not send a read whose turn came with less than a tenth of its budget (or a second) left: the error says no slot came in time', async () => {
+		const run = { clock: new VirtualClock(), slots: new Semaphore() };
+		const late = itemOfRun(run, [answer(200, '{}')], { timeBudget: 180_000 });
+		// It waited for its place from 0; 0.5 s of its 180 s are left when its turn comes.
+		run.clock.now = 179_500;
+		const error = await run.clock
+			.settle(exchange(late.transport, get, 'object', { budgetFrom: 0 }))
+			.catch((caught: unknown) => caught);
+		expect(error).toMatchObject({
+			message: 'Max Parallel Requests reached: no request slot came free within the time budget',
+		});
+		expect(late.sentAt).toEqual([]);
+
+		// With a second and a half left it is sent, with that much time.
+		const attempts: number[] = [];
+		const inTime = itemOfRun(run, [answer(200, '{}')], { timeBudget: 180_000 });
+		const send = inTime.transport.send;
+		inTime.transport.send = async (attempt) => {
+			attempts.push(attempt.timeoutMs);
+			return await send(attempt);
+		};
+		await run.clock.settle(exchange(inTime.transport, get, 'object', { budgetFrom: 1_000 }));
+		expect(attempts).toEqual([1_500]);
 	});
 });
 

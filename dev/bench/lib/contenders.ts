@@ -165,12 +165,13 @@ function eventsOf(operation: PartnerOperation, items: INodeExecutionData[]): num
 
 /**
  * One poll of a partner's borrowers, each a row of the template's borrower table never polled
- * (`reported` empty): succeeded counts the events, error the items that failed.
+ * (`reported` empty), read as the template reads them (Borrower From → Input Item Fields):
+ * succeeded counts the events, error the items that failed.
  */
 async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Promise<Outcome> {
 	const { runWorkflow, nodePartnerPollWorkflow } = await harness();
 	const run = await runWorkflow(
-		nodePartnerPollWorkflow(job.operation, job.maxConcurrent, job.events),
+		nodePartnerPollWorkflow(job.operation, job.maxConcurrent, job.events, 'inputFields'),
 		{
 			credential: {
 				environment: 'custom',

@@ -66,6 +66,8 @@ export interface PartnerPollJob {
 
 /** The operation a partner poll runs: the template's (Get New Events), or Get Events. */
 export type PartnerOperation = 'getNewEvents' | 'getEvents';
+/** Where the partner poll's node reads each borrower: its parameters' expressions, or Borrower From → Input Item Fields. */
+export type PartnerBorrowerFrom = 'parameters' | 'inputFields';
 
 export type Job = (CreateJob | ListJob | PartnerPollJob) & {
 	target: SandboxTarget;

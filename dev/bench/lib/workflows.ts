@@ -5,7 +5,7 @@
 import { singleNodeWorkflow, type WorkflowFixture } from '../../harness/n8n';
 import { HTTP_REQUEST_NODE_TYPE, HTTP_REQUEST_NODE_VERSION } from './httpRequestNode';
 import { DURATION_DAYS, LIVE_FIELDS, OFFER_ID, liveContractRequestBody } from './requests';
-import type { HttpRequestVariant, LiveTarget } from './types';
+import type { HttpRequestVariant, LiveTarget, PartnerBorrowerFrom } from './types';
 
 /**
  * Contract → Create with default settings (no Options), the amount taken from each input item. For
@@ -57,21 +57,66 @@ export function nodePartnerPollWorkflow(
 	operation: 'getNewEvents' | 'getEvents',
 	maxConcurrent?: number,
 	events?: string[],
+	borrowerFrom: PartnerBorrowerFrom = 'parameters',
 ): WorkflowFixture {
+	// Input Item Fields: the same row fields (api_key, borrower_id, reported, the fields' defaults), no expression.
+	const perBorrower =
+		borrowerFrom === 'inputFields'
+			? { borrowerFrom }
+			: {
+					borrower: '={{ $json.borrower_id }}',
+					...(operation === 'getNewEvents' && { reported: '={{ $json.reported }}' }),
+				};
 	return singleNodeWorkflow(
 		{
 			resource: 'contract',
 			operation,
-			borrower: '={{ $json.borrower_id }}',
-			...(operation === 'getNewEvents' && { reported: '={{ $json.reported }}' }),
+			...perBorrower,
 			...(events && { events }),
 			options: {
-				borrowerApiKey: '={{ $json.api_key }}',
+				...(borrowerFrom === 'parameters' && { borrowerApiKey: '={{ $json.api_key }}' }),
 				...(maxConcurrent !== undefined && { maxConcurrent }),
 			},
 		},
 		{ typeVersion: 1.1, onError: 'continueRegularOutput' },
 	);
+}
+
+/**
+ * n8n's floor for one request per borrower: its HTTP Request node sending the GET that the poll
+ * sends first (the contract list, newest first, one page of 100) with the row's key in a header
+ * expression, and nothing read from the answer.
+ */
+export function httpRequestPartnerPollWorkflow(baseUrl: string): WorkflowFixture {
+	return {
+		nodes: [
+			{
+				id: 'b3f1c5e2-0000-4000-8000-0000000000b2',
+				name: 'HTTP Request',
+				type: HTTP_REQUEST_NODE_TYPE,
+				typeVersion: HTTP_REQUEST_NODE_VERSION,
+				position: [0, 0],
+				parameters: {
+					method: 'GET',
+					url: `${baseUrl}/api/contracts`,
+					sendQuery: true,
+					queryParameters: {
+						parameters: [
+							{ name: 'sort_by', value: 'created_at' },
+							{ name: 'sort_order', value: 'desc' },
+							{ name: 'page', value: '1' },
+							{ name: 'limit', value: '100' },
+						],
+					},
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'x-api-key', value: '={{ $json.api_key }}' }] },
+					options: {},
+				},
+				onError: 'continueRegularOutput',
+			},
+		],
+		connections: {},
+	};
 }
 
 /** Contract → Get Many with Return All, full records (Simplify off: the same data the raw loop keeps). */

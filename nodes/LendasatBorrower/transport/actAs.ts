@@ -57,3 +57,17 @@ export const ACT_AS_BORROWER_GUIDANCE: ErrorGuidance[] = [
 			'Master Key does not work there.',
 	},
 ];
+
+/** What a rejected key means when the key sent came from a field of the input item (`field` as messages name it). */
+export function inputKeyGuidance(field: string): ErrorGuidance[] {
+	return [
+		{
+			statusCodes: [401],
+			message: "Lendasat rejected the borrower's API key from the input item",
+			hint:
+				`the key in the input item's ${field} was sent instead of the credential's. It must be a Borrower Key ` +
+				"of the credential's environment that still exists, e.g. the api_key that Account → Create returned (or " +
+				'its sealed form); a Partner Master Key does not work there.',
+		},
+	];
+}

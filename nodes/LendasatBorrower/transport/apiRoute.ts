@@ -14,10 +14,13 @@ import {
 } from 'n8n-workflow';
 
 import type { AnswerCheck, Expectation } from './answer';
-import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey } from './actAs';
+import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey, inputKeyGuidance } from './actAs';
+import { Admission, type Place } from './admission';
 import { cancellable, systemClock, type Clock } from './clock';
 import { connectionOf, requireUsable, type Connection } from './connection';
 import {
+	aside,
+	cancelledError,
 	exchange,
 	keyIdentity,
 	type ApiRequest,
@@ -71,7 +74,18 @@ export interface OperationMeta {
 	 * credential's, as Act as Borrower's would be, and is as secret; the operation offers no Act as Borrower.
 	 */
 	sendsKeyOf?: { parameter: string; label: string };
+	/**
+	 * For an operation that can take the borrower's key from its input item instead of Act as
+	 * Borrower: that key and the field it was in, or undefined to read Act as Borrower as usual.
+	 */
+	keyFromInput?: KeyFromInput;
 }
+
+/** Reads the key an item acts as from the item itself (see OperationMeta.keyFromInput); `options` is the Options collection. */
+export type KeyFromInput = (
+	context: IExecuteSingleFunctions,
+	options: IDataObject,
+) => { key: string; field: string } | undefined;
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
 export type RepeatRule = 'once' | 'afterLookup';
@@ -91,9 +105,11 @@ export interface ApiClient {
 	settings: TransportSettings;
 	/**
 	 * The transport's clock, for an operation that waits or judges times itself; its sleeps end when
-	 * the run is cancelled.
+	 * the run is cancelled, and the item steps aside from the run's items at work meanwhile.
 	 */
 	clock: Clock;
+	/** Waits for `wait` (another item's work) with the item stepped aside from the run's items at work. */
+	aside<T>(wait: Promise<T>): Promise<T>;
 	/**
 	 * Whether a text holds a secret of this item's requests (the key sent, the credential's key, its
 	 * Key Sealing Secret, the base URL's password) in any form the transport redacts: for a parameter
@@ -172,9 +188,13 @@ function holdsExpression(value: unknown): boolean {
 	return false;
 }
 
-/** Runs `work` for `key` once the work queued under the same key earlier in the run has settled. */
+/**
+ * Runs `work` for `key` once the work queued under the same key earlier in the run has settled;
+ * the item steps aside from the run's items at work while it waits (`api`).
+ */
 export type InTurn = <T>(
 	context: IExecuteSingleFunctions,
+	api: Pick<ApiClient, 'aside'>,
 	key: string,
 	work: () => Promise<T>,
 ) => Promise<T>;
@@ -185,11 +205,11 @@ export type InTurn = <T>(
  */
 export function takingTurnsPerRun(): InTurn {
 	const queues = oncePerRun((): Map<string, Promise<unknown>> => new Map());
-	return async (context, key, work) => {
+	return async (context, api, key, work) => {
 		const queue = queues(context);
 		const before = queue.get(key);
 		const turn = (async () => {
-			if (before) await before.catch(() => undefined);
+			if (before) await api.aside(before.catch(() => undefined));
 			return await work();
 		})();
 		queue.set(key, turn);
@@ -216,6 +236,21 @@ export const nodeOf = oncePerRun((context) => context.getNode());
  * borrowers, each with a key of its own, would otherwise open 500 connections at once.
  */
 const slotsOfRun = oncePerRun((): Semaphore => new Semaphore());
+
+/**
+ * The items of one run at work at once (transport/admission.ts): an item waits for its place before
+ * it builds its connection, its parameters and its requests, so that a run over thousands of
+ * borrowers does not hold all of them while its requests go out Max Parallel Requests at a time.
+ */
+const admissionOfRun = oncePerRun(
+	(context): Admission => new Admission(systemClock, context.getExecutionCancelSignal()),
+);
+
+/**
+ * Items at work per slot of Max Parallel Requests: those on the wire, and enough more waiting for a
+ * slot, their requests ready, that no slot stays free while an item is being built.
+ */
+const AT_WORK_PER_SLOT = 4;
 
 /**
  * The routing of one operation. n8n builds the request from `request` and the parameters, then
@@ -251,8 +286,28 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 	): Promise<INodeExecutionData[]> {
 		const pairedItem = { item: this.getItemIndex() };
 		let secrets: string[] = [];
+		let place: Place | undefined;
 		try {
-			const transport = await transportFor(this, meta, requestData.options);
+			const options = optionsOf(this);
+			const settings = readTransportSettings(
+				this,
+				options,
+				requestTimeoutOf(this),
+				meta.attemptTimeoutMs,
+			);
+			place = await admissionOfRun(this).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
+			if (!place) {
+				throw cancelledError({
+					node: nodeOf(this),
+					label: meta.label,
+					itemIndex: this.getItemIndex(),
+				});
+			}
+			const transport = await transportFor(this, meta, requestData.options, {
+				options,
+				settings,
+				place,
+			});
 			secrets = transport.connection.secrets;
 			let request: OperationRequest = {
 				method: requestData.options.method ?? 'GET',
@@ -279,6 +334,8 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 			redactError(nodeError, secrets);
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
+		} finally {
+			place?.leave();
 		}
 	};
 }
@@ -307,23 +364,16 @@ async function transportFor(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
 	requestOptions: DeclarativeRestApiSettings.HttpRequestOptions,
+	item: { options: IDataObject; settings: TransportSettings; place: Place },
 ): Promise<Transport> {
 	const itemIndex = context.getItemIndex();
 	const node = nodeOf(context);
-	const options = optionsOf(context);
-	const connection = await connectionFor(context, meta, {
-		node,
-		itemIndex,
-		...keyActedAs(context, meta, options, node),
-	});
+	const { options, settings, place } = item;
+	const acted = keyActedAs(context, meta, options, node);
+	const connection = await connectionFor(context, meta, { node, itemIndex, ...acted });
 	return {
 		connection,
-		settings: readTransportSettings(
-			context,
-			options,
-			requestTimeoutOf(context),
-			meta.attemptTimeoutMs,
-		),
+		settings,
 		send: viaN8n(context, {
 			proxy: requestOptions.proxy,
 			skipSslCertificateValidation: requestOptions.skipSslCertificateValidation === true,
@@ -334,13 +384,13 @@ async function transportFor(
 			itemIndex,
 			requiredKeyType: meta.keyType === 'any' ? undefined : meta.keyType,
 			notFound: meta.notFound ? describeNotFound(context, meta.notFound) : undefined,
-			guidance:
-				connection.actingAsBorrower && !meta.sendsKeyOf
-					? [...ACT_AS_BORROWER_GUIDANCE, ...(meta.errors ?? [])]
-					: meta.errors,
+			guidance: connection.actingAsBorrower
+				? [...actingKeyGuidance(meta, acted.actAsField), ...(meta.errors ?? [])]
+				: meta.errors,
 		},
 		clock: systemClock,
 		slots: slotsOfRun(context),
+		place,
 		cancelled: context.getExecutionCancelSignal(),
 	};
 }
@@ -360,7 +410,15 @@ function keyActedAs(
 		return { actAs: givenKey(context, parameter, label), actAsField: label };
 	}
 	if (meta.keyType !== 'borrower') return {};
+	const fromInput = meta.keyFromInput?.(context, options);
+	if (fromInput) return { actAs: fromInput.key, actAsField: fromInput.field };
 	return { actAs: actingBorrowerKey(context, options, node) };
+}
+
+/** What a rejected key means when the key sent was a borrower's given to the item: where it came from. */
+function actingKeyGuidance(meta: OperationMeta, field: string | undefined): ErrorGuidance[] {
+	if (meta.sendsKeyOf) return [];
+	return field === undefined ? ACT_AS_BORROWER_GUIDANCE : inputKeyGuidance(field);
 }
 
 /** A key parameter's value, trimmed: it must be text and not empty. The value is never shown. */
@@ -422,15 +480,23 @@ async function connectionFor(
 function clientOf(transport: Transport, meta: OperationMeta): ApiClient {
 	// An operation that looks up its own write after an ambiguous failure says what it found itself.
 	const resolvesUnsafeRetries = meta.repeat === 'afterLookup';
+	// The item's wait for its place counts against the budget of its first request only.
+	let budgetFrom = transport.place?.waitedSince;
+	const clock = cancellable(transport.clock, transport.cancelled);
 	return {
-		send: async (request, expect, policy) =>
-			await exchange(transport, apiRequestOf(request), expect, {
+		send: async (request, expect, policy) => {
+			const from = budgetFrom;
+			budgetFrom = undefined;
+			return await exchange(transport, apiRequestOf(request), expect, {
 				resolvesUnsafeRetries,
+				budgetFrom: from,
 				...policy,
-			}),
+			});
+		},
 		keyIdentity: keyIdentity(transport.connection),
 		settings: transport.settings,
-		clock: cancellable(transport.clock, transport.cancelled),
+		clock: { ...clock, sleep: async (ms) => await aside(transport.place, clock.sleep(ms)) },
+		aside: async (wait) => await aside(transport.place, wait),
 		holdsSecret: (text) => containsSecret(text, transport.connection.secrets),
 	};
 }

@@ -8,6 +8,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import type { Place } from './admission';
 import { sleepUnlessCancelled, stopAt, type Clock } from './clock';
 import type { KeyType } from './credentials';
 import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
@@ -96,6 +97,11 @@ export interface Transport {
 	 * key's rate gate caps them (the trigger, the pickers, the credential test).
 	 */
 	slots?: Semaphore;
+	/**
+	 * The item's place among the run's items at work (transport/admission.ts): given back while the
+	 * exchange waits for the key's pace or backs off. None: nothing limits the items at work.
+	 */
+	place?: Place;
 	/** Aborts when the run is cancelled: every wait of the exchange ends, and nothing more is sent. */
 	cancelled?: AbortSignal;
 }
@@ -110,10 +116,27 @@ export interface RequestPolicy {
 	resolvesUnsafeRetries?: boolean;
 	/** What else a usable answer must hold; an answer without it is an error, never an item. */
 	check?: AnswerCheck;
+	/**
+	 * When the request's time budget began, when before the call: an item's first request counts
+	 * the item's wait for its place among the run's items at work (`Place.waitedSince`).
+	 */
+	budgetFrom?: number;
 }
 
-/** The least time a write is sent with. */
-const MIN_WRITE_ATTEMPT_MS = 1_000;
+/** The least time a request is sent with (or its Request Timeout, when shorter). */
+const MIN_ATTEMPT_MS = 1_000;
+
+/**
+ * The least time left in which a request is still started. A write is not started with too little
+ * time left: its timeout would only make its fate unknown. Nor is a read with less than a tenth of
+ * its budget (and less than MIN_ATTEMPT_MS): it would only load a server that is the bottleneck
+ * already, as when thousands of a run's items waited for their places until their budgets were
+ * nearly gone, each to send one read that times out at once.
+ */
+function leastAttemptMs(repeatable: boolean, settings: TransportSettings): number {
+	const least = Math.min(MIN_ATTEMPT_MS, settings.attemptTimeoutMs);
+	return repeatable ? Math.max(1, Math.min(least, settings.budgetMs / 10)) : least;
+}
 
 /** How far the server's clock may differ from n8n's when a lookup judges what was written since a request. */
 export const CLOCK_ALLOWANCE_MS = 10 * 60_000;
@@ -184,9 +207,11 @@ export async function exchange(
 	const gate = rateGateFor(keyIdentity(connection), clock);
 	const repeatable = policy.repeatable ?? isRead(request.method);
 	const attempt = attemptOf(connection, request, settings);
-	const budgetEndsAt = clock.now() + settings.budgetMs;
-	// A write is not started with too little time left: its timeout would only make its fate unknown.
-	const leastTimeoutMs = repeatable ? 1 : Math.min(MIN_WRITE_ATTEMPT_MS, settings.attemptTimeoutMs);
+	const budgetEndsAt = (policy.budgetFrom ?? clock.now()) + settings.budgetMs;
+	const leastTimeoutMs = leastAttemptMs(repeatable, settings);
+	// The item waited for its place behind the run's other items until its budget was (nearly) gone.
+	if (policy.budgetFrom !== undefined && budgetEndsAt - clock.now() < leastTimeoutMs)
+		throw noSlot(transport);
 	const failures: Failure[] = [];
 	let lastAnswer: Answer | undefined;
 	const outOfTime = (error: () => Error): Error =>
@@ -195,23 +220,31 @@ export async function exchange(
 			: error();
 
 	for (;;) {
-		if (cancelled?.aborted) throw cancelledError(transport, failures);
-		const ticket = await gate.acquire(settings.maxConcurrent, budgetEndsAt, cancelled);
+		if (cancelled?.aborted) throw cancelledError(caller, failures);
+		let waitedForKey = false;
+		const ticket = await gate
+			.acquire(settings.maxConcurrent, budgetEndsAt, cancelled, () => {
+				waitedForKey = true;
+				transport.place?.stepAside();
+			})
+			.finally(() => transport.place?.stepBack());
 		if (cancelled?.aborted) {
 			if (ticket) gate.release();
-			throw cancelledError(transport, failures);
+			throw cancelledError(caller, failures);
 		}
-		// The pace the server allows (after its 429s) would start this attempt only after the budget.
+		// The pace the server allows (after its 429s) would start this attempt only after the budget,
+		// or with too little of it left; or, with no wait for the key, the run's other items had used
+		// up the budget while this one waited for its place.
 		if (!ticket || budgetEndsAt - clock.now() < leastTimeoutMs) {
 			if (ticket) gate.release();
-			throw outOfTime(() => waitedOut(transport));
+			throw outOfTime(() => (ticket && !waitedForKey ? noSlot(transport) : waitedOut(transport)));
 		}
 		const slot = await slotFor(transport, budgetEndsAt - leastTimeoutMs);
 		const timeoutMs = Math.min(settings.attemptTimeoutMs, budgetEndsAt - clock.now());
 		if (!slot || cancelled?.aborted || timeoutMs < leastTimeoutMs) {
 			slot?.();
 			gate.release();
-			if (cancelled?.aborted) throw cancelledError(transport, failures);
+			if (cancelled?.aborted) throw cancelledError(caller, failures);
 			throw outOfTime(() => noSlot(transport));
 		}
 		const outcome = await attemptOnce(transport, { ...attempt, timeoutMs }).finally(() => {
@@ -254,7 +287,17 @@ export async function exchange(
 				shouldRetry(failure, settings.retry, failures.length - 1, true);
 			throw finalError(transport, lastAnswer, failures, { unsafe, outOfTime: retry });
 		}
-		await sleepUnlessCancelled(clock, wait, cancelled);
+		await aside(transport.place, sleepUnlessCancelled(clock, wait, cancelled));
+	}
+}
+
+/** Waits for `wait` with the item's place among the run's items at work given back meanwhile. */
+export async function aside<T>(place: Place | undefined, wait: Promise<T>): Promise<T> {
+	place?.stepAside();
+	try {
+		return await wait;
+	} finally {
+		place?.stepBack();
 	}
 }
 
@@ -339,8 +382,7 @@ function noSlot(transport: Transport): NodeOperationError {
 }
 
 /** The run was cancelled while the request waited: it gives up, and sends nothing more. */
-function cancelledError(transport: Transport, failures: Failure[]): NodeOperationError {
-	const { caller } = transport;
+export function cancelledError(caller: Caller, failures: Failure[] = []): NodeOperationError {
 	const before = failures.length ? ` It had made ${summarizeAttempts(failures)}.` : '';
 	return new NodeOperationError(caller.node, 'The execution was cancelled', {
 		itemIndex: caller.itemIndex,

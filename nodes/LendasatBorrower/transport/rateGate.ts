@@ -145,19 +145,23 @@ export class RateGate {
 	 * Waits for one of at most `maxConcurrent` connections of this key, then for this request's turn
 	 * under the current pacing. Every ticket is followed by one `release` once the answer is in.
 	 * Undefined, with nothing to release, when the turn would come after `deadline` or the run is
-	 * `cancelled` first.
+	 * `cancelled` first. `waiting` is called when the request has to wait for either, before it does.
 	 */
 	async acquire(
 		maxConcurrent = Infinity,
 		deadline = Infinity,
 		cancelled?: AbortSignal,
+		waiting?: () => void,
 	): Promise<GateTicket | undefined> {
 		if (cancelled?.aborted) return undefined;
 		this.restartWindowIfQuiet(this.env.now());
 		if (this.waitingForConnection.length === 0 && this.active < this.capFor(maxConcurrent))
 			this.active++;
-		else if (!(await this.waitForConnection(maxConcurrent, deadline, cancelled))) return undefined;
-		const ticket = await this.waitForTurn(deadline, cancelled);
+		else {
+			waiting?.();
+			if (!(await this.waitForConnection(maxConcurrent, deadline, cancelled))) return undefined;
+		}
+		const ticket = await this.waitForTurn(deadline, cancelled, waiting);
 		if (!ticket) this.release();
 		return ticket;
 	}
@@ -238,14 +242,17 @@ export class RateGate {
 	private async waitForTurn(
 		deadline: number,
 		cancelled?: AbortSignal,
+		waiting?: () => void,
 	): Promise<GateTicket | undefined> {
 		this.forgetIfIdle(this.env.now());
 		if (cancelled?.aborted || this.turnOf(this.turnQueue.length) >= deadline) return undefined;
 		const stop = cancelled && stopAt(this.env, Infinity, cancelled);
 		return await new Promise<GateTicket | undefined>((resolve) => {
+			let settled = false;
 			const waiter: TurnWaiter = {
 				deadline,
 				resolve: (ticket) => {
+					settled = true;
 					stop?.removeEventListener('abort', leave);
 					resolve(ticket);
 				},
@@ -259,6 +266,8 @@ export class RateGate {
 			stop?.addEventListener('abort', leave, { once: true });
 			this.turnQueue.push(waiter);
 			void this.dispatch();
+			// Its turn did not come at once: it waits.
+			if (!settled) waiting?.();
 		});
 	}
 

@@ -28,6 +28,7 @@ import {
 	type EventSettings,
 	type MalformedContract,
 } from './events';
+import { borrowerSourceFields, givenBorrower, hiddenWhenFromInputFields } from './borrowerSource';
 import { contractSimplifierOf } from './shared';
 
 /**
@@ -48,7 +49,8 @@ export function borrowerEventFields(
 ): INodeProperties[] {
 	const show = { resource: ['contract'], operation: operations };
 	return [
-		{
+		...borrowerSourceFields(operations, ['getNewEvents']),
+		hiddenWhenFromInputFields({
 			displayName: 'Borrower',
 			name: 'borrower',
 			type: 'string',
@@ -57,7 +59,7 @@ export function borrowerEventFields(
 			description:
 				'Your own reference for the borrower this item acts as (its ID in your list, or a name), copied into every event as borrower. Never the API key: a key here is refused.',
 			displayOptions: { show },
-		},
+		}),
 		{
 			displayName: 'Events',
 			name: 'events',
@@ -194,12 +196,12 @@ function readEventNames(context: IExecuteSingleFunctions): EventName[] {
  * shaped like a Lendasat key, or a sealed key) is refused, and the error does not repeat it.
  */
 function readBorrower(context: IExecuteSingleFunctions, api: ApiClient): string | null {
-	const value = context.getNodeParameter('borrower', '');
+	const { value, label } = givenBorrower(context);
 	if (value === undefined || value === null) return null;
 	if (typeof value !== 'string' && typeof value !== 'number') {
 		throw invalidParameter(
 			context,
-			'Borrower',
+			label,
 			`Expected your reference for the borrower as text, such as its ID in your list or its name, got ${Array.isArray(value) ? 'a list' : typeof value}. Nothing was sent.`,
 		);
 	}
@@ -209,7 +211,7 @@ function readBorrower(context: IExecuteSingleFunctions, api: ApiClient): string 
 	if (holdsLendasatKey(text) || holdsSealedKey(text) || api.holdsSecret(text)) {
 		throw invalidParameter(
 			context,
-			'Borrower',
+			label,
 			'It holds an API key. Give your own reference for the borrower instead (its ID in your list, or a name): it is copied into every event, and a key never is. Nothing was sent.',
 		);
 	}

@@ -15,6 +15,7 @@ import {
 import { checkOneOf, describeValue } from '../../validation/checks';
 import { invalidParameter, requireValid } from '../../validation/parameters';
 import { readBorrowerEvents } from './borrowerEvents';
+import { givenReported, hiddenWhenFromInputFields, keyFromInputField } from './borrowerSource';
 import { claimantOf, claimed, findNews, readReported, type Reported } from './reported';
 import { CONTRACTS_PATH } from './shared';
 
@@ -38,6 +39,7 @@ export const contractGetNewEventsOperation: INodePropertyOptions = {
 				"Get new contract events: the borrower's contract events (status changes, margin calls, installments due within Days Ahead) that are not in Already Reported, as one item per borrower with the events and the text to store as reported once they are delivered. Changes nothing at Lendasat.",
 			keyType: 'borrower',
 			expects: 'page',
+			keyFromInput: keyFromInputField,
 		},
 		{ method: 'GET', url: CONTRACTS_PATH },
 		{ send: readNewEvents },
@@ -54,7 +56,7 @@ export const contractGetNewEventsNotice: INodeProperties = {
 };
 
 export const contractGetNewEventsFields: INodeProperties[] = [
-	{
+	hiddenWhenFromInputFields({
 		displayName: 'Already Reported',
 		name: 'reported',
 		type: 'string',
@@ -63,7 +65,7 @@ export const contractGetNewEventsFields: INodeProperties[] = [
 		description:
 			'What this operation gave as reported for this borrower the last time its events were delivered, as you stored it (e.g. a Data table column). Empty for a borrower never polled.',
 		displayOptions: { show },
-	},
+	}),
 	{
 		displayName: 'First Poll of a Borrower',
 		name: 'firstPoll',
@@ -103,8 +105,8 @@ async function readNewEvents(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const given = this.getNodeParameter('reported', '') as unknown;
-	const reported = readAlreadyReported(this, given);
+	const { value: given, label } = givenReported(this);
+	const reported = readAlreadyReported(this, given, label);
 	// As stored, so that the Data table's compare-and-set matches the row (null matches an empty cell).
 	const before = (given ?? null) as string | null;
 	const { recordFirstPoll, claimMs } = newEventChoicesOf(this);
@@ -148,13 +150,17 @@ const newEventChoicesOf = perRunUnlessExpression(
 	},
 );
 
-function readAlreadyReported(context: IExecuteSingleFunctions, value: unknown): Reported | null {
+function readAlreadyReported(
+	context: IExecuteSingleFunctions,
+	value: unknown,
+	label: string,
+): Reported | null {
 	try {
 		return readReported(value);
 	} catch (error) {
 		throw invalidParameter(
 			context,
-			'Already Reported',
+			label,
 			`${(error as Error).message}: expected what this operation gave as reported, such as 1:Ab3dEf9hIjK. Clear it to report every current event of this borrower again. Nothing was sent.`,
 		);
 	}

@@ -134,7 +134,7 @@ async function readMergeWrite(
 	const id = loanApplicationIdOf(this);
 	const changes = readChanges(this);
 	// Items of one run updating the same application take turns: the second then finds it Deleted.
-	const updated = await inTurn(this, `${api.keyIdentity} ${id}`, () =>
+	const updated = await inTurn(this, api, `${api.keyIdentity} ${id}`, () =>
 		readAndReplace(this, api, request, id, changes),
 	);
 	return [{ json: updated as IDataObject }];

@@ -111,7 +111,7 @@ async function mergeAndWrite(
 	api: ApiClient,
 	request: OperationRequest,
 ): Promise<INodeExecutionData[]> {
-	const written = await inTurn(this, api.keyIdentity, async () => {
+	const written = await inTurn(this, api, api.keyIdentity, async () => {
 		const current = await api.send({ method: 'GET', url: SETTINGS_PATH }, 'object');
 		const body = mergedSettings(this, current as IDataObject, request.body as IDataObject);
 		// After a failure that may have reached Lendasat, the stored settings tell whether it was written.
