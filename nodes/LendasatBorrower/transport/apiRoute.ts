@@ -332,6 +332,7 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 						});
 			// A key pasted into another field must not come back in that field's validation error.
 			redactError(nodeError, secrets);
+			releaseStackFrames(nodeError);
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
 		} finally {
@@ -344,6 +345,21 @@ function redactError(error: NodeApiError | NodeOperationError, secrets: string[]
 	error.message = redactSecrets(error.message, secrets);
 	if (typeof error.description === 'string') {
 		error.description = redactSecrets(error.description, secrets);
+	}
+}
+
+/**
+ * Formats the error's stack now. Until it is read, V8 keeps the frames it was made in, async ones
+ * included, and with them the item's transport, requests and answers: about 50 KB per item that n8n
+ * holds, with the error, until the run's last item ends (thousands of failing items, as when a run's
+ * budget runs out, took a process out of memory). Read, it is text. After redactError: the stack's
+ * first line is the message as it is when read.
+ */
+function releaseStackFrames(error: Error): void {
+	let current: unknown = error;
+	// A few causes deep at most: a chain of causes may loop.
+	for (let depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) {
+		void current.stack;
 	}
 }
 
