@@ -88,31 +88,44 @@ export function nodePartnerPollWorkflow(
  * expression, and nothing read from the answer.
  */
 export function httpRequestPartnerPollWorkflow(baseUrl: string): WorkflowFixture {
+	return httpRequestWorkflow(
+		'b3f1c5e2-0000-4000-8000-0000000000b2',
+		{
+			method: 'GET',
+			url: `${baseUrl}/api/contracts`,
+			sendQuery: true,
+			queryParameters: {
+				parameters: [
+					{ name: 'sort_by', value: 'created_at' },
+					{ name: 'sort_order', value: 'desc' },
+					{ name: 'page', value: '1' },
+					{ name: 'limit', value: '100' },
+				],
+			},
+			sendHeaders: true,
+			headerParameters: { parameters: [{ name: 'x-api-key', value: '={{ $json.api_key }}' }] },
+			options: {},
+		},
+		{ onError: 'continueRegularOutput' },
+	);
+}
+
+/** A workflow of one n8n HTTP Request node: its parameters and its node settings (retries, On Error). */
+function httpRequestWorkflow(
+	id: string,
+	parameters: Record<string, unknown>,
+	settings: Record<string, unknown>,
+): WorkflowFixture {
 	return {
 		nodes: [
 			{
-				id: 'b3f1c5e2-0000-4000-8000-0000000000b2',
+				id,
 				name: 'HTTP Request',
 				type: HTTP_REQUEST_NODE_TYPE,
 				typeVersion: HTTP_REQUEST_NODE_VERSION,
 				position: [0, 0],
-				parameters: {
-					method: 'GET',
-					url: `${baseUrl}/api/contracts`,
-					sendQuery: true,
-					queryParameters: {
-						parameters: [
-							{ name: 'sort_by', value: 'created_at' },
-							{ name: 'sort_order', value: 'desc' },
-							{ name: 'page', value: '1' },
-							{ name: 'limit', value: '100' },
-						],
-					},
-					sendHeaders: true,
-					headerParameters: { parameters: [{ name: 'x-api-key', value: '={{ $json.api_key }}' }] },
-					options: {},
-				},
-				onError: 'continueRegularOutput',
+				parameters,
+				...settings,
 			},
 		],
 		connections: {},
@@ -160,28 +173,19 @@ export function httpRequestCreateWorkflow(
 	const retry = variant.retryOnFail
 		? { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 }
 		: {};
-	return {
-		nodes: [
-			{
-				id: 'b3f1c5e2-0000-4000-8000-0000000000b1',
-				name: 'HTTP Request',
-				type: HTTP_REQUEST_NODE_TYPE,
-				typeVersion: HTTP_REQUEST_NODE_VERSION,
-				position: [0, 0],
-				parameters: {
-					method: 'POST',
-					url: `${baseUrl}/api/contracts`,
-					sendHeaders: true,
-					headerParameters: { parameters: headers },
-					sendBody: true,
-					contentType: 'json',
-					specifyBody: 'json',
-					jsonBody: httpRequestJsonBody(live),
-					options,
-				},
-				...retry,
-			},
-		],
-		connections: {},
-	};
+	return httpRequestWorkflow(
+		'b3f1c5e2-0000-4000-8000-0000000000b1',
+		{
+			method: 'POST',
+			url: `${baseUrl}/api/contracts`,
+			sendHeaders: true,
+			headerParameters: { parameters: headers },
+			sendBody: true,
+			contentType: 'json',
+			specifyBody: 'json',
+			jsonBody: httpRequestJsonBody(live),
+			options,
+		},
+		retry,
+	);
 }
