@@ -21,6 +21,8 @@ import { borrowerOf, NODE } from '../helpers/operation';
 
 const CONTRACTS = SEED_IDS.contracts;
 const DAY_MS = 24 * 60 * 60_000;
+/** The credential's Key Sealing Secret in the tests of sealed keys. */
+const SEALING_SECRET = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
 
 let sandbox: Sandbox;
 
@@ -299,26 +301,25 @@ describe('events per borrower, from one run acting as each', () => {
 
 describe("the partner's list with its keys sealed", () => {
 	it('gives the very events of the plain list, and no plain key is anywhere in the run', async () => {
-		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
 		const plain = await poll(seededBorrowers(), { daysAhead: 25 });
 		sandbox.reset();
 		const sealedList = seededBorrowers().map((borrower) => ({
 			...borrower,
-			api_key: sealKey(borrower.api_key, secret, randomBytes),
+			api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
 		}));
 
 		const sealed = await poll(
 			sealedList,
 			{ daysAhead: 25 },
 			{},
-			{ ...master(), sealingSecret: secret },
+			{ ...master(), sealingSecret: SEALING_SECRET },
 		);
 
 		expect(sealed.error).toBeUndefined();
 		expect(keysOf(sealed.events)).toEqual(keysOf(plain.events));
 		expect(sealed.events.length).toBeGreaterThan(0);
 		const visible = everythingVisible(sealed.run);
-		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, secret]) {
+		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, SEALING_SECRET]) {
 			expect(visible).not.toContain(key);
 		}
 	});
@@ -326,12 +327,11 @@ describe("the partner's list with its keys sealed", () => {
 
 describe('Borrower From → Input Item Fields', () => {
 	it('gives the very events of the expressions, sealed keys opened, each borrower with its own key', async () => {
-		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
 		const withExpressions = await poll(seededBorrowers(), { daysAhead: 25 });
 		sandbox.reset();
 		const sealedList = seededBorrowers().map((borrower) => ({
 			ref: borrower.borrower_id,
-			key: sealKey(borrower.api_key, secret, randomBytes),
+			key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
 		}));
 		const result = await runWorkflow(
 			singleNodeWorkflow(
@@ -345,7 +345,7 @@ describe('Borrower From → Input Item Fields', () => {
 				},
 				{ typeVersion: 1.1 },
 			),
-			{ credential: { ...master(), sealingSecret: secret }, items: sealedList },
+			{ credential: { ...master(), sealingSecret: SEALING_SECRET }, items: sealedList },
 		);
 		expect(result.error).toBeUndefined();
 		const events = result.output(NODE).map((item) => item.json as Record<string, unknown>);
@@ -358,7 +358,7 @@ describe('Borrower From → Input Item Fields', () => {
 			sandbox.keys.borrower,
 			sandbox.keys.otherBorrower,
 			sandbox.keys.master,
-			secret,
+			SEALING_SECRET,
 		]) {
 			expect(visible).not.toContain(key);
 		}
@@ -437,18 +437,17 @@ describe('one borrower cannot spoil the others', () => {
 	});
 
 	it('refuses a Borrower that holds a sealed key, sending nothing', async () => {
-		const secret = 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3';
 		// Not the key this item acts with: another borrower's, sealed.
 		const listed = {
 			borrower_id: 'alice',
 			api_key: sandbox.keys.borrower,
-			old_key: sealKey(sandbox.keys.otherBorrower, secret, randomBytes),
+			old_key: sealKey(sandbox.keys.otherBorrower, SEALING_SECRET, randomBytes),
 		};
 		const { error } = await poll(
 			[listed],
 			{ borrower: '={{ $json.old_key }}' },
 			{},
-			{ ...master(), sealingSecret: secret },
+			{ ...master(), sealingSecret: SEALING_SECRET },
 		);
 		expect(error?.message).toBe('Invalid Borrower [item 0]');
 		expect(String((error as { description?: string }).description)).toMatch(/holds an API key/);

@@ -403,8 +403,10 @@ function itemOfRun(
 	latencyMs = 0,
 ) {
 	const sentAt: number[] = [];
+	const timeouts: number[] = [];
 	const send: SendOnce = async (attempt) => {
 		sentAt.push(run.clock.now);
+		timeouts.push(attempt.timeoutMs);
 		const reply = replies[Math.min(sentAt.length - 1, replies.length - 1)];
 		if (reply === 'hang')
 			return await new Promise<Answer>((_resolve, reject) =>
@@ -422,7 +424,7 @@ function itemOfRun(
 		slots: run.slots,
 		cancelled: run.cancelled,
 	};
-	return { transport, sentAt };
+	return { transport, sentAt, timeouts };
 }
 
 /** When a promise settled on the clock, and how. */
@@ -541,16 +543,10 @@ describe("exchange: an item steps aside from the run's items at work while it wa
 		});
 		expect(item.sentAt).toEqual([]);
 
-		const attempts: number[] = [];
 		const inTime = itemOfRun(run, [answer(200, '{}')], { timeBudget: 300 });
-		const send = inTime.transport.send;
-		inTime.transport.send = async (attempt) => {
-			attempts.push(attempt.timeoutMs);
-			return await send(attempt);
-		};
 		await run.clock.settle(exchange(inTime.transport, get, 'object', { budgetFrom: 200 }));
 		// Its budget ends at 500: the attempt is given what is left of it.
-		expect(attempts).toEqual([100]);
+		expect(inTime.timeouts).toEqual([100]);
 	});
 
 	it('does not send a read whose turn came with less than a tenth of its budget (or a second) left: the error says no slot came in time', async () => {
@@ -567,15 +563,9 @@ describe("exchange: an item steps aside from the run's items at work while it wa
 		expect(late.sentAt).toEqual([]);
 
 		// With a second and a half left it is sent, with that much time.
-		const attempts: number[] = [];
 		const inTime = itemOfRun(run, [answer(200, '{}')], { timeBudget: 180_000 });
-		const send = inTime.transport.send;
-		inTime.transport.send = async (attempt) => {
-			attempts.push(attempt.timeoutMs);
-			return await send(attempt);
-		};
 		await run.clock.settle(exchange(inTime.transport, get, 'object', { budgetFrom: 1_000 }));
-		expect(attempts).toEqual([1_500]);
+		expect(inTime.timeouts).toEqual([1_500]);
 	});
 });
 
