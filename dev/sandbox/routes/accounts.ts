@@ -158,9 +158,10 @@ function createApiAccount(ctx: RequestContext): ReturnType<Route['handle']> {
 }
 
 /**
- * What POST /api/create-api-account stores for a partner's borrower: the user, its key (db/borrowers.rs
- * register_api_account names it "account key") and the account. Also the benchmark's bulk onboarding
- * (admin.ts), which makes thousands at once without a request each.
+ * What POST /api/create-api-account stores for a partner's borrower: the user, its key (named "account
+ * key", as register_api_account does in hub/src/db/borrowers.rs:221, lendasat/iframe 49781f87) and
+ * the account. Also the benchmark's bulk onboarding (admin.ts), which makes thousands at once
+ * without a request each.
  */
 export function registerApiAccount(
 	state: SandboxState,
@@ -168,7 +169,6 @@ export function registerApiAccount(
 	request: AccountRequest,
 ): ApiAccount {
 	const user = newUser(state, request);
-	// db/borrowers.rs register_api_account names the account's key "account key".
 	const key = issueKey(state, user.id, 'borrower', 'account key');
 	const account: ApiAccount = { id: user.id, ...request, api_key: key.key, createdBy: partnerId };
 	state.accounts.push(account);
