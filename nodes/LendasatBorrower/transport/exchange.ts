@@ -123,7 +123,7 @@ export interface RequestPolicy {
 	budgetFrom?: number;
 }
 
-/** The least time a request is sent with (or its Request Timeout, when shorter). */
+/** The most time left that leastAttemptMs asks for before a request starts. */
 const MIN_ATTEMPT_MS = 1_000;
 
 /**
