@@ -365,6 +365,39 @@ describe('Borrower From → Input Item Fields', () => {
 	});
 });
 
+describe('Borrower From → Input Item List', () => {
+	it('gives the very events of an item per borrower, sealed keys opened, from one item listing them', async () => {
+		const oneEach = await poll(seededBorrowers(), { daysAhead: 25 });
+		sandbox.reset();
+		const borrowers = seededBorrowers().map((borrower) => ({
+			...borrower,
+			api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
+		}));
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getEvents',
+					borrowerFrom: 'inputList',
+					daysAhead: 25,
+				},
+				{ typeVersion: 1.1 },
+			),
+			{ credential: { ...master(), sealingSecret: SEALING_SECRET }, items: [{ borrowers }] },
+		);
+		expect(result.error).toBeUndefined();
+		const events = result.output(NODE).map((item) => item.json as Record<string, unknown>);
+		expect(events).toEqual(oneEach.events);
+		expect(new Set(result.output(NODE).map((item) => item.pairedItem))).toEqual(
+			new Set([{ item: 0 }]),
+		);
+		const visible = everythingVisible(result.run);
+		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, SEALING_SECRET]) {
+			expect(visible).not.toContain(key);
+		}
+	});
+});
+
 describe('one borrower cannot spoil the others', () => {
 	const withBadKey = (): ListedBorrower[] => [
 		seededBorrowers()[0],
@@ -562,6 +595,39 @@ describe('polite at partner scale', () => {
 		expect(
 			new Set(sandbox.requests.slice(from).map((request) => request.headers['x-api-key'])).size,
 		).toBe(40);
+		const { peakRequestsInFlight } = sandbox.stats();
+		expect(peakRequestsInFlight).toBeLessThanOrEqual(4);
+		expect(peakRequestsInFlight).toBeGreaterThan(1);
+	});
+	it('the same 40 in two lists of 20: the run’s cap holds across its items, and each list keeps its order', async () => {
+		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 40, [
+			{ status: 'PrincipalGiven' },
+		]);
+		sandbox.configure({ latencyMs: 30 });
+		const rows = borrowers.map((borrower) => ({
+			borrower_id: borrower.id,
+			api_key: borrower.api_key,
+		}));
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getEvents',
+					borrowerFrom: 'inputList',
+					events: ['contractStatusChanged'],
+					options: { maxConcurrent: 4 },
+				},
+				{ typeVersion: 1.1 },
+			),
+			{
+				credential: master(),
+				items: [{ borrowers: rows.slice(0, 20) }, { borrowers: rows.slice(20) }],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(
+			rows.map((row) => row.borrower_id),
+		);
 		const { peakRequestsInFlight } = sandbox.stats();
 		expect(peakRequestsInFlight).toBeLessThanOrEqual(4);
 		expect(peakRequestsInFlight).toBeGreaterThan(1);

@@ -352,3 +352,158 @@ describe('Borrower From → Input Item Fields: the same watch without an express
 		expect(keysSent(sent)).toEqual([sandbox.keys.otherBorrower]);
 	});
 });
+
+describe('Borrower From → Input Item List: many borrowers in one item', () => {
+	/** One poll of lists of borrowers, one input item per list (the rows in one list by default). */
+	async function pollLists(lists: object[][] = [rows], parameters: Record<string, unknown> = {}) {
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getNewEvents',
+					borrowerFrom: 'inputList',
+					daysAhead: 25,
+					...parameters,
+				},
+				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
+			),
+			{
+				credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' },
+				items: lists.map((borrowers) => ({ borrowers })),
+			},
+		);
+		const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
+		for (const { api_key: key } of rows) expect(made).not.toContain(key);
+		expect(made).not.toContain(sandbox.keys.master);
+		return {
+			...result,
+			items: result.output(NODE).map((item) => item.json as unknown as Item),
+			failed: result.output(NODE, 1),
+		};
+	}
+
+	const keysSent = (from: number) =>
+		sandbox.requests.slice(from).map((request) => request.headers['x-api-key']);
+
+	it('gives the very items of one item per borrower, in the list’s order, each paired with its list', async () => {
+		const oneEach = await poll();
+		sandbox.reset();
+		const sent = sandbox.requests.length;
+		const listed = await pollLists([[rows[0]], [rows[1]]]);
+		expect(listed.failed).toEqual([]);
+		const shape = (items: Item[]) =>
+			items.map(({ borrower, events, reported_before, reported }) => ({
+				borrower,
+				events,
+				reported_before,
+				reported,
+			}));
+		expect(shape(listed.items)).toEqual(shape(oneEach.items));
+		expect(listed.output(NODE).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(new Set(keysSent(sent))).toEqual(
+			new Set([sandbox.keys.borrower, sandbox.keys.otherBorrower]),
+		);
+		store(listed.items);
+		expect((await pollLists()).items).toEqual([]);
+	});
+
+	it('a borrower that fails gives an item with its error; the others in its list go on', async () => {
+		const list = [
+			{ borrower_id: 'carol', api_key: 'lndst_sk_revoked_000000000000000000', reported: null },
+			{ ...rows[0], api_key: '' },
+			rows[1],
+			{ borrower_id: 'dave', reported: null },
+		];
+		const sent = sandbox.requests.length;
+		const { items, failed, output } = await pollLists([list]);
+		expect(failed).toEqual([]);
+		expect(items.map((item) => item.borrower)).toEqual(['carol', 'alice', 'bob', 'dave']);
+		const errors = output(NODE).map((item) => {
+			const { borrower, list_index, error } = item.json;
+			return { borrower, list_index, error };
+		});
+		expect(errors).toEqual([
+			{
+				borrower: 'carol',
+				list_index: 0,
+				error: "Lendasat rejected the borrower's API key from the input item (HTTP 401)",
+			},
+			{ borrower: 'alice', list_index: 1, error: 'Invalid Key Field (api_key) [item 0]' },
+			{ borrower: 'bob', list_index: undefined, error: undefined },
+			{ borrower: 'dave', list_index: 3, error: 'Invalid Key Field (api_key) [item 0]' },
+		]);
+		expect(items[2].events.length).toBeGreaterThan(0);
+		expect(String(output(NODE)[3].json.description)).toMatch(/The input item has no field api_key/);
+		expect(keysSent(sent).filter((key) => key !== 'lndst_sk_revoked_000000000000000000')).toEqual([
+			sandbox.keys.otherBorrower,
+		]);
+		expect(everythingVisible(output(NODE))).not.toContain('lndst_sk_revoked');
+	});
+
+	it('names no borrower whose reference holds a key', async () => {
+		const list = [{ ...rows[0], borrower_id: sandbox.keys.borrower }];
+		const { output } = await pollLists([list]);
+		expect(output(NODE).map((item) => item.json)).toEqual([
+			expect.objectContaining({
+				borrower: null,
+				list_index: 0,
+				error: 'Invalid Borrower Field (borrower_id) [item 0]',
+			}),
+		]);
+	});
+
+	it.each([
+		['a list field that is missing', [{ other: [] }], /The input item has no field borrowers\./],
+		[
+			'a list field that is not a list',
+			[{ borrowers: 'alice' }],
+			/got a string\. Nothing was sent\.$/,
+		],
+		[
+			'an entry that is not an object',
+			[{ borrowers: [{ borrower_id: 'alice' }, 'lndst_sk_stray_0000000000000000'] }],
+			/entry 1 is a string\. Nothing was sent\.$/,
+		],
+	])('fails the whole item, sending nothing, for %s', async (_case, items, description) => {
+		const sent = sandbox.requests.length;
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{ resource: 'contract', operation: 'getNewEvents', borrowerFrom: 'inputList' },
+				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
+			),
+			{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' }, items },
+		);
+		const [failed] = result.output(NODE, 1);
+		expect(failed.error?.message).toBe('Invalid List Field (borrowers) [item 0]');
+		expect(String(failed.error?.description)).toMatch(description);
+		expect(everythingVisible(failed.error)).not.toContain('lndst_sk_stray');
+		expect(sandbox.requests.length).toBe(sent);
+	});
+
+	it('refuses an empty Key Field: every borrower of the list would act with one key', async () => {
+		const sent = sandbox.requests.length;
+		const { failed } = await pollLists([rows], { keyField: '' });
+		expect(failed[0].error?.message).toBe('Invalid Key Field [item 0]');
+		expect(sandbox.requests.length).toBe(sent);
+	});
+
+	it('reads the List Field it is given the name of', async () => {
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getNewEvents',
+					borrowerFrom: 'inputList',
+					listField: 'shard',
+					daysAhead: 25,
+				},
+				{ typeVersion: 1.1 },
+			),
+			{
+				credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' },
+				items: [{ shard: rows }],
+			},
+		);
+		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(['alice', 'bob']);
+	});
+});

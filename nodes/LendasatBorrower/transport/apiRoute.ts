@@ -75,17 +75,33 @@ export interface OperationMeta {
 	 */
 	sendsKeyOf?: { parameter: string; label: string };
 	/**
-	 * For an operation that can take the borrower's key from its input item instead of Act as
-	 * Borrower: that key and the field it was in, or undefined to read Act as Borrower as usual.
+	 * For an operation that can take its borrowers from its input: the key a borrower acts as
+	 * instead of Act as Borrower, and the borrowers an item lists when one item carries many.
 	 */
-	keyFromInput?: KeyFromInput;
+	inputBorrowers?: InputBorrowers;
 }
 
-/** Reads the key an item acts as from the item itself (see OperationMeta.keyFromInput); `options` is the Options collection. */
+/** Where an operation finds its borrowers in the input (see OperationMeta.inputBorrowers). */
+export interface InputBorrowers {
+	/** The key the borrower acts as and the field it was in, or undefined to read Act as Borrower as usual. */
+	key: KeyFromInput;
+	/**
+	 * The borrowers the item lists, each an entry that the operation reads as it would read an input
+	 * item of its own, or undefined when the item is one borrower.
+	 */
+	list: ListFromInput;
+	/** The borrower's own reference, to name a borrower that failed; null when there is none, or it may hold a key. */
+	reference(context: IExecuteSingleFunctions): string | null;
+}
+
+/** Reads the key an item acts as from the item itself; `options` is the Options collection. */
 export type KeyFromInput = (
 	context: IExecuteSingleFunctions,
 	options: IDataObject,
 ) => { key: string; field: string } | undefined;
+
+/** Reads the borrowers an item lists (see InputBorrowers.list). */
+export type ListFromInput = (context: IExecuteSingleFunctions) => IDataObject[] | undefined;
 
 /** How an operation's write is repeated after a failure that may have reached the server (see OperationMeta). */
 export type RepeatRule = 'once' | 'afterLookup';
@@ -285,60 +301,158 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	): Promise<INodeExecutionData[]> {
 		const pairedItem = { item: this.getItemIndex() };
-		let secrets: string[] = [];
-		let place: Place | undefined;
 		try {
-			const options = optionsOf(this);
-			const settings = readTransportSettings(
-				this,
-				options,
-				requestTimeoutOf(this),
-				meta.attemptTimeoutMs,
-			);
-			place = await admissionOfRun(this).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
-			if (!place) {
-				throw cancelledError({
-					node: nodeOf(this),
-					label: meta.label,
-					itemIndex: this.getItemIndex(),
-				});
-			}
-			const transport = await transportFor(this, meta, requestData.options, {
-				options,
-				settings,
-				place,
-			});
-			secrets = transport.connection.secrets;
-			let request: OperationRequest = {
-				method: requestData.options.method ?? 'GET',
-				url: String(requestData.options.url ?? ''),
-				qs: { ...requestData.options.qs },
-				body: requestData.options.body,
-				headers: {},
-			};
-			for (const prepare of extras.prepare ?? []) request = await prepare.call(this, request);
-			const api = clientOf(transport, meta);
-			let items = extras.send
-				? await extras.send.call(this, api, request)
-				: toItems(await api.send(request, meta.expects, { check: meta.answer }));
-			for (const finish of extras.finish ?? []) items = await finish.call(this, items);
+			const entries = meta.inputBorrowers?.list(this);
+			const items = entries
+				? await workOnEntries(this, meta, extras, requestData, entries)
+				: await workOn(this, meta, extras, requestData);
 			return items.map((item) => ({ ...item, pairedItem }));
 		} catch (error) {
-			const nodeError =
-				error instanceof NodeApiError || error instanceof NodeOperationError
-					? error
-					: new NodeOperationError(this.getNode(), error as Error, {
-							itemIndex: this.getItemIndex(),
-						});
-			// A key pasted into another field must not come back in that field's validation error.
-			redactError(nodeError, secrets);
-			releaseStackFrames(nodeError);
+			const nodeError = itemErrorOf(this, error, []);
 			if (!this.continueOnFail()) throw nodeError;
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
-		} finally {
-			place?.leave();
 		}
 	};
+}
+
+/**
+ * The operation's work for one borrower (an item, or an entry of an item's list): its place among
+ * the run's items at work, its checks, its request(s) through the transport, and its output. A
+ * failure is thrown as the item's error, redacted and with its stack read (itemErrorOf).
+ */
+async function workOn(
+	context: IExecutePaginationFunctions,
+	meta: OperationMeta,
+	extras: RouteExtras,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	let secrets: string[] = [];
+	let place: Place | undefined;
+	try {
+		const options = optionsOf(context);
+		const settings = readTransportSettings(
+			context,
+			options,
+			requestTimeoutOf(context),
+			meta.attemptTimeoutMs,
+		);
+		place = await admissionOfRun(context).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
+		if (!place) {
+			throw cancelledError({
+				node: nodeOf(context),
+				label: meta.label,
+				itemIndex: context.getItemIndex(),
+			});
+		}
+		const transport = await transportFor(context, meta, requestData.options, {
+			options,
+			settings,
+			place,
+		});
+		secrets = transport.connection.secrets;
+		let request: OperationRequest = {
+			method: requestData.options.method ?? 'GET',
+			url: String(requestData.options.url ?? ''),
+			qs: { ...requestData.options.qs },
+			body: requestData.options.body,
+			headers: {},
+		};
+		for (const prepare of extras.prepare ?? []) request = await prepare.call(context, request);
+		const api = clientOf(transport, meta);
+		let items = extras.send
+			? await extras.send.call(context, api, request)
+			: toItems(await api.send(request, meta.expects, { check: meta.answer }));
+		for (const finish of extras.finish ?? []) items = await finish.call(context, items);
+		return items;
+	} catch (error) {
+		throw itemErrorOf(context, error, secrets);
+	} finally {
+		place?.leave();
+	}
+}
+
+/**
+ * The operation's work for each borrower an item lists, as many at a time as the run may have at
+ * work, in the list's order: a borrower that fails gives an item with its error on the main output
+ * and the others go on. Not n8n's error output: n8n would copy the input item, every borrower's key
+ * in it, into each error item.
+ */
+async function workOnEntries(
+	context: IExecutePaginationFunctions,
+	meta: OperationMeta,
+	extras: RouteExtras,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	entries: IDataObject[],
+): Promise<INodeExecutionData[]> {
+	const { maxConcurrent } = readTransportSettings(
+		context,
+		optionsOf(context),
+		requestTimeoutOf(context),
+		meta.attemptTimeoutMs,
+	);
+	const outputs: INodeExecutionData[][] = [];
+	let next = 0;
+	const worker = async () => {
+		while (next < entries.length) {
+			const index = next++;
+			const entry = entryContext(context, entries[index]);
+			try {
+				outputs[index] = await workOn(entry, meta, extras, requestData);
+			} catch (error) {
+				outputs[index] = [{ json: failedEntry(entry, meta, error, index) }];
+			}
+		}
+	};
+	const workers = Math.min(entries.length, AT_WORK_PER_SLOT * maxConcurrent);
+	await Promise.all(Array.from({ length: workers }, worker));
+	return outputs.flat();
+}
+
+/** The item's context as one entry of its list sees it: its input item is the entry, the rest is the item's. */
+function entryContext(
+	context: IExecutePaginationFunctions,
+	entry: IDataObject,
+): IExecutePaginationFunctions {
+	return Object.create(context, {
+		getInputData: { value: () => ({ json: entry }) },
+	}) as IExecutePaginationFunctions;
+}
+
+/**
+ * The output of a listed borrower that failed: its reference (when it is one and holds no key), its
+ * place in the list and the error, whose message and description are already redacted.
+ */
+function failedEntry(
+	entry: IExecuteSingleFunctions,
+	meta: OperationMeta,
+	error: unknown,
+	index: number,
+): IDataObject {
+	const nodeError = itemErrorOf(entry, error, []);
+	return {
+		borrower: meta.inputBorrowers?.reference(entry) ?? null,
+		list_index: index,
+		error: nodeError.message,
+		...(typeof nodeError.description === 'string' ? { description: nodeError.description } : {}),
+	};
+}
+
+/** The error as the item's n8n error: redacted of `secrets` and with its stack read. */
+function itemErrorOf(
+	context: IExecuteSingleFunctions,
+	error: unknown,
+	secrets: string[],
+): NodeApiError | NodeOperationError {
+	const nodeError =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(context.getNode(), error as Error, {
+					itemIndex: context.getItemIndex(),
+				});
+	// A key pasted into another field must not come back in that field's validation error.
+	redactError(nodeError, secrets);
+	releaseStackFrames(nodeError);
+	return nodeError;
 }
 
 function redactError(error: NodeApiError | NodeOperationError, secrets: string[]): void {
@@ -426,7 +540,7 @@ function keyActedAs(
 		return { actAs: givenKey(context, parameter, label), actAsField: label };
 	}
 	if (meta.keyType !== 'borrower') return {};
-	const fromInput = meta.keyFromInput?.(context, options);
+	const fromInput = meta.inputBorrowers?.key(context, options);
 	if (fromInput) return { actAs: fromInput.key, actAsField: fromInput.field };
 	return { actAs: actingBorrowerKey(context, options, node) };
 }

@@ -1,8 +1,14 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
-import { perRunUnlessExpression, type KeyFromInput } from '../../transport/apiRoute';
+import {
+	perRunUnlessExpression,
+	type InputBorrowers,
+	type KeyFromInput,
+	type ListFromInput,
+} from '../../transport/apiRoute';
 import { ACT_AS_BORROWER_LABEL, ACT_AS_BORROWER_OPTION } from '../../transport/actAs';
-import { checkOneOf, describeValue } from '../../validation/checks';
+import { holdsSealedKey } from '../../encryption/sealedKeys';
+import { checkOneOf, describeValue, holdsLendasatKey } from '../../validation/checks';
 import { invalidParameter, requireValid } from '../../validation/parameters';
 
 /*
@@ -11,16 +17,21 @@ import { invalidParameter, requireValid } from '../../validation/parameters';
  * {{ $json.api_key }}, or in fields of the input item named once for the whole run. n8n evaluates a
  * parameter's expression anew each time the parameter is read, and its declarative engine reads
  * every parameter of the node twice per item before the node does; a field is one property read.
+ * Or in the entries of a list in the input item, one per borrower: n8n's own cost per item (its
+ * contexts, its reading of every parameter, the item and its output kept until the run ends) is
+ * then paid once per list, not once per borrower.
  */
 
 export const BORROWER_FROM_PARAMETERS = 'parameters';
 export const BORROWER_FROM_INPUT_FIELDS = 'inputFields';
+export const BORROWER_FROM_INPUT_LIST = 'inputList';
 
 export const DEFAULT_KEY_FIELD = 'api_key';
 export const DEFAULT_BORROWER_FIELD = 'borrower_id';
 export const DEFAULT_REPORTED_FIELD = 'reported';
+export const DEFAULT_LIST_FIELD = 'borrowers';
 
-const FROM_FIELDS = { borrowerFrom: [BORROWER_FROM_INPUT_FIELDS] };
+const FROM_FIELDS = { borrowerFrom: [BORROWER_FROM_INPUT_FIELDS, BORROWER_FROM_INPUT_LIST] };
 
 /** Borrower From, and the fields it names when it is Input Item Fields. */
 export function borrowerSourceFields(
@@ -47,8 +58,23 @@ export function borrowerSourceFields(
 					description:
 						'Fields of each input item, named below: what those expressions read, without evaluating an expression per borrower (less CPU in runs over thousands of borrowers)',
 				},
+				{
+					name: 'Input Item List',
+					value: BORROWER_FROM_INPUT_LIST,
+					description:
+						"A list in each input item, one entry per borrower with the fields named below (e.g. an Aggregate node's): one output item per borrower, and a borrower that fails gives an item with its error and does not stop the others. For runs over tens of thousands of borrowers.",
+				},
 			],
 			displayOptions: { show },
+		},
+		{
+			displayName: 'List Field',
+			name: 'listField',
+			type: 'string',
+			default: DEFAULT_LIST_FIELD,
+			description:
+				"The input item's field holding the list of borrowers, each entry an object with the fields named below",
+			displayOptions: { show: { ...show, borrowerFrom: [BORROWER_FROM_INPUT_LIST] } },
 		},
 		{
 			displayName: 'Key Field',
@@ -91,20 +117,26 @@ interface InputFields {
 	key: string;
 	borrower: string;
 	reported: string;
+	/** With Input Item List, the field holding the list whose entries hold the fields above. */
+	list?: string;
 }
 
 /** Read once per run unless one of these parameters is an expression. */
 const inputFieldsOf = perRunUnlessExpression(
-	['borrowerFrom', 'keyField', 'borrowerField', 'reportedField'],
+	['borrowerFrom', 'keyField', 'borrowerField', 'reportedField', 'listField'],
 	(context): InputFields | undefined => {
 		const from = requireValid(
 			context,
 			'Borrower From',
 			context.getNodeParameter('borrowerFrom', BORROWER_FROM_PARAMETERS),
-			checkOneOf([BORROWER_FROM_PARAMETERS, BORROWER_FROM_INPUT_FIELDS]),
+			checkOneOf([BORROWER_FROM_PARAMETERS, BORROWER_FROM_INPUT_FIELDS, BORROWER_FROM_INPUT_LIST]),
 		);
-		if (from !== BORROWER_FROM_INPUT_FIELDS) return undefined;
+		if (from === BORROWER_FROM_PARAMETERS) return undefined;
 		return {
+			list:
+				from === BORROWER_FROM_INPUT_LIST
+					? fieldName(context, 'List Field', 'listField', DEFAULT_LIST_FIELD)
+					: undefined,
 			key: fieldName(context, 'Key Field', 'keyField', DEFAULT_KEY_FIELD),
 			borrower: fieldName(context, 'Borrower Field', 'borrowerField', DEFAULT_BORROWER_FIELD),
 			reported: fieldName(
@@ -130,7 +162,50 @@ function fieldName(
 	return value.trim();
 }
 
-/** A field of the input item, which must be there; `label` names it in errors. */
+/**
+ * The borrowers listed in the input item with Input Item List, each entry the object whose fields
+ * name its key, reference and memory; undefined when each item is one borrower. Each entry needs a
+ * key of its own: with no Key Field, every entry would act with the same key.
+ */
+const listFromInputField: ListFromInput = (context) => {
+	const fields = inputFieldsOf(context);
+	if (fields?.list === undefined) return undefined;
+	if (fields.key === '') {
+		throw invalidParameter(
+			context,
+			'Key Field',
+			"Must name the field of each entry that holds the borrower's API key (e.g. api_key): with Input Item List every borrower acts with its own key. Nothing was sent.",
+		);
+	}
+	const label = `List Field (${fields.list})`;
+	const list = inputField(context, fields.list, label);
+	if (!Array.isArray(list)) {
+		throw invalidParameter(
+			context,
+			label,
+			`Expected a list of borrowers, one object per borrower, got ${kindOf(list)}. Nothing was sent.`,
+		);
+	}
+	const notAnEntry = list.findIndex(
+		(entry) => entry === null || typeof entry !== 'object' || Array.isArray(entry),
+	);
+	if (notAnEntry !== -1) {
+		throw invalidParameter(
+			context,
+			label,
+			`Expected each entry to be an object holding one borrower's fields; entry ${notAnEntry} is ${kindOf(list[notAnEntry])}. Nothing was sent.`,
+		);
+	}
+	return list as IDataObject[];
+};
+
+/** What a value is, never what it holds: a field in the wrong place may hold a key. */
+function kindOf(value: unknown): string {
+	if (value === null || value === undefined) return 'nothing';
+	return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+}
+
+/** A field of the input item (with Input Item List, of the borrower's entry), which must be there; `label` names it in errors. */
 function inputField(context: IExecuteSingleFunctions, field: string, label: string): unknown {
 	const json: IDataObject = context.getInputData().json ?? {};
 	if (!Object.prototype.hasOwnProperty.call(json, field)) {
@@ -149,7 +224,7 @@ function inputField(context: IExecuteSingleFunctions, field: string, label: stri
  * that gives no key is refused rather than falling back to the credential's key, which could be
  * another borrower's, and so is Act as Borrower set as well: the item would have two keys.
  */
-export const keyFromInputField: KeyFromInput = (context, options) => {
+const keyFromInputField: KeyFromInput = (context, options) => {
 	const fields = inputFieldsOf(context);
 	if (!fields || fields.key === '') return undefined;
 	const label = `Key Field (${fields.key})`;
@@ -166,10 +241,35 @@ export const keyFromInputField: KeyFromInput = (context, options) => {
 		throw invalidParameter(
 			context,
 			label,
-			`Expected the borrower's API key as text, got ${value === null || value === undefined || value === '' ? 'nothing' : `a ${Array.isArray(value) ? 'list' : typeof value}`}, so the node did not fall back to the credential's key. Nothing was sent.`,
+			`Expected the borrower's API key as text, got ${value === '' ? 'nothing' : kindOf(value)}, so the node did not fall back to the credential's key. Nothing was sent.`,
 		);
 	}
 	return { key: value.trim(), field: label };
+};
+
+/**
+ * The Borrower Field's text, to name a borrower whose item failed, or null: also when the field is
+ * missing, is not text or a number, or holds anything like a key (the check of why it failed may be
+ * the very one that refused a key there).
+ */
+function referenceOfFailed(context: IExecuteSingleFunctions): string | null {
+	const fields = inputFieldsOf(context);
+	if (!fields || fields.borrower === '') return null;
+	const json: IDataObject = context.getInputData().json ?? {};
+	const value = json[fields.borrower];
+	if (typeof value !== 'string' && typeof value !== 'number') return null;
+	const text = String(value).trim();
+	const key = fields.key === '' ? undefined : json[fields.key];
+	const holdsItsKey = typeof key === 'string' && key.trim() !== '' && text.includes(key.trim());
+	if (text === '' || holdsItsKey || holdsLendasatKey(text) || holdsSealedKey(text)) return null;
+	return text;
+}
+
+/** Where Get Events and Get New Events find their borrowers in the input (see OperationMeta.inputBorrowers). */
+export const INPUT_BORROWERS: InputBorrowers = {
+	key: keyFromInputField,
+	list: listFromInputField,
+	reference: referenceOfFailed,
 };
 
 /** The borrower reference as given (Borrower, or the Borrower Field), not yet checked, and the label to name it by. */

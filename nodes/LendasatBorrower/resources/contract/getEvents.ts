@@ -7,7 +7,7 @@ import type {
 
 import { apiRoute, type ApiClient, type OperationRequest } from '../../transport/apiRoute';
 import { readBorrowerEvents } from './borrowerEvents';
-import { keyFromInputField } from './borrowerSource';
+import { INPUT_BORROWERS } from './borrowerSource';
 import { CONTRACTS_PATH } from './shared';
 
 const LABEL = 'Contract → Get Events';
@@ -25,7 +25,7 @@ export const contractGetEventsOperation: INodePropertyOptions = {
 				"Get contract events: the borrower's contracts as events as they stand now (each contract's status, a margin call, installments due within Days Ahead), each with an event_key that stays the same until something changes. Changes nothing.",
 			keyType: 'borrower',
 			expects: 'page',
-			keyFromInput: keyFromInputField,
+			inputBorrowers: INPUT_BORROWERS,
 		},
 		{ method: 'GET', url: CONTRACTS_PATH },
 		{ send: readEvents },

@@ -15,7 +15,7 @@ import {
 import { checkOneOf, describeValue } from '../../validation/checks';
 import { invalidParameter, requireValid } from '../../validation/parameters';
 import { readBorrowerEvents } from './borrowerEvents';
-import { givenReported, hiddenWhenFromInputFields, keyFromInputField } from './borrowerSource';
+import { givenReported, hiddenWhenFromInputFields, INPUT_BORROWERS } from './borrowerSource';
 import { claimantOf, claimed, findNews, readReported, type Reported } from './reported';
 import { CONTRACTS_PATH } from './shared';
 
@@ -39,7 +39,7 @@ export const contractGetNewEventsOperation: INodePropertyOptions = {
 				"Get new contract events: the borrower's contract events (status changes, margin calls, installments due within Days Ahead) that are not in Already Reported, as one item per borrower with the events and the text to store as reported once they are delivered. Changes nothing at Lendasat.",
 			keyType: 'borrower',
 			expects: 'page',
-			keyFromInput: keyFromInputField,
+			inputBorrowers: INPUT_BORROWERS,
 		},
 		{ method: 'GET', url: CONTRACTS_PATH },
 		{ send: readNewEvents },
