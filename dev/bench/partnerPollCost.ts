@@ -11,12 +11,13 @@
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
  *        [--mid-run-ms 5000 [--heap-snapshot file.heapsnapshot]]
- *        [--borrower-from parameters|inputFields] [--contender node|httpRequest] [--sealed]
+ *        [--borrower-from parameters|inputFields|inputList] [--contender node|httpRequest] [--sealed]
  *
  * --sealed: every row holds its key sealed with the credential's Key Sealing Secret, as the partner
  * template's table does (sealed before the runs; the node opens one per borrower).
  * --borrower-from inputFields: the node reads each borrower's key, reference and memory from the
- * row's fields (Borrower From → Input Item Fields) instead of the three expressions.
+ * row's fields (Borrower From → Input Item Fields) instead of the three expressions; inputList: the
+ * same fields of rows given in lists of PARTNER_LIST_SIZE (500), one list per input item (Borrower From → Input Item List).
  * --contender httpRequest: n8n's HTTP Request node instead, one GET of the contract list per borrower
  * with the row's key in a header expression, the answer not read (n8n's floor for one request).
  *
@@ -44,9 +45,14 @@ import { measureMemory } from './lib/memory';
 import { profiled, summarizeProfile } from './lib/profile';
 import { SandboxProcess } from './lib/processes';
 import { PARTNER_QUIET_EVENTS } from './lib/scenarios';
-import { partnerPollStateBytes } from './lib/contenders';
+import { isFailedBorrower, partnerPollStateBytes } from './lib/contenders';
 import type { PartnerBorrowerFrom, PartnerOperation } from './lib/types';
-import { httpRequestPartnerPollWorkflow, nodePartnerPollWorkflow } from './lib/workflows';
+import {
+	httpRequestPartnerPollWorkflow,
+	nodePartnerPollWorkflow,
+	partnerPollInput,
+	PARTNER_LIST_SIZE,
+} from './lib/workflows';
 import { runWorkflow } from '../harness/n8n';
 import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
 import { onboardBorrowersInBulk, type OnboardedBorrower } from '../sandbox/partner';
@@ -96,8 +102,8 @@ function parseArgs(argv: string[]): Options {
 				throw new Error('--operation takes getNewEvents or getEvents');
 			options.operation = value;
 		} else if (flag === '--borrower-from') {
-			if (value !== 'parameters' && value !== 'inputFields')
-				throw new Error('--borrower-from takes parameters or inputFields');
+			if (value !== 'parameters' && value !== 'inputFields' && value !== 'inputList')
+				throw new Error('--borrower-from takes parameters, inputFields or inputList');
 			options.borrowerFrom = value;
 		} else if (flag === '--contender') {
 			if (value !== 'node' && value !== 'httpRequest')
@@ -120,6 +126,12 @@ function parseArgs(argv: string[]): Options {
 }
 
 const WARM_UP_BORROWERS = 500;
+
+const BORROWER_FROM_NOTE: Record<PartnerBorrowerFrom, string> = {
+	parameters: '',
+	inputFields: ' (Borrower From: Input Item Fields)',
+	inputList: ` (Borrower From: Input Item List, ${PARTNER_LIST_SIZE} per item)`,
+};
 
 function liveHeap(): number {
 	const gc = (globalThis as { gc?: () => void }).gc;
@@ -175,16 +187,19 @@ async function poll(
 				apiKey: sandbox.keys.master,
 				...(options.sealed && { sealingSecret: SEALING_SECRET }),
 			},
-			items: borrowers.map((borrower) => ({
-				borrower_id: borrower.id,
-				api_key: borrower.api_key,
-				reported: null,
-			})),
+			items: partnerPollInput(
+				borrowers.map((borrower) => ({
+					borrower_id: borrower.id,
+					api_key: borrower.api_key,
+					reported: null,
+				})),
+				options.borrowerFrom,
+			),
 		},
 	);
 	if (run.error) throw new Error(run.error.message);
 	const items = run.output('Lendasat Borrower');
-	const failed = items.filter((item) => item.error).length;
+	const failed = items.filter(isFailedBorrower).length;
 	return {
 		items: items.length - failed,
 		failed,
@@ -263,7 +278,7 @@ async function main(): Promise<void> {
 		const { outcome, wallMs, cpuMs } = value;
 		const n = options.borrowers;
 		console.log(
-			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' && options.borrowerFrom === 'inputFields' ? ' (Borrower From: Input Item Fields)' : ''}${options.sealed ? ', keys sealed' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
+			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' ? BORROWER_FROM_NOTE[options.borrowerFrom] : ''}${options.sealed ? ', keys sealed' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
 				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
 				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
 				(outcome.stateBytes === undefined

@@ -154,9 +154,14 @@ export function partnerPollStateBytes(
 	);
 }
 
+/** Whether an output item of the poll is a borrower that failed: an n8n error, or with Input Item List an item with error. */
+export function isFailedBorrower(item: INodeExecutionData): boolean {
+	return item.error !== undefined || item.json.error !== undefined;
+}
+
 /** The events a poll gave: one item per event (Get Events), or a list per borrower (Get New Events). */
 function eventsOf(operation: PartnerOperation, items: INodeExecutionData[]): number {
-	if (operation === 'getEvents') return items.length;
+	if (operation === 'getEvents') return items.filter((item) => !isFailedBorrower(item)).length;
 	return items.reduce(
 		(total, item) => total + (Array.isArray(item.json.events) ? item.json.events.length : 0),
 		0,
@@ -165,13 +170,13 @@ function eventsOf(operation: PartnerOperation, items: INodeExecutionData[]): num
 
 /**
  * One poll of a partner's borrowers, each a row of the template's borrower table never polled
- * (`reported` empty), read as the template reads them (Borrower From → Input Item Fields):
- * succeeded counts the events, error the items that failed.
+ * (`reported` empty), read as the template reads them (Borrower From → Input Item Fields) or in
+ * lists (Input Item List): succeeded counts the events, error the borrowers that failed.
  */
 async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Promise<Outcome> {
-	const { runWorkflow, nodePartnerPollWorkflow } = await harness();
+	const { runWorkflow, nodePartnerPollWorkflow, partnerPollInput } = await harness();
 	const run = await runWorkflow(
-		nodePartnerPollWorkflow(job.operation, job.maxConcurrent, job.events, 'inputFields'),
+		nodePartnerPollWorkflow(job.operation, job.maxConcurrent, job.events, job.borrowerFrom),
 		{
 			credential: {
 				environment: 'custom',
@@ -179,16 +184,16 @@ async function nodePartnerPoll(job: PartnerPollJob, target: SandboxTarget): Prom
 				keyType: 'master',
 				apiKey: target.apiKey,
 			},
-			items: job.borrowers.map((borrower) => ({ ...borrower, reported: null })),
+			items: partnerPollInput(
+				job.borrowers.map((borrower) => ({ ...borrower, reported: null })),
+				job.borrowerFrom,
+			),
 		},
 	);
 	const items = run.output('Lendasat Borrower');
-	const failed = items.filter((item) => item.error);
+	const failed = items.filter(isFailedBorrower);
 	return {
-		succeeded: eventsOf(
-			job.operation,
-			items.filter((item) => !item.error),
-		),
+		succeeded: eventsOf(job.operation, items),
 		error: run.error?.message ?? (failed.length ? `${failed.length} borrowers failed` : undefined),
 		stateBytes: partnerPollStateBytes(job.operation, items),
 		held: items,

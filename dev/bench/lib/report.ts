@@ -517,11 +517,12 @@ function cpuPartOf(
 		(other) =>
 			other.borrowers === borrowers &&
 			other.spec.kind === 'cpuPart' &&
-			other.spec.operation === spec.operation,
+			other.spec.operation === spec.operation &&
+			other.spec.borrowerFrom === spec.borrowerFrom,
 	);
 }
 
-/** The targets are the partner template's: its Get New Events (Get Events' row is for comparison). */
+/** The targets are the partner template's, for each form: its Get New Events (Get Events' row is for comparison). */
 function partnerPollVerdicts(results: PartnerPollResult[], verdicts: Verdict[]): void {
 	const counts = [...new Set(results.map((result) => result.borrowers))];
 	const cpuParts = results.filter(
@@ -549,7 +550,7 @@ function partnerPollVerdicts(results: PartnerPollResult[], verdicts: Verdict[]):
 		}
 		if (spec.kind === 'cpuPart' && spec.operation === 'getNewEvents') {
 			verdicts.push({
-				target: `9 Partner poll, ${n} borrowers: CPU of n8n and the node ≤ ${PARTNER_CPU_TARGET_MS} ms per borrower (${cpuPerBorrower(result).toFixed(3)} ms)`,
+				target: `9 Partner poll, ${n} borrowers, ${spec.label}: CPU of n8n and the node ≤ ${PARTNER_CPU_TARGET_MS} ms per borrower (${cpuPerBorrower(result).toFixed(3)} ms)`,
 				met: cpuPerBorrower(result) <= PARTNER_CPU_TARGET_MS,
 			});
 		}
@@ -561,13 +562,15 @@ function partnerPollVerdicts(results: PartnerPollResult[], verdicts: Verdict[]):
 			});
 		}
 	}
-	if (counts.length > 1 && cpuParts.length > 1) {
-		const fewest = cpuParts.find((result) => result.borrowers === Math.min(...counts));
-		const most = cpuParts.find((result) => result.borrowers === Math.max(...counts));
+	if (counts.length < 2) return;
+	for (const form of new Set(cpuParts.map((result) => result.spec.borrowerFrom))) {
+		const ofForm = cpuParts.filter((result) => result.spec.borrowerFrom === form);
+		const fewest = ofForm.find((result) => result.borrowers === Math.min(...counts));
+		const most = ofForm.find((result) => result.borrowers === Math.max(...counts));
 		if (fewest && most) {
 			const ratio = cpuPerBorrower(most) / cpuPerBorrower(fewest);
 			verdicts.push({
-				target: `9 Partner poll: CPU per borrower flat, ${most.borrowers.toLocaleString('en-US')} borrowers within ${PARTNER_CPU_FLAT}× of ${fewest.borrowers.toLocaleString('en-US')} (${times(ratio)})`,
+				target: `9 Partner poll, ${most.spec.label}: CPU per borrower flat, ${most.borrowers.toLocaleString('en-US')} borrowers within ${PARTNER_CPU_FLAT}× of ${fewest.borrowers.toLocaleString('en-US')} (${times(ratio)})`,
 				met: ratio <= PARTNER_CPU_FLAT,
 			});
 		}

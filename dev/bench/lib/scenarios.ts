@@ -16,6 +16,7 @@ import type {
 	HttpRequestVariant,
 	Job,
 	LiveTarget,
+	PartnerListedBorrowers,
 	PartnerOperation,
 	RunResult,
 } from './types';
@@ -586,6 +587,8 @@ export interface PartnerRunSpec {
 	label: string;
 	/** Get New Events (the partner template's node), or Get Events (its CPU part only, for comparison). */
 	operation: PartnerOperation;
+	/** A borrower per input item (the template's form), or lists of them (Input Item List). */
+	borrowerFrom: PartnerListedBorrowers;
 	/** `poll`: at the latency; `cpuPart`: the same without latency; `quietOutput`: without latency, nothing output. */
 	kind: 'poll' | 'cpuPart' | 'quietOutput';
 	/** Options → Max Parallel Requests (unset: the node's default). */
@@ -601,41 +604,56 @@ export interface PartnerPollResult {
 	runs: Measurement[];
 }
 
+/** How scenario 9's labels name each form. */
+const PARTNER_FORM_LABELS: Record<PartnerListedBorrowers, string> = {
+	inputFields: 'Input Item Fields',
+	inputList: 'Input Item List',
+};
+
 /**
- * The runs of scenario 9 for one number of borrowers: the template's Get New Events at each Max
- * Parallel Requests, its CPU part and its floor, then Get Events' CPU part beside it.
+ * The runs of scenario 9 for one number of borrowers, for each Borrower From that reads the rows
+ * as they are (Input Item Fields: a borrower per item, the template's; Input Item List: lists of
+ * them): Get New Events at each Max Parallel Requests, its CPU part and its floor, then Get Events'
+ * CPU part beside it.
  */
 export function partnerRunSpecs(parallel: number[]): PartnerRunSpec[] {
-	return [
-		...parallel.map(
-			(maxConcurrent): PartnerRunSpec => ({
-				label: `Get New Events, Max Parallel Requests ${maxConcurrent}${maxConcurrent === DEFAULT_MAX_CONCURRENT ? ' (default)' : ''}`,
+	return (['inputFields', 'inputList'] as const).flatMap((borrowerFrom): PartnerRunSpec[] => {
+		const form = PARTNER_FORM_LABELS[borrowerFrom];
+		return [
+			...parallel.map(
+				(maxConcurrent): PartnerRunSpec => ({
+					label: `${form}: Get New Events, Max Parallel Requests ${maxConcurrent}${maxConcurrent === DEFAULT_MAX_CONCURRENT ? ' (default)' : ''}`,
+					operation: 'getNewEvents',
+					borrowerFrom,
+					kind: 'poll',
+					maxConcurrent,
+					latencyMs: PARTNER_LATENCY_MS,
+				}),
+			),
+			{
+				label: `${form}: Get New Events, no latency (the CPU part)`,
 				operation: 'getNewEvents',
-				kind: 'poll',
-				maxConcurrent,
-				latencyMs: PARTNER_LATENCY_MS,
-			}),
-		),
-		{
-			label: 'Get New Events, no latency (the CPU part)',
-			operation: 'getNewEvents',
-			kind: 'cpuPart',
-			latencyMs: 0,
-		},
-		{
-			label: `Get New Events, no latency, Events: ${PARTNER_QUIET_EVENTS.join(', ')} (no event stands)`,
-			operation: 'getNewEvents',
-			kind: 'quietOutput',
-			latencyMs: 0,
-			events: PARTNER_QUIET_EVENTS,
-		},
-		{
-			label: 'Get Events, no latency (the CPU part)',
-			operation: 'getEvents',
-			kind: 'cpuPart',
-			latencyMs: 0,
-		},
-	];
+				borrowerFrom,
+				kind: 'cpuPart',
+				latencyMs: 0,
+			},
+			{
+				label: `${form}: Get New Events, no latency, Events: ${PARTNER_QUIET_EVENTS.join(', ')} (no event stands)`,
+				operation: 'getNewEvents',
+				borrowerFrom,
+				kind: 'quietOutput',
+				latencyMs: 0,
+				events: PARTNER_QUIET_EVENTS,
+			},
+			{
+				label: `${form}: Get Events, no latency (the CPU part)`,
+				operation: 'getEvents',
+				borrowerFrom,
+				kind: 'cpuPart',
+				latencyMs: 0,
+			},
+		];
+	});
 }
 
 function partnerPollJob(
@@ -653,6 +671,7 @@ function partnerPollJob(
 		})),
 		maxConcurrent: spec.maxConcurrent,
 		events: spec.events,
+		borrowerFrom: spec.borrowerFrom,
 		target: { url: sandbox.url, apiKey: sandbox.keys.master },
 	};
 }

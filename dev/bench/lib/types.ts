@@ -62,12 +62,19 @@ export interface PartnerPollJob {
 	maxConcurrent?: number;
 	/** The node's Events parameter (unset: its default, every event). */
 	events?: string[];
+	/** Where the node reads each borrower: a row per input item, or lists of rows. */
+	borrowerFrom: PartnerListedBorrowers;
 }
 
 /** The operation a partner poll runs: the template's (Get New Events), or Get Events. */
 export type PartnerOperation = 'getNewEvents' | 'getEvents';
-/** Where the partner poll's node reads each borrower: its parameters' expressions, or Borrower From → Input Item Fields. */
-export type PartnerBorrowerFrom = 'parameters' | 'inputFields';
+/**
+ * Where the partner poll's node reads each borrower: its parameters' expressions, or Borrower From →
+ * Input Item Fields (an item per borrower) or Input Item List (lists of borrowers, PARTNER_LIST_SIZE each).
+ */
+export type PartnerBorrowerFrom = 'parameters' | PartnerListedBorrowers;
+/** The forms that read the borrower table's rows as they are, without an expression. */
+export type PartnerListedBorrowers = 'inputFields' | 'inputList';
 
 export type Job = (CreateJob | ListJob | PartnerPollJob) & {
 	target: SandboxTarget;

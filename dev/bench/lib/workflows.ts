@@ -59,9 +59,9 @@ export function nodePartnerPollWorkflow(
 	events?: string[],
 	borrowerFrom: PartnerBorrowerFrom = 'parameters',
 ): WorkflowFixture {
-	// Input Item Fields: the same row fields (api_key, borrower_id, reported, the fields' defaults), no expression.
+	// Input Item Fields / List: the same row fields (api_key, borrower_id, reported, the fields' defaults), no expression.
 	const perBorrower =
-		borrowerFrom === 'inputFields'
+		borrowerFrom !== 'parameters'
 			? { borrowerFrom }
 			: {
 					borrower: '={{ $json.borrower_id }}',
@@ -80,6 +80,21 @@ export function nodePartnerPollWorkflow(
 		},
 		{ typeVersion: 1.1, onError: 'continueRegularOutput' },
 	);
+}
+
+/** Borrowers per input item with Input Item List: an Aggregate node's output over a page of the table. */
+export const PARTNER_LIST_SIZE = 500;
+
+/** The poll's input items: a row per item, or with Input Item List the rows in lists of PARTNER_LIST_SIZE (field borrowers). */
+export function partnerPollInput(
+	rows: Array<Record<string, unknown>>,
+	borrowerFrom: PartnerBorrowerFrom,
+): Array<Record<string, unknown>> {
+	if (borrowerFrom !== 'inputList') return rows;
+	const lists = [];
+	for (let start = 0; start < rows.length; start += PARTNER_LIST_SIZE)
+		lists.push({ borrowers: rows.slice(start, start + PARTNER_LIST_SIZE) });
+	return lists;
 }
 
 /**
