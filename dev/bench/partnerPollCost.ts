@@ -12,6 +12,7 @@
  *        [--events marginCall|quiet] [--profile file.cpuprofile]
  *        [--mid-run-ms 5000 [--heap-snapshot file.heapsnapshot]]
  *        [--borrower-from parameters|inputFields|inputList] [--contender node|httpRequest] [--sealed]
+ *        [--parallel 32]
  *
  * --sealed: every row holds its key sealed with the credential's Key Sealing Secret, as the partner
  * template's table does (sealed before the runs; the node opens one per borrower).
@@ -70,6 +71,8 @@ interface Options {
 	heapSnapshot?: string;
 	/** The rows hold their keys sealed, the credential has the Key Sealing Secret. */
 	sealed: boolean;
+	/** Options → Max Parallel Requests (unset: the node's default). */
+	parallel?: number;
 	/** Running under callgrind with --instr-atstart=no: count the measured run's instructions only. */
 	callgrind: boolean;
 }
@@ -114,6 +117,7 @@ function parseArgs(argv: string[]): Options {
 		else if (flag === '--events')
 			options.events = value === 'quiet' ? PARTNER_QUIET_EVENTS : value.split(',');
 		else if (flag === '--profile') options.profile = value;
+		else if (flag === '--parallel') options.parallel = Number(value);
 		else if (flag === '--mid-run-ms') options.midRunMs = Number(value);
 		else if (flag === '--heap-snapshot') options.heapSnapshot = value;
 		else throw new Error(`unknown argument ${flag}`);
@@ -178,7 +182,12 @@ async function poll(
 ): Promise<{ items: number; failed: number; stateBytes?: number }> {
 	if (options.contender === 'httpRequest') return await pollWithHttpRequest(sandbox, borrowers);
 	const run = await runWorkflow(
-		nodePartnerPollWorkflow(options.operation, undefined, options.events, options.borrowerFrom),
+		nodePartnerPollWorkflow(
+			options.operation,
+			options.parallel,
+			options.events,
+			options.borrowerFrom,
+		),
 		{
 			credential: {
 				environment: 'custom',

@@ -599,6 +599,47 @@ describe('polite at partner scale', () => {
 		expect(peakRequestsInFlight).toBeLessThanOrEqual(4);
 		expect(peakRequestsInFlight).toBeGreaterThan(1);
 	});
+	it('a listed borrower’s time budget begins when the node takes it up: ten in one list, one slot, every one answered', async () => {
+		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 10, [
+			{ status: 'PrincipalGiven' },
+		]);
+		sandbox.configure({ latencyMs: 200 });
+		const from = sandbox.requests.length;
+		const startedAt = Date.now();
+		// As items, only five would be answered within this budget (actAsBorrower.test.ts): every
+		// item's budget starts with the run.
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				{
+					resource: 'contract',
+					operation: 'getEvents',
+					borrowerFrom: 'inputList',
+					events: ['contractStatusChanged'],
+					options: { maxConcurrent: 1, timeBudget: 1_100 },
+				},
+				{ typeVersion: 1.1 },
+			),
+			{
+				credential: master(),
+				items: [
+					{
+						borrowers: borrowers.map((borrower) => ({
+							borrower_id: borrower.id,
+							api_key: borrower.api_key,
+						})),
+					},
+				],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(
+			borrowers.map((borrower) => borrower.id),
+		);
+		expect(sandbox.requests.slice(from)).toHaveLength(10);
+		// One answer every 200 ms; four borrowers at work at once, each waiting at most three answers.
+		expect(Date.now() - startedAt).toBe(2_000);
+	});
+
 	it('the same 40 in two lists of 20: the run’s cap holds across its items, and each list keeps its order', async () => {
 		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 40, [
 			{ status: 'PrincipalGiven' },

@@ -538,7 +538,7 @@ function partnerPollVerdicts(results: PartnerPollResult[], verdicts: Verdict[]):
 			const cpuPart = cpuPartOf(results, result);
 			const cpuMs = cpuPart ? median(wall(cpuPart.runs)) : 0;
 			verdicts.push({
-				target: `9 Partner poll, ${n} borrowers at Max Parallel Requests ${parallel}: all succeed within ${PARTNER_POLL_SLACK}× (bound + CPU part), at most ${parallel} requests in flight and ${PARTNER_REQUESTS_PER_BORROWER} per key in a second`,
+				target: `9 Partner poll, ${n} borrowers, ${spec.label}: all succeed within ${PARTNER_POLL_SLACK}× (bound + CPU part), at most ${parallel} requests in flight and ${PARTNER_REQUESTS_PER_BORROWER} per key in a second`,
 				met: runs.every(
 					(run) =>
 						!run.result.error &&

@@ -317,33 +317,23 @@ function runOperation(meta: OperationMeta, extras: RouteExtras) {
 
 /**
  * The operation's work for one borrower (an item, or an entry of an item's list): its place among
- * the run's items at work, its checks, its request(s) through the transport, and its output. A
- * failure is thrown as the item's error, redacted and with its stack read (itemErrorOf).
+ * the run's items at work (taken here unless `admitted` is the one taken for it), its checks, its
+ * request(s) through the transport, and its output. The place is left when the work ends. A failure
+ * is thrown as the item's error, redacted and with its stack read (itemErrorOf).
  */
 async function workOn(
 	context: IExecutePaginationFunctions,
 	meta: OperationMeta,
 	extras: RouteExtras,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
+	admitted?: Place,
 ): Promise<INodeExecutionData[]> {
 	let secrets: string[] = [];
-	let place: Place | undefined;
+	let place = admitted;
 	try {
 		const options = optionsOf(context);
-		const settings = readTransportSettings(
-			context,
-			options,
-			requestTimeoutOf(context),
-			meta.attemptTimeoutMs,
-		);
-		place = await admissionOfRun(context).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
-		if (!place) {
-			throw cancelledError({
-				node: nodeOf(context),
-				label: meta.label,
-				itemIndex: context.getItemIndex(),
-			});
-		}
+		const settings = transportSettingsOf(context, meta, options);
+		place ??= await enterRun(context, meta, settings);
 		const transport = await transportFor(context, meta, requestData.options, {
 			options,
 			settings,
@@ -384,28 +374,53 @@ async function workOnEntries(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	entries: IDataObject[],
 ): Promise<INodeExecutionData[]> {
-	const { maxConcurrent } = readTransportSettings(
-		context,
-		optionsOf(context),
-		requestTimeoutOf(context),
-		meta.attemptTimeoutMs,
-	);
+	const settings = transportSettingsOf(context, meta, optionsOf(context));
 	const outputs: INodeExecutionData[][] = [];
 	let next = 0;
+	// A worker takes the next borrower only once it has a place: the others wait in the list, not
+	// in the run's line, and their time budgets have not begun.
 	const worker = async () => {
 		while (next < entries.length) {
+			const place = await enterRun(context, meta, settings);
+			if (next >= entries.length) {
+				place.leave();
+				return;
+			}
 			const index = next++;
 			const entry = entryContext(context, entries[index]);
 			try {
-				outputs[index] = await workOn(entry, meta, extras, requestData);
+				outputs[index] = await workOn(entry, meta, extras, requestData, place);
 			} catch (error) {
 				outputs[index] = [{ json: failedEntry(entry, meta, error, index) }];
 			}
 		}
 	};
-	const workers = Math.min(entries.length, AT_WORK_PER_SLOT * maxConcurrent);
+	const workers = Math.min(entries.length, AT_WORK_PER_SLOT * settings.maxConcurrent);
 	await Promise.all(Array.from({ length: workers }, worker));
 	return outputs.flat();
+}
+
+function transportSettingsOf(
+	context: IExecuteSingleFunctions,
+	meta: OperationMeta,
+	options: IDataObject,
+): TransportSettings {
+	return readTransportSettings(context, options, requestTimeoutOf(context), meta.attemptTimeoutMs);
+}
+
+/** A place among the run's items at work (see admissionOfRun); a cancelled run gives none, and fails the item. */
+async function enterRun(
+	context: IExecuteSingleFunctions,
+	meta: OperationMeta,
+	settings: TransportSettings,
+): Promise<Place> {
+	const place = await admissionOfRun(context).enter(AT_WORK_PER_SLOT * settings.maxConcurrent);
+	if (place) return place;
+	throw cancelledError({
+		node: nodeOf(context),
+		label: meta.label,
+		itemIndex: context.getItemIndex(),
+	});
 }
 
 /** The item's context as one entry of its list sees it: its input item is the entry, the rest is the item's. */
