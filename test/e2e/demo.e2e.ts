@@ -61,6 +61,67 @@ function refusedAmountWorkflow(): Json {
 	};
 }
 
+const BORROWER_LIST_WORKFLOW = 'lsE2eBorrowerLst';
+const REVOKED_KEY = 'lndst_sk_000000000000_RevokedKeyOfCarolRevokedKeyOfCarol1234';
+
+/**
+ * A partner's borrowers gathered by n8n's Aggregate node into one item, Contract → Get Events acting
+ * for each (Borrower From → Input Item List): the rows come from a Set node, one per borrower, the
+ * third with a key Lendasat rejects.
+ */
+function borrowerListWorkflow(keys: { borrower: string; otherBorrower: string }): Json {
+	const rows = [
+		{ borrower_id: 'alice', api_key: keys.borrower },
+		{ borrower_id: 'bob', api_key: keys.otherBorrower },
+		{ borrower_id: 'carol', api_key: REVOKED_KEY },
+	];
+	const node = (
+		index: number,
+		name: string,
+		type: string,
+		typeVersion: number,
+		parameters: Json,
+	) => ({
+		id: `e2e00000-0000-4000-8000-00000000001${index}`,
+		name,
+		type,
+		typeVersion,
+		position: [index * 220, 0],
+		parameters,
+	});
+	return {
+		id: BORROWER_LIST_WORKFLOW,
+		name: "e2e: a partner's borrowers in one list",
+		nodes: [
+			node(0, 'Start', 'n8n-nodes-base.manualTrigger', 1, {}),
+			node(1, 'Borrower rows', 'n8n-nodes-base.set', 3.4, {
+				mode: 'raw',
+				jsonOutput: JSON.stringify({ rows }),
+			}),
+			node(2, 'One item per row', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'rows' }),
+			node(3, 'Gather the borrowers', 'n8n-nodes-base.aggregate', 1, {
+				aggregate: 'aggregateAllItemData',
+				destinationFieldName: 'borrowers',
+			}),
+			{
+				...node(4, 'Events', 'n8n-nodes-lendasat.lendasatBorrower', 1.1, {
+					resource: 'contract',
+					operation: 'getEvents',
+					borrowerFrom: 'inputList',
+				}),
+				credentials: { lendasatApi: DEMO_CREDENTIALS.master },
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Borrower rows', type: 'main', index: 0 }]] },
+			'Borrower rows': { main: [[{ node: 'One item per row', type: 'main', index: 0 }]] },
+			'One item per row': { main: [[{ node: 'Gather the borrowers', type: 'main', index: 0 }]] },
+			'Gather the borrowers': { main: [[{ node: 'Events', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 let sandbox: Sandbox;
 let receiver: Receiver;
 let home: N8nHome;
@@ -109,7 +170,13 @@ beforeAll(async () => {
 			},
 		},
 	]);
-	await home.importWorkflows([...workflows, wrongKeyType, rejectedKey, refusedAmountWorkflow()]);
+	await home.importWorkflows([
+		...workflows,
+		wrongKeyType,
+		rejectedKey,
+		refusedAmountWorkflow(),
+		borrowerListWorkflow(sandbox.keys),
+	]);
 });
 
 afterAll(async () => {
@@ -327,6 +394,36 @@ describe('demo workflows run with `n8n execute`', () => {
 		const [list] = apiRequests(sandbox.requests, from, '/api/contracts');
 		expect(list.method).toBe('GET');
 		expect(list.headers['x-api-key']).toBe(sandbox.keys.borrower);
+	});
+
+	test("a partner's rows gathered by Aggregate into one item: events for each borrower, an item with the error for the one whose key is rejected", async () => {
+		const from = sandbox.requests.length;
+		const run = await home.execute(BORROWER_LIST_WORKFLOW);
+		expect(run.code).toBe(0);
+		const output = nodeOutput(run.data, 'Events');
+		const failed = output.filter((item) => item.error !== undefined);
+		expect(failed).toEqual([
+			expect.objectContaining({
+				borrower: 'carol',
+				list_index: 2,
+				error: expect.stringMatching(
+					/^Lendasat rejected the borrower's API key from the input item \(HTTP 401/,
+				),
+			}),
+		]);
+		const events = output.filter((item) => item.error === undefined);
+		expect(new Set(events.map((item) => item.borrower))).toEqual(new Set(['alice', 'bob']));
+		expect(events.every((item) => typeof item.event_key === 'string')).toBe(true);
+		const keysSent = apiRequests(sandbox.requests, from, '/api/contracts').map(
+			(request) => request.headers['x-api-key'],
+		);
+		expect(new Set(keysSent)).toEqual(
+			new Set([sandbox.keys.borrower, sandbox.keys.otherBorrower, REVOKED_KEY]),
+		);
+		// The rows upstream hold the keys, as the partner's table gives them; what the node made does not.
+		const made = JSON.stringify(output);
+		expectNoKeyIn(made);
+		expect(made).not.toContain(REVOKED_KEY);
 	});
 
 	test('a contract with the master key fails before anything is sent, with our message and no key', async () => {
