@@ -33,7 +33,7 @@ export const DEFAULT_LIST_FIELD = 'borrowers';
 
 const FROM_FIELDS = { borrowerFrom: [BORROWER_FROM_INPUT_FIELDS, BORROWER_FROM_INPUT_LIST] };
 
-/** Borrower From, and the fields it names when it is Input Item Fields. */
+/** Borrower From, and the fields it names when it is Input Item Fields or Input Item List. */
 export function borrowerSourceFields(
 	operations: string[],
 	newEventsOperations: string[],
