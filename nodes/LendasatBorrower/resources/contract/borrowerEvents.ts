@@ -13,12 +13,11 @@ import {
 	type ApiClient,
 	type OperationRequest,
 } from '../../transport/apiRoute';
-import { holdsSealedKey } from '../../encryption/sealedKeys';
 import { requireComplete, walkPages } from '../../transport/pagination';
 import { withCollateralAndKyc } from '../../trigger/contracts';
 import { cannotRead } from '../../trigger/installments';
 import { listOf } from '../../trigger/parameters';
-import { checkDaysAhead, describeValue, holdsLendasatKey, toNumber } from '../../validation/checks';
+import { checkDaysAhead, describeValue, toNumber } from '../../validation/checks';
 import { invalidParameter, readStatuses, requireValid } from '../../validation/parameters';
 import {
 	currentEvents,
@@ -28,7 +27,12 @@ import {
 	type EventSettings,
 	type MalformedContract,
 } from './events';
-import { borrowerSourceFields, givenBorrower, hiddenWhenFromInputFields } from './borrowerSource';
+import {
+	borrowerSourceFields,
+	givenBorrower,
+	hiddenWhenFromInputFields,
+	holdsKeyForm,
+} from './borrowerSource';
 import { contractSimplifierOf } from './shared';
 
 /**
@@ -208,7 +212,7 @@ function readBorrower(context: IExecuteSingleFunctions, api: ApiClient): string 
 	const text = String(value).trim();
 	if (text === '') return null;
 	// The item's client knows the key it sends: Options (Act as Borrower) is not evaluated again.
-	if (holdsLendasatKey(text) || holdsSealedKey(text) || api.holdsSecret(text)) {
+	if (holdsKeyForm(text) || api.holdsSecret(text)) {
 		throw invalidParameter(
 			context,
 			label,

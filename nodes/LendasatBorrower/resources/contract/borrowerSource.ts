@@ -261,8 +261,13 @@ function referenceOfFailed(context: IExecuteSingleFunctions): string | null {
 	const text = String(value).trim();
 	const key = fields.key === '' ? undefined : json[fields.key];
 	const holdsItsKey = typeof key === 'string' && key.trim() !== '' && text.includes(key.trim());
-	if (text === '' || holdsItsKey || holdsLendasatKey(text) || holdsSealedKey(text)) return null;
+	if (text === '' || holdsItsKey || holdsKeyForm(text)) return null;
 	return text;
+}
+
+/** Whether a borrower's reference holds a Lendasat key, plain (by its shape) or sealed: it is never copied into an output. */
+export function holdsKeyForm(text: string): boolean {
+	return holdsLendasatKey(text) || holdsSealedKey(text);
 }
 
 /** Where Get Events and Get New Events find their borrowers in the input (see OperationMeta.inputBorrowers). */
