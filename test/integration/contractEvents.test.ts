@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { SEED_IDS, startSandbox, type Sandbox } from '../../dev/sandbox/server';
 import { sealKey } from '../../nodes/LendasatBorrower/encryption/sealedKeys';
-import { onboardBorrowers } from '../../dev/sandbox/partner';
+import { onboardBorrowers, type OnboardedBorrower } from '../../dev/sandbox/partner';
 import {
 	runWorkflow,
 	singleNodeWorkflow,
@@ -83,6 +83,32 @@ async function poll(
 
 const keysOf = (events: Array<Record<string, unknown>>) =>
 	events.map((event) => String(event.event_key)).sort();
+
+/** Contract → Get Events acting as each borrower of `lists`, one input item per list (Input Item List). */
+async function pollLists(
+	lists: ListedBorrower[][],
+	parameters: Record<string, unknown> = {},
+	credential = master(),
+): Promise<RunResult> {
+	return await runWorkflow(
+		singleNodeWorkflow(
+			{ resource: 'contract', operation: 'getEvents', borrowerFrom: 'inputList', ...parameters },
+			{ typeVersion: 1.1 },
+		),
+		{ credential, items: lists.map((borrowers) => ({ borrowers })) },
+	);
+}
+
+/** The list with every key sealed with SEALING_SECRET, as the partner template's table holds them. */
+const withSealedKeys = (borrowers: ListedBorrower[]): ListedBorrower[] =>
+	borrowers.map((borrower) => ({
+		...borrower,
+		api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
+	}));
+
+/** The partner's list for borrowers onboarded in the sandbox: each one's ID and key. */
+const listedBorrowersOf = (borrowers: OnboardedBorrower[]): ListedBorrower[] =>
+	borrowers.map((borrower) => ({ borrower_id: borrower.id, api_key: borrower.api_key }));
 
 describe('events per borrower, from one run acting as each', () => {
 	it("gives each borrower's contract statuses, margin calls and due installments, each with the borrower and a key", async () => {
@@ -303,13 +329,8 @@ describe("the partner's list with its keys sealed", () => {
 	it('gives the very events of the plain list, and no plain key is anywhere in the run', async () => {
 		const plain = await poll(seededBorrowers(), { daysAhead: 25 });
 		sandbox.reset();
-		const sealedList = seededBorrowers().map((borrower) => ({
-			...borrower,
-			api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
-		}));
-
 		const sealed = await poll(
-			sealedList,
+			withSealedKeys(seededBorrowers()),
 			{ daysAhead: 25 },
 			{},
 			{ ...master(), sealingSecret: SEALING_SECRET },
@@ -369,27 +390,16 @@ describe('Borrower From → Input Item List', () => {
 	it('gives the very events of an item per borrower, sealed keys opened, from one item listing them', async () => {
 		const oneEach = await poll(seededBorrowers(), { daysAhead: 25 });
 		sandbox.reset();
-		const borrowers = seededBorrowers().map((borrower) => ({
-			...borrower,
-			api_key: sealKey(borrower.api_key, SEALING_SECRET, randomBytes),
-		}));
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getEvents',
-					borrowerFrom: 'inputList',
-					daysAhead: 25,
-				},
-				{ typeVersion: 1.1 },
-			),
-			{ credential: { ...master(), sealingSecret: SEALING_SECRET }, items: [{ borrowers }] },
+		const result = await pollLists(
+			[withSealedKeys(seededBorrowers())],
+			{ daysAhead: 25 },
+			{ ...master(), sealingSecret: SEALING_SECRET },
 		);
 		expect(result.error).toBeUndefined();
 		const events = result.output(NODE).map((item) => item.json as Record<string, unknown>);
 		expect(events).toEqual(oneEach.events);
-		expect(new Set(result.output(NODE).map((item) => item.pairedItem))).toEqual(
-			new Set([{ item: 0 }]),
+		expect(result.output(NODE).map((item) => item.pairedItem)).toEqual(
+			events.map(() => ({ item: 0 })),
 		);
 		const visible = everythingVisible(result.run);
 		for (const key of [sandbox.keys.borrower, sandbox.keys.otherBorrower, SEALING_SECRET]) {
@@ -587,10 +597,10 @@ describe('polite at partner scale', () => {
 		]);
 		sandbox.configure({ latencyMs: 30 });
 		const from = sandbox.requests.length;
-		const { events } = await poll(
-			borrowers.map((borrower) => ({ borrower_id: borrower.id, api_key: borrower.api_key })),
-			{ events: ['contractStatusChanged'], options: { maxConcurrent: 4 } },
-		);
+		const { events } = await poll(listedBorrowersOf(borrowers), {
+			events: ['contractStatusChanged'],
+			options: { maxConcurrent: 4 },
+		});
 		expect(events).toHaveLength(40);
 		expect(
 			new Set(sandbox.requests.slice(from).map((request) => request.headers['x-api-key'])).size,
@@ -599,6 +609,7 @@ describe('polite at partner scale', () => {
 		expect(peakRequestsInFlight).toBeLessThanOrEqual(4);
 		expect(peakRequestsInFlight).toBeGreaterThan(1);
 	});
+
 	it('a listed borrower’s time budget begins when the node takes it up: ten in one list, one slot, every one answered', async () => {
 		const borrowers = await onboardBorrowers(sandbox.url, sandbox.keys.master, 10, [
 			{ status: 'PrincipalGiven' },
@@ -608,29 +619,10 @@ describe('polite at partner scale', () => {
 		const startedAt = Date.now();
 		// As items, only five would be answered within this budget (actAsBorrower.test.ts): every
 		// item's budget starts with the run.
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getEvents',
-					borrowerFrom: 'inputList',
-					events: ['contractStatusChanged'],
-					options: { maxConcurrent: 1, timeBudget: 1_100 },
-				},
-				{ typeVersion: 1.1 },
-			),
-			{
-				credential: master(),
-				items: [
-					{
-						borrowers: borrowers.map((borrower) => ({
-							borrower_id: borrower.id,
-							api_key: borrower.api_key,
-						})),
-					},
-				],
-			},
-		);
+		const result = await pollLists([listedBorrowersOf(borrowers)], {
+			events: ['contractStatusChanged'],
+			options: { maxConcurrent: 1, timeBudget: 1_100 },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(
 			borrowers.map((borrower) => borrower.id),
@@ -645,26 +637,11 @@ describe('polite at partner scale', () => {
 			{ status: 'PrincipalGiven' },
 		]);
 		sandbox.configure({ latencyMs: 30 });
-		const rows = borrowers.map((borrower) => ({
-			borrower_id: borrower.id,
-			api_key: borrower.api_key,
-		}));
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getEvents',
-					borrowerFrom: 'inputList',
-					events: ['contractStatusChanged'],
-					options: { maxConcurrent: 4 },
-				},
-				{ typeVersion: 1.1 },
-			),
-			{
-				credential: master(),
-				items: [{ borrowers: rows.slice(0, 20) }, { borrowers: rows.slice(20) }],
-			},
-		);
+		const rows = listedBorrowersOf(borrowers);
+		const result = await pollLists([rows.slice(0, 20), rows.slice(20)], {
+			events: ['contractStatusChanged'],
+			options: { maxConcurrent: 4 },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(
 			rows.map((row) => row.borrower_id),

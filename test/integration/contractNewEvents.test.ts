@@ -231,35 +231,47 @@ describe('a watch that remembers what it delivered', () => {
 	});
 });
 
+/**
+ * One poll of `items` reading the borrowers from the input without an expression (Borrower From
+ * `borrowerFrom`), under Continue (using error output); no key of the rows, nor the master key, is
+ * in anything it made.
+ */
+async function pollFromInput(
+	borrowerFrom: 'inputFields' | 'inputList',
+	parameters: Record<string, unknown>,
+	items: object[],
+) {
+	const result = await runWorkflow(
+		singleNodeWorkflow(
+			{
+				resource: 'contract',
+				operation: 'getNewEvents',
+				borrowerFrom,
+				daysAhead: 25,
+				...parameters,
+			},
+			{ typeVersion: 1.1, onError: 'continueErrorOutput' },
+		),
+		{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' }, items },
+	);
+	const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
+	for (const { api_key: key } of rows) expect(made).not.toContain(key);
+	expect(made).not.toContain(sandbox.keys.master);
+	return {
+		...result,
+		items: result.output(NODE).map((item) => item.json as unknown as Item),
+		failed: result.output(NODE, 1),
+	};
+}
+
+/** The keys the sandbox received since `from`, in order. */
+const keysSent = (from: number) =>
+	sandbox.requests.slice(from).map((request) => request.headers['x-api-key']);
+
 describe('Borrower From → Input Item Fields: the same watch without an expression per borrower', () => {
 	/** One poll reading each item's key, reference and memory from its fields (the rows by default). */
-	async function pollFromFields(parameters: Record<string, unknown> = {}, items: object[] = rows) {
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getNewEvents',
-					borrowerFrom: 'inputFields',
-					daysAhead: 25,
-					...parameters,
-				},
-				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
-			),
-			{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' }, items },
-		);
-		const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
-		for (const { api_key: key } of rows) expect(made).not.toContain(key);
-		expect(made).not.toContain(sandbox.keys.master);
-		return {
-			...result,
-			items: result.output(NODE).map((item) => item.json as unknown as Item),
-			failed: result.output(NODE, 1),
-		};
-	}
-
-	/** The keys the sandbox received since `from`, in order. */
-	const keysSent = (from: number) =>
-		sandbox.requests.slice(from).map((request) => request.headers['x-api-key']);
+	const pollFromFields = (parameters: Record<string, unknown> = {}, items: object[] = rows) =>
+		pollFromInput('inputFields', parameters, items);
 
 	it('gives the very items of the expressions, each borrower acting with the key of its own row', async () => {
 		const withExpressions = await poll();
@@ -355,35 +367,12 @@ describe('Borrower From → Input Item Fields: the same watch without an express
 
 describe('Borrower From → Input Item List: many borrowers in one item', () => {
 	/** One poll of lists of borrowers, one input item per list (the rows in one list by default). */
-	async function pollLists(lists: object[][] = [rows], parameters: Record<string, unknown> = {}) {
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getNewEvents',
-					borrowerFrom: 'inputList',
-					daysAhead: 25,
-					...parameters,
-				},
-				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
-			),
-			{
-				credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' },
-				items: lists.map((borrowers) => ({ borrowers })),
-			},
+	const pollLists = (lists: object[][] = [rows], parameters: Record<string, unknown> = {}) =>
+		pollFromInput(
+			'inputList',
+			parameters,
+			lists.map((borrowers) => ({ borrowers })),
 		);
-		const made = everythingVisible(result.output(NODE, 0), result.output(NODE, 1), result.error);
-		for (const { api_key: key } of rows) expect(made).not.toContain(key);
-		expect(made).not.toContain(sandbox.keys.master);
-		return {
-			...result,
-			items: result.output(NODE).map((item) => item.json as unknown as Item),
-			failed: result.output(NODE, 1),
-		};
-	}
-
-	const keysSent = (from: number) =>
-		sandbox.requests.slice(from).map((request) => request.headers['x-api-key']);
 
 	it('gives the very items of one item per borrower, in the list’s order, each paired with its list', async () => {
 		const oneEach = await poll();
@@ -466,14 +455,9 @@ describe('Borrower From → Input Item List: many borrowers in one item', () => 
 		],
 	])('fails the whole item, sending nothing, for %s', async (_case, items, description) => {
 		const sent = sandbox.requests.length;
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{ resource: 'contract', operation: 'getNewEvents', borrowerFrom: 'inputList' },
-				{ typeVersion: 1.1, onError: 'continueErrorOutput' },
-			),
-			{ credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' }, items },
-		);
-		const [failed] = result.output(NODE, 1);
+		const {
+			failed: [failed],
+		} = await pollFromInput('inputList', {}, items);
 		expect(failed.error?.message).toBe('Invalid List Field (borrowers) [item 0]');
 		expect(String(failed.error?.description)).toMatch(description);
 		expect(everythingVisible(failed.error)).not.toContain('lndst_sk_stray');
@@ -488,22 +472,10 @@ describe('Borrower From → Input Item List: many borrowers in one item', () => 
 	});
 
 	it('reads the List Field it is given the name of', async () => {
-		const result = await runWorkflow(
-			singleNodeWorkflow(
-				{
-					resource: 'contract',
-					operation: 'getNewEvents',
-					borrowerFrom: 'inputList',
-					listField: 'shard',
-					daysAhead: 25,
-				},
-				{ typeVersion: 1.1 },
-			),
-			{
-				credential: { ...borrowerOf(sandbox, sandbox.keys.master), keyType: 'master' },
-				items: [{ shard: rows }],
-			},
-		);
-		expect(result.output(NODE).map((item) => item.json.borrower)).toEqual(['alice', 'bob']);
+		const { items, failed } = await pollFromInput('inputList', { listField: 'shard' }, [
+			{ shard: rows },
+		]);
+		expect(failed).toEqual([]);
+		expect(items.map((item) => item.borrower)).toEqual(['alice', 'bob']);
 	});
 });
