@@ -43,7 +43,12 @@ import { writeHeapSnapshot } from 'node:v8';
 import { randomBytes } from 'node:crypto';
 
 import { measureMemory } from './lib/memory';
-import { profiled, summarizeProfile } from './lib/profile';
+import {
+	allocationsProfiled,
+	profiled,
+	summarizeAllocations,
+	summarizeProfile,
+} from './lib/profile';
 import { SandboxProcess } from './lib/processes';
 import { PARTNER_QUIET_EVENTS } from './lib/scenarios';
 import { isFailedBorrower, partnerPollStateBytes } from './lib/contenders';
@@ -66,6 +71,7 @@ interface Options {
 	contender: 'node' | 'httpRequest';
 	events?: string[];
 	profile?: string;
+	allocations?: string;
 	/** How far into the measured run to measure the live heap (and write `heapSnapshot`). */
 	midRunMs?: number;
 	heapSnapshot?: string;
@@ -117,6 +123,7 @@ function parseArgs(argv: string[]): Options {
 		else if (flag === '--events')
 			options.events = value === 'quiet' ? PARTNER_QUIET_EVENTS : value.split(',');
 		else if (flag === '--profile') options.profile = value;
+		else if (flag === '--allocations') options.allocations = value;
 		else if (flag === '--parallel') options.parallel = Number(value);
 		else if (flag === '--mid-run-ms') options.midRunMs = Number(value);
 		else if (flag === '--heap-snapshot') options.heapSnapshot = value;
@@ -271,7 +278,11 @@ async function main(): Promise<void> {
 				await callgrind('--instr=on');
 				await callgrind('--zero');
 			}
-			const outcome = await (options.profile ? profiled(options.profile, work) : work());
+			const outcome = await (options.profile
+				? profiled(options.profile, work)
+				: options.allocations
+					? allocationsProfiled(options.allocations, work)
+					: work());
 			if (options.callgrind) {
 				await callgrind('--dump=measured');
 				await callgrind('--instr=off');
@@ -299,6 +310,14 @@ async function main(): Promise<void> {
 				summarizeProfile(
 					options.profile,
 					`CPU profile: Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'} × ${n} borrowers, warm`,
+				),
+			);
+		if (options.allocations)
+			console.log(
+				summarizeAllocations(
+					options.allocations,
+					`Allocations that lived to the old space: Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'} × ${n} borrowers`,
+					n,
 				),
 			);
 	} finally {

@@ -31,6 +31,67 @@ export async function profiled<T>(file: string, work: () => Promise<T>): Promise
 	}
 }
 
+/**
+ * Runs `work` under V8's sampling heap profiler and writes what it allocated to `file`: what was
+ * still live at the end and what a major GC collected, that is garbage that lived long enough to be
+ * promoted to the old space, whose collection V8 puts off until the heap has grown (the peak).
+ */
+export async function allocationsProfiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+	const session = new Session();
+	session.connect();
+	await session.post('HeapProfiler.enable');
+	await session.post('HeapProfiler.startSampling', {
+		samplingInterval: 16 * 1024,
+		includeObjectsCollectedByMajorGC: true,
+		includeObjectsCollectedByMinorGC: false,
+	});
+	try {
+		return await work();
+	} finally {
+		const { profile } = await session.post('HeapProfiler.stopSampling');
+		writeFileSync(file, JSON.stringify(profile));
+		session.disconnect();
+	}
+}
+
+interface AllocationNode {
+	callFrame: ProfileNode['callFrame'];
+	selfSize: number;
+	children: AllocationNode[];
+}
+
+/** The bytes sampled by where they were allocated: category, and the heaviest frames of any kind. */
+export function summarizeAllocations(file: string, title: string, borrowers: number): string {
+	const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: AllocationNode };
+	const byCategory = new Map<string, number>();
+	const byFrame = new Map<string, number>();
+	let total = 0;
+	const walk = (node: AllocationNode, stack: AllocationNode[]): void => {
+		const path = [...stack, node];
+		if (node.selfSize > 0) {
+			total += node.selfSize;
+			const leaf = [...path].reverse().find((frame) => frame.callFrame.url !== '') ?? node;
+			const category = categoryOf({ id: 0, callFrame: leaf.callFrame });
+			byCategory.set(category, (byCategory.get(category) ?? 0) + node.selfSize);
+			const name = frameName({ id: 0, callFrame: leaf.callFrame });
+			byFrame.set(name, (byFrame.get(name) ?? 0) + node.selfSize);
+		}
+		for (const child of node.children) walk(child, path);
+	};
+	walk(head, []);
+	const perBorrower = (bytes: number) => `${(bytes / borrowers / 1024).toFixed(1).padStart(6)} KB`;
+	const lines = [
+		title,
+		`  ${(total / 2 ** 20).toFixed(0)} MB live or promoted (${perBorrower(total).trim()} per borrower), by the innermost frame with a source:`,
+	];
+	for (const [category, bytes] of [...byCategory].sort((a, b) => b[1] - a[1]))
+		lines.push(`  ${perBorrower(bytes)} ${percent(bytes, total)}  ${category}`);
+	lines.push('  Heaviest frames:');
+	for (const [name, bytes] of [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, 25))
+		lines.push(`  ${perBorrower(bytes)} ${percent(bytes, total)}  ${name}`);
+	return lines.join('\n');
+}
+
 interface ProfileNode {
 	id: number;
 	callFrame: { functionName: string; url: string; lineNumber: number };
@@ -44,7 +105,9 @@ interface CpuProfile {
 }
 
 const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
-const OURS = new RegExp(`^file://${repositoryRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dist/`);
+const OURS = new RegExp(
+	`^(file://)?${repositoryRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dist/`,
+);
 const CATEGORIES: Array<[string, RegExp]> = [
 	['our code (dist/nodes)', OURS],
 	[
