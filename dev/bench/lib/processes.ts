@@ -152,8 +152,9 @@ export class ContenderProcess {
 		private readonly stderr: () => string,
 	) {}
 
-	static async start(): Promise<ContenderProcess> {
-		const child = forkTypeScript('contender.ts', ['--expose-gc'], 'pipe');
+	/** `nodeFlags`: more of Node's own flags for the process, e.g. `--max-old-space-size=1024`. */
+	static async start(nodeFlags: string[] = []): Promise<ContenderProcess> {
+		const child = forkTypeScript('contender.ts', ['--expose-gc', ...nodeFlags], 'pipe');
 		const stderr = keepTail(child);
 		await nextMessage<FromContender>(child, 'contender').catch((error: Error) => {
 			throw new Error(`${error.message}\n${stderr()}`);
