@@ -9,7 +9,7 @@
  *
  *   npm run build && node --expose-gc --import tsx dev/bench/partnerPollCost.ts
  *        [--borrowers 1000] [--warm-ups 2] [--operation getNewEvents|getEvents]
- *        [--events marginCall|quiet] [--profile file.cpuprofile]
+ *        [--events marginCall|quiet] [--profile file.cpuprofile] [--allocations file.heapprofile]
  *        [--mid-run-ms 5000 [--heap-snapshot file.heapsnapshot]]
  *        [--borrower-from parameters|inputFields|inputList] [--contender node|httpRequest] [--sealed]
  *        [--parallel 32]
@@ -23,6 +23,9 @@
  * with the row's key in a header expression, the answer not read (n8n's floor for one request).
  *
  * --profile writes a V8 CPU profile of the measured run and prints where its time goes.
+ * --allocations writes a sampling heap profile of the measured run that keeps what major GCs collected
+ * (garbage that lived long enough to reach the old space, whose growth sets the peak) and prints by
+ * where it was allocated, per borrower.
  * --mid-run-ms collects the garbage that long into the measured run and prints the heap then live
  * (over the heap before the run, per borrower: what the run holds per item while it is under way);
  * with --heap-snapshot it also writes a heap snapshot of that moment (for Chrome DevTools' Memory tab).
