@@ -576,9 +576,9 @@ export const PARTNER_REQUESTS_PER_BORROWER = 1;
 /** Borrowers of the unmeasured runs that load and compile the code in each fresh process. */
 const PARTNER_WARM_UP_BORROWERS = 500;
 /**
- * How often each fresh process polls the warm-up borrowers before the measured run: a worker on a
- * five-minute schedule has polled many times before, and one run of 500 leaves V8 and the HTTP
- * client half-compiled (CPU per borrower at 500: 2.3 ms after 2 runs, 1.7 ms after 10, 1.6 after 20).
+ * How often each fresh process polls the warm-up borrowers before the measured run, as a worker on a
+ * five-minute schedule has polled many times before (partnerPollCost at 500, within one hour: 2.3 ms
+ * of CPU per borrower after 2 warm-up runs, 1.7 ms after 10).
  */
 const PARTNER_WARM_UP_RUNS = 10;
 /**
@@ -716,9 +716,9 @@ function partnerPollJob(
  * node and n8n spend on the items) and with Events that give nothing (the floor, in CPU and memory,
  * of a borrower apart from its output). The borrowers (N, and 500 more for the warm-up) are
  * onboarded once per N, in bulk (the sandbox's benchmark-only admin route). Every run is a fresh
- * contender process, warmed up by 10 runs over the other 500 borrowers: every key of the measured run is new
- * to the process, as at a worker's first poll, its peak RSS is that run's alone, and the stats
- * cleared before it are its own.
+ * contender process, warmed up by 10 runs over the other 500 borrowers: every key of the measured
+ * run is new to the process, as at a worker's first poll, its peak RSS is that run's alone, and the
+ * stats cleared before it are its own.
  */
 export async function partnerPoll(
 	sandbox: SandboxProcess,
