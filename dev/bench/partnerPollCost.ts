@@ -308,18 +308,16 @@ async function main(): Promise<void> {
 					? ''
 					: `; memory to store ${(outcome.stateBytes / n).toFixed(1)} B per borrower`),
 		);
+		const operationLabel = `Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'}`;
 		if (options.profile)
 			console.log(
-				summarizeProfile(
-					options.profile,
-					`CPU profile: Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'} × ${n} borrowers, warm`,
-				),
+				summarizeProfile(options.profile, `CPU profile: ${operationLabel} × ${n} borrowers, warm`),
 			);
 		if (options.allocations)
 			console.log(
 				summarizeAllocations(
 					options.allocations,
-					`Allocations that lived to the old space: Contract → ${options.operation === 'getEvents' ? 'Get Events' : 'Get New Events'} × ${n} borrowers`,
+					`Allocations that lived to the old space: ${operationLabel} × ${n} borrowers`,
 					n,
 				),
 			);

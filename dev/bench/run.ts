@@ -270,26 +270,26 @@ Scenario 9 onboards N borrowers (--borrowers; each gets one PrincipalGiven contr
 for the warm-up, once per N, in bulk (the sandbox's benchmark-only POST /__admin/borrowers stores
 them as Account → Create's call does). Every run is a fresh contender process, warmed up by 10 runs
 over the 500 without latency (a worker that has polled before): every key of the measured run is new
-to the process. It then sets the sandbox's
-latency and clears its counters, and times one run of the partner template's node, Contract → Get
-New Events, over the N borrowers as rows of its borrower table never polled (Act as Borrower
-{{ $json.api_key }}, Borrower {{ $json.borrower_id }}, Already Reported {{ $json.reported }},
-empty: every event that stands is new): at 200 ms for each Max Parallel Requests P (--parallel),
-against the bound ⌈N ÷ P⌉ × 200 ms × 1 request (each list is one page) plus the CPU part, the same
-run without latency; once more without latency with Events set to Margin Call only, which none of
-the contracts stands at (every answer read and checked, no event: the floor of a borrower's cost
-apart from its output); and Contract → Get Events without latency, for comparison. Each of these
-runs once with a borrower per input item (Borrower From → Input Item Fields) and once with the rows in
-lists of 500 (Input Item List); the lists also run at the highest P in a contender whose old space
-is capped at 1,024 MB (--max-old-space-size), to show how much of the peak RSS is garbage that V8,
-sizing its heap from the machine's memory, chose not to collect yet. CPU per
-borrower is the contender process's CPU time (process.cpuUsage(), user + system: n8n, the node and
-the HTTP client; the sandbox runs in a process of its own) over the run, divided by N. State size
-is what a poll hands on to the next: the bytes of the memory (reported) the template stores in
-each borrower's row (none for Get Events). The sandbox counts the most requests in flight at once
-and the most any one key sent within a second. Scenario 10 runs no HTTP and no n8n: Get New Events'
-pure core (currentEvents, findNews) polls a simulated year of loans (dev/sandbox/yearOfLoans.ts)
-daily for every borrower, each poll checked against what the simulation says changed.
+to the process. It then sets the sandbox's latency and clears its counters, and times one run of the
+partner template's node, Contract → Get New Events, over the N borrowers as rows of its borrower
+table never polled (Act as Borrower {{ $json.api_key }}, Borrower {{ $json.borrower_id }}, Already
+Reported {{ $json.reported }}, empty: every event that stands is new): at 200 ms for each Max
+Parallel Requests P (--parallel), against the bound ⌈N ÷ P⌉ × 200 ms × 1 request (each list is one
+page) plus the CPU part, the same run without latency; once more without latency with Events set to
+Margin Call only, which none of the contracts stands at (every answer read and checked, no event:
+the floor of a borrower's cost apart from its output); and Contract → Get Events without latency,
+for comparison. Each of these runs once with a borrower per input item (Borrower From → Input Item
+Fields) and once with the rows in lists of 500 (Input Item List); the lists also run at the highest
+P in a contender whose old space is capped at 1,024 MB (--max-old-space-size), to show how much of
+the peak RSS is garbage that V8, sizing its heap from the machine's memory, chose not to collect
+yet. CPU per borrower is the contender process's CPU time (process.cpuUsage(), user + system: n8n,
+the node and the HTTP client; the sandbox runs in a process of its own) over the run, divided by N.
+State size is what a poll hands on to the next: the bytes of the memory (reported) the template
+stores in each borrower's row (none for Get Events). The sandbox counts the most requests in flight
+at once and the most any one key sent within a second. Scenario 10 runs no HTTP and no n8n: Get New
+Events' pure core (currentEvents, findNews) polls a simulated year of loans
+(dev/sandbox/yearOfLoans.ts) daily for every borrower, each poll checked against what the simulation
+says changed.
 
 Columns: Time is the wall time of one run (median); Spread is (max − min) / median over the
 repetitions; Per item = Time / Items. Memory is growth over a forced full GC before the run, in the

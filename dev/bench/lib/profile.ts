@@ -15,20 +15,40 @@ import type { Job } from './types';
 const WARM_UP_RUNS = 2;
 const ITEMS = 1000;
 
-/** Runs `work` under the V8 sampling profiler of this process and writes the profile to `file`. */
-export async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` between `start` and `stop` on an inspector session of this process and writes what
+ * `stop` returns as `profile` to `file`, whether `work` succeeds or not.
+ */
+async function recorded<T>(
+	file: string,
+	start: (session: Session) => Promise<void>,
+	stop: (session: Session) => Promise<{ profile: unknown }>,
+	work: () => Promise<T>,
+): Promise<T> {
 	const session = new Session();
 	session.connect();
-	await session.post('Profiler.enable');
-	await session.post('Profiler.setSamplingInterval', { interval: 200 });
-	await session.post('Profiler.start');
+	await start(session);
 	try {
 		return await work();
 	} finally {
-		const { profile } = await session.post('Profiler.stop');
+		const { profile } = await stop(session);
 		writeFileSync(file, JSON.stringify(profile));
 		session.disconnect();
 	}
+}
+
+/** Runs `work` under the V8 sampling profiler of this process and writes the profile to `file`. */
+export async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+	return await recorded(
+		file,
+		async (session) => {
+			await session.post('Profiler.enable');
+			await session.post('Profiler.setSamplingInterval', { interval: 200 });
+			await session.post('Profiler.start');
+		},
+		async (session) => await session.post('Profiler.stop'),
+		work,
+	);
 }
 
 /**
@@ -37,21 +57,19 @@ export async function profiled<T>(file: string, work: () => Promise<T>): Promise
  * promoted to the old space, whose collection V8 puts off until the heap has grown (the peak).
  */
 export async function allocationsProfiled<T>(file: string, work: () => Promise<T>): Promise<T> {
-	const session = new Session();
-	session.connect();
-	await session.post('HeapProfiler.enable');
-	await session.post('HeapProfiler.startSampling', {
-		samplingInterval: 16 * 1024,
-		includeObjectsCollectedByMajorGC: true,
-		includeObjectsCollectedByMinorGC: false,
-	});
-	try {
-		return await work();
-	} finally {
-		const { profile } = await session.post('HeapProfiler.stopSampling');
-		writeFileSync(file, JSON.stringify(profile));
-		session.disconnect();
-	}
+	return await recorded(
+		file,
+		async (session) => {
+			await session.post('HeapProfiler.enable');
+			await session.post('HeapProfiler.startSampling', {
+				samplingInterval: 16 * 1024,
+				includeObjectsCollectedByMajorGC: true,
+				includeObjectsCollectedByMinorGC: false,
+			});
+		},
+		async (session) => await session.post('HeapProfiler.stopSampling'),
+		work,
+	);
 }
 
 interface AllocationNode {
@@ -66,19 +84,20 @@ export function summarizeAllocations(file: string, title: string, borrowers: num
 	const byCategory = new Map<string, number>();
 	const byFrame = new Map<string, number>();
 	let total = 0;
-	const walk = (node: AllocationNode, stack: AllocationNode[]): void => {
-		const path = [...stack, node];
+	// `sourced`: the innermost frame on the way here that has a source (a native frame has none).
+	const walk = (node: AllocationNode, sourced: AllocationNode | undefined): void => {
+		const innermost = node.callFrame.url !== '' ? node : sourced;
 		if (node.selfSize > 0) {
 			total += node.selfSize;
-			const leaf = [...path].reverse().find((frame) => frame.callFrame.url !== '') ?? node;
-			const category = categoryOf({ id: 0, callFrame: leaf.callFrame });
+			const frame = innermost ?? node;
+			const category = categoryOf(frame);
 			byCategory.set(category, (byCategory.get(category) ?? 0) + node.selfSize);
-			const name = frameName({ id: 0, callFrame: leaf.callFrame });
+			const name = frameName(frame);
 			byFrame.set(name, (byFrame.get(name) ?? 0) + node.selfSize);
 		}
-		for (const child of node.children) walk(child, path);
+		for (const child of node.children) walk(child, innermost);
 	};
-	walk(head, []);
+	walk(head, undefined);
 	const perBorrower = (bytes: number) => `${(bytes / borrowers / 1024).toFixed(1).padStart(6)} KB`;
 	const lines = [
 		title,
@@ -124,7 +143,7 @@ const CATEGORIES: Array<[string, RegExp]> = [
 	],
 ];
 
-function categoryOf(node: ProfileNode): string {
+function categoryOf(node: Pick<ProfileNode, 'callFrame'>): string {
 	const { url, functionName } = node.callFrame;
 	if (functionName === '(garbage collector)') return 'garbage collection';
 	if (functionName === '(idle)') return 'idle (waiting for the sandbox)';
@@ -135,7 +154,7 @@ function categoryOf(node: ProfileNode): string {
 }
 
 /** "runNode n8n-core/dist/execution-engine/routing-node.js:21", "sendRequest dist/nodes/…/transport.js:126" */
-function frameName(node: ProfileNode): string {
+function frameName(node: Pick<ProfileNode, 'callFrame'>): string {
 	const file = node.callFrame.url
 		.replace(/^file:\/\//, '')
 		.replace(`${repositoryRoot}/`, '')
