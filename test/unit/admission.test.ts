@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 
 import { Admission, type Place } from '../../nodes/LendasatBorrower/transport/admission';
+import { Cancellation } from '../../nodes/LendasatBorrower/transport/cancellation';
 
 /** Lets every promise that can settle now settle. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -106,7 +107,7 @@ describe("Admission: the run's items at work at once", () => {
 
 	it('lets every waiting item go without a place when the run is cancelled, listening to the run once however many wait', async () => {
 		const cancel = new AbortController();
-		const admission = new Admission({ now: () => 0 }, cancel.signal);
+		const admission = new Admission({ now: () => 0 }, new Cancellation(cancel.signal));
 		const { places, asked } = ask(admission, 2, 1_000);
 		await settle();
 		expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(1);

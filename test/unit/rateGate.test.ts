@@ -12,6 +12,7 @@ import {
 	rateGateFor,
 	type GateTicket,
 } from '../../nodes/LendasatBorrower/transport/rateGate';
+import { Cancellation } from '../../nodes/LendasatBorrower/transport/cancellation';
 import { systemClock } from '../../nodes/LendasatBorrower/transport/clock';
 import { VirtualClock, acceptedBetween, simulate } from '../helpers/rateSimulation';
 
@@ -416,7 +417,7 @@ describe('RateGate: a cancelled run', () => {
 		const run = new AbortController();
 		let outcome: 'waiting' | 'gave up' | 'connected' = 'waiting';
 		void gate
-			.acquire(1, Infinity, run.signal)
+			.acquire(1, Infinity, new Cancellation(run.signal))
 			.then((ticket) => (outcome = ticket ? 'connected' : 'gave up'));
 		await clock.run(() => false);
 		clock.now = 500;
@@ -435,7 +436,7 @@ describe('RateGate: a cancelled run', () => {
 		const run = new AbortController();
 		let cancelledOutcome: 'waiting' | 'gave up' | 'turn' = 'waiting';
 		void gate
-			.acquire(Infinity, Infinity, run.signal)
+			.acquire(Infinity, Infinity, new Cancellation(run.signal))
 			.then((ticket) => (cancelledOutcome = ticket ? 'turn' : 'gave up'));
 		let otherTurn: number | undefined;
 		void gate.acquire().then(() => (otherTurn = clock.now));
@@ -454,7 +455,9 @@ describe('RateGate: a cancelled run', () => {
 
 	it('was cancelled before it asked: nothing is given', async () => {
 		const gate = gateOn(new VirtualClock());
-		expect(await gate.acquire(Infinity, Infinity, AbortSignal.abort())).toBeUndefined();
+		expect(
+			await gate.acquire(Infinity, Infinity, new Cancellation(AbortSignal.abort())),
+		).toBeUndefined();
 		expect(gate.inFlight).toBe(0);
 	});
 });

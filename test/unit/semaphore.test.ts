@@ -1,3 +1,4 @@
+import type { StopWatch } from '../../nodes/LendasatBorrower/transport/clock';
 import { Semaphore } from '../../nodes/LendasatBorrower/transport/semaphore';
 
 /** `work` once it has a slot, which it gives back when it ends, as the exchange does around a send. */
@@ -95,14 +96,15 @@ describe('Semaphore: requests on the wire at once across the keys of a run', () 
 		expect(semaphore.inFlight).toBe(1);
 	});
 
-	it('ends a wait when its signal aborts: no slot is taken, and those behind it move up', async () => {
+	it('ends a wait when its watch says stop: no slot is taken, and those behind it move up', async () => {
 		const semaphore = new Semaphore();
 		const holder = await semaphore.take(2);
 		const asked: string[] = [];
-		const stop = new AbortController();
-		const narrow = semaphore.take(1, () => {
+		let stop = () => {};
+		const narrow = semaphore.take(1, (stopWaiting) => {
 			asked.push('narrow');
-			return stop.signal;
+			stop = stopWaiting;
+			return () => asked.push('unwatched');
 		});
 		let wide: (() => void) | undefined;
 		void semaphore.take(2).then((release) => (wide = release));
@@ -111,7 +113,7 @@ describe('Semaphore: requests on the wire at once across the keys of a run', () 
 		expect(wide).toBeUndefined();
 		expect(asked).toEqual(['narrow']);
 
-		stop.abort();
+		stop();
 		expect(await narrow).toBeUndefined();
 		await settle();
 		expect(wide).toBeDefined();
@@ -121,21 +123,36 @@ describe('Semaphore: requests on the wire at once across the keys of a run', () 
 		expect(semaphore.inFlight).toBe(0);
 	});
 
-	it('asks for the signal only when it has to wait, and refuses at once when it has already aborted', async () => {
+	it('stops watching a wait that is given its slot', async () => {
+		const semaphore = new Semaphore();
+		const holder = await semaphore.take(1);
+		const watch: string[] = [];
+		const waiting = semaphore.take(1, () => {
+			watch.push('started');
+			return () => watch.push('stopped');
+		});
+		await settle();
+		expect(watch).toEqual(['started']);
+		holder?.();
+		const release = await waiting;
+		expect(release).toBeDefined();
+		expect(watch).toEqual(['started', 'stopped']);
+		release?.();
+	});
+
+	it('starts the watch only when it has to wait, and refuses at once when it stops at once', async () => {
 		const semaphore = new Semaphore();
 		const asked: number[] = [];
-		const aborted = AbortSignal.abort();
-		const first = await semaphore.take(1, () => {
-			asked.push(1);
-			return aborted;
-		});
+		const stoppingAtOnce =
+			(asker: number): StopWatch =>
+			(stop) => {
+				asked.push(asker);
+				stop();
+				return () => {};
+			};
+		const first = await semaphore.take(1, stoppingAtOnce(1));
 		expect(first).toBeDefined();
-		expect(
-			await semaphore.take(1, () => {
-				asked.push(2);
-				return aborted;
-			}),
-		).toBeUndefined();
+		expect(await semaphore.take(1, stoppingAtOnce(2))).toBeUndefined();
 		expect(asked).toEqual([2]);
 		expect(semaphore.inFlight).toBe(1);
 	});

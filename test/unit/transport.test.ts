@@ -12,6 +12,7 @@ import {
 import { readTransportSettings } from '../../nodes/LendasatBorrower/transport/settings';
 import { Semaphore } from '../../nodes/LendasatBorrower/transport/semaphore';
 import { Admission } from '../../nodes/LendasatBorrower/transport/admission';
+import { Cancellation } from '../../nodes/LendasatBorrower/transport/cancellation';
 import { cancellable } from '../../nodes/LendasatBorrower/transport/clock';
 import { VirtualClock } from '../helpers/virtualClock';
 
@@ -397,7 +398,7 @@ let borrowers = 0;
  * after `latencyMs`, and it shares the run's clock, slots and cancellation.
  */
 function itemOfRun(
-	run: { clock: VirtualClock; slots: Semaphore; cancelled?: AbortSignal },
+	run: { clock: VirtualClock; slots: Semaphore; cancelled?: Cancellation },
 	replies: Array<Answer | 'hang'>,
 	options: Record<string, unknown> = {},
 	latencyMs = 0,
@@ -570,9 +571,13 @@ describe("exchange: an item steps aside from the run's items at work while it wa
 });
 
 describe('exchange: a cancelled run', () => {
-	it('ends the back-off, the wait for a slot and the retry of the attempt on the wire at once; nothing more is sent', async () => {
+	it('ends the back-off and the wait for a slot, and aborts the attempt on the wire, at once; nothing more is sent', async () => {
 		const cancel = new AbortController();
-		const run = { clock: new VirtualClock(), slots: new Semaphore(), cancelled: cancel.signal };
+		const run = {
+			clock: new VirtualClock(),
+			slots: new Semaphore(),
+			cancelled: new Cancellation(cancel.signal),
+		};
 		const options = {
 			maxConcurrent: 1,
 			initialDelay: 10_000,
@@ -597,9 +602,17 @@ describe('exchange: a cancelled run', () => {
 		};
 		expect(backOff).toMatchObject({ at: 100, error: cancelled });
 		expect(waiting).toMatchObject({ at: 100, error: cancelled });
-		// The attempt on the wire ends at its deadline (n8n's client would abort it), and is not retried.
+		// The attempt on the wire is aborted through its signal, and not retried.
 		await run.clock.run(() => sending.at !== undefined);
-		expect(sending).toMatchObject({ at: 1_000, error: cancelled });
+		expect(sending).toMatchObject({
+			at: 100,
+			error: {
+				message: 'The execution was cancelled',
+				description: expect.stringContaining(
+					'it was aborted, so whether Lendasat received it is unknown, and nothing more was sent',
+				),
+			},
+		});
 		expect([backingOff.sentAt, onTheWire.sentAt, waitingForSlot.sentAt]).toEqual([[0], [0], []]);
 		expect(run.slots.inFlight).toBe(0);
 	});
@@ -607,7 +620,10 @@ describe('exchange: a cancelled run', () => {
 	it("ends an operation's own wait too (the settle before a lookup)", async () => {
 		const clock = new VirtualClock();
 		const cancel = new AbortController();
-		const settling = watched(clock, cancellable(clock.asClock(), cancel.signal).sleep(2_000));
+		const settling = watched(
+			clock,
+			cancellable(clock.asClock(), new Cancellation(cancel.signal)).sleep(2_000),
+		);
 		await clock.run(() => false, 100);
 		cancel.abort();
 		await clock.run(() => settling.at !== undefined);
@@ -618,7 +634,7 @@ describe('exchange: a cancelled run', () => {
 		const run = {
 			clock: new VirtualClock(),
 			slots: new Semaphore(),
-			cancelled: AbortSignal.abort(),
+			cancelled: new Cancellation(AbortSignal.abort()),
 		};
 		const item = itemOfRun(run, [answer(200, '{}')]);
 		await expect(run.clock.settle(exchange(item.transport, get, 'object'))).rejects.toMatchObject({

@@ -1,3 +1,4 @@
+import type { Cancellation } from './cancellation';
 import type { Clock } from './clock';
 
 /** An item's place among the items of a run at work (see Admission). */
@@ -29,7 +30,7 @@ interface Waiter {
  * at work hold it. An item that waits for its key's pace or backs off steps aside, so that an item of
  * a key being held back (or of a borrower whose every request fails) holds no other item back; it
  * steps back without waiting. The run's cancellation lets every waiting item go, with no place:
- * one listener on the run's signal, whatever the number waiting. No wait here has a deadline of its
+ * one hearer of the cancellation, whatever the number waiting. No wait here has a deadline of its
  * own: the items at work end within their time budgets, and the wait counts against the budget of
  * the item's first request (`Place.waitedSince`).
  */
@@ -41,9 +42,9 @@ export class Admission {
 
 	constructor(
 		private readonly clock: Pick<Clock, 'now'>,
-		private readonly cancelled?: AbortSignal,
+		private readonly cancelled?: Cancellation,
 	) {
-		cancelled?.addEventListener('abort', () => this.letEveryoneGo(), { once: true });
+		cancelled?.onCancel(() => this.letEveryoneGo());
 	}
 
 	/**

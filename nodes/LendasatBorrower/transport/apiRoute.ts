@@ -16,6 +16,7 @@ import {
 import type { AnswerCheck, Expectation } from './answer';
 import { ACT_AS_BORROWER_GUIDANCE, actingBorrowerKey, inputKeyGuidance } from './actAs';
 import { Admission, type Place } from './admission';
+import { Cancellation } from './cancellation';
 import { cancellable, systemClock, type Clock } from './clock';
 import { connectionOf, requireUsable, type Connection } from './connection';
 import {
@@ -259,7 +260,12 @@ const slotsOfRun = oncePerRun((): Semaphore => new Semaphore());
  * borrowers does not hold all of them while its requests go out Max Parallel Requests at a time.
  */
 const admissionOfRun = oncePerRun(
-	(context): Admission => new Admission(systemClock, context.getExecutionCancelSignal()),
+	(context): Admission => new Admission(systemClock, cancellationOfRun(context)),
+);
+
+/** The run's cancellation, as every wait and attempt of its items hears it (transport/cancellation.ts). */
+const cancellationOfRun = oncePerRun(
+	(context): Cancellation => new Cancellation(context.getExecutionCancelSignal()),
 );
 
 /**
@@ -536,7 +542,7 @@ async function transportFor(
 		clock: systemClock,
 		slots: slotsOfRun(context),
 		place,
-		cancelled: context.getExecutionCancelSignal(),
+		cancelled: cancellationOfRun(context),
 	};
 }
 

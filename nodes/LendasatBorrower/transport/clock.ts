@@ -1,5 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
+import type { Cancellation } from './cancellation';
+
 /**
  * Where the transport, the rate gate and the lookups read the time, wait, draw their jitter and
  * get an attempt's deadline. Each part takes it from the transport it is given, so a test can run
@@ -25,21 +27,42 @@ export const systemClock: Clock = {
 };
 
 /**
- * A signal of its own that aborts at `at` on `clock` (never, when `at` is Infinity) or when
- * `cancelled` (the run's) does. A wait listens on this one, so that the many waits of a run leave
- * no listener on the run's signal.
+ * Calls `stop` once when a wait must end, unless the function it returns is called first: how a
+ * waiter hears its deadline and the run's cancellation.
  */
-export function stopAt(clock: Clock, at: number, cancelled?: AbortSignal): AbortSignal {
-	const signals = cancelled ? [cancelled] : [];
-	if (at !== Infinity) signals.push(clock.timeout(Math.max(0, at - clock.now())));
-	return AbortSignal.any(signals);
+export type StopWatch = (stop: () => void) => () => void;
+
+/**
+ * A wait that ends at `at` on `clock` (never, when `at` is Infinity) or when the run is `cancelled`,
+ * whichever comes first. Its timer, when it has a deadline, starts when the watch does.
+ */
+export function stopAt(clock: Clock, at: number, cancelled?: Cancellation): StopWatch {
+	return (stop) => {
+		if (cancelled?.aborted) {
+			stop();
+			return () => {};
+		}
+		const timer = at === Infinity ? undefined : clock.timeout(Math.max(0, at - clock.now()));
+		let unhear = () => {};
+		const unwatch = () => {
+			timer?.removeEventListener('abort', ended);
+			unhear();
+		};
+		const ended = () => {
+			unwatch();
+			stop();
+		};
+		timer?.addEventListener('abort', ended, { once: true });
+		if (cancelled) unhear = cancelled.onCancel(ended);
+		return unwatch;
+	};
 }
 
 /**
  * `clock`, with every sleep ending when the run is `cancelled`: for an operation's own waits (the
  * settle before a lookup), each followed by a request the transport then does not send.
  */
-export function cancellable(clock: Clock, cancelled?: AbortSignal): Clock {
+export function cancellable(clock: Clock, cancelled?: Cancellation): Clock {
 	return cancelled
 		? { ...clock, sleep: async (ms) => await sleepUnlessCancelled(clock, ms, cancelled) }
 		: clock;
@@ -52,17 +75,15 @@ export function cancellable(clock: Clock, cancelled?: AbortSignal): Clock {
 export async function sleepUnlessCancelled(
 	clock: Clock,
 	ms: number,
-	cancelled?: AbortSignal,
+	cancelled?: Cancellation,
 ): Promise<void> {
 	if (!cancelled) return await clock.sleep(ms);
 	if (cancelled.aborted) return;
-	const stop = AbortSignal.any([cancelled]);
 	await new Promise<void>((resolve) => {
-		const wake = () => {
-			stop.removeEventListener('abort', wake);
+		const unhear = cancelled.onCancel(resolve);
+		void clock.sleep(ms).then(() => {
+			unhear();
 			resolve();
-		};
-		stop.addEventListener('abort', wake, { once: true });
-		void clock.sleep(ms).then(wake);
+		});
 	});
 }

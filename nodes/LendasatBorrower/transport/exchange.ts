@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import type { Place } from './admission';
+import type { Cancellation } from './cancellation';
 import { sleepUnlessCancelled, stopAt, type Clock } from './clock';
 import type { KeyType } from './credentials';
 import { mapApiError, redactSecrets, type ErrorGuidance } from './errors';
@@ -47,7 +48,7 @@ export interface Attempt {
 	/** JSON text, or nothing. */
 	body?: string;
 	timeoutMs: number;
-	/** Aborts the attempt, body included, when the attempt's time is up. */
+	/** Aborts the attempt, body included, when the attempt's time is up or the run is cancelled. */
 	signal: AbortSignal;
 	/** The credential's Allowed HTTP Request Domains, for n8n's client to enforce as well. */
 	allowedDomains?: string;
@@ -102,8 +103,11 @@ export interface Transport {
 	 * exchange waits for the key's pace or backs off. None: nothing limits the items at work.
 	 */
 	place?: Place;
-	/** Aborts when the run is cancelled: every wait of the exchange ends, and nothing more is sent. */
-	cancelled?: AbortSignal;
+	/**
+	 * The run's cancellation: every wait of the exchange ends, the attempt on the wire is aborted, and
+	 * nothing more is sent.
+	 */
+	cancelled?: Cancellation;
 }
 
 export interface RequestPolicy {
@@ -251,6 +255,7 @@ export async function exchange(
 			slot();
 			gate.release();
 		});
+		if ('cancelled' in outcome) throw cancelledError(caller, failures, 'sending');
 		if ('answer' in outcome) {
 			const { answer } = outcome;
 			if (answer.statusCode >= 300 && answer.statusCode < 400)
@@ -308,24 +313,46 @@ export async function aside<T>(place: Place | undefined, wait: Promise<T>): Prom
 async function slotFor(transport: Transport, until: number): Promise<Release | undefined> {
 	const { slots, settings, clock, cancelled } = transport;
 	if (!slots) return () => {};
-	return await slots.take(settings.maxConcurrent, () => stopAt(clock, until, cancelled));
+	return await slots.take(settings.maxConcurrent, stopAt(clock, until, cancelled));
 }
 
-/** One attempt within its deadline: the answer whatever its status, or the failure when none came. */
+/**
+ * One attempt within its deadline: the answer whatever its status, the failure when none came, or
+ * `cancelled` when the run's cancellation aborted it.
+ */
 async function attemptOnce(
 	transport: Transport,
 	attempt: Omit<Attempt, 'signal'>,
-): Promise<{ answer: Answer } | { failure: Failure }> {
-	const deadline = transport.clock.timeout(attempt.timeoutMs);
+): Promise<{ answer: Answer } | { failure: Failure } | { cancelled: true }> {
+	const { signal, unwatch } = attemptSignal(transport, attempt.timeoutMs);
 	try {
-		return { answer: await transport.send({ ...attempt, signal: deadline }) };
+		return { answer: await transport.send({ ...attempt, signal }) };
 	} catch (error) {
+		if (transport.cancelled?.aborted) return { cancelled: true };
 		return {
-			failure: deadline.aborted
+			failure: signal.aborted
 				? networkFailure('ETIMEDOUT')
 				: (networkFailureOf(error) ?? unexplained(transport, error)),
 		};
+	} finally {
+		unwatch();
 	}
+}
+
+/**
+ * The signal that ends an attempt: its deadline's, and in a run that can be cancelled also the
+ * cancellation's. A run that cannot (n8n gives a declarative node no cancel signal) costs no more
+ * than the deadline's timer.
+ */
+function attemptSignal(
+	transport: Transport,
+	timeoutMs: number,
+): { signal: AbortSignal; unwatch: () => void } {
+	const { clock, cancelled } = transport;
+	if (!cancelled?.canBeCancelled) return { signal: clock.timeout(timeoutMs), unwatch: () => {} };
+	const controller = new AbortController();
+	const unwatch = stopAt(clock, clock.now() + timeoutMs, cancelled)(() => controller.abort());
+	return { signal: controller.signal, unwatch };
 }
 
 function httpFailureOf(answer: Answer, now: number): Failure {
@@ -348,11 +375,12 @@ export async function probe(
 	const outcome = await attemptOnce(transport, attemptOf(connection, request, settings)).catch(
 		() => ({ failure: networkFailure('EUNKNOWN') }),
 	);
-	return 'answer' in outcome
-		? {
-				answer: { ...outcome.answer, text: redactSecrets(outcome.answer.text, connection.secrets) },
-			}
-		: outcome;
+	if ('answer' in outcome)
+		return {
+			answer: { ...outcome.answer, text: redactSecrets(outcome.answer.text, connection.secrets) },
+		};
+	// A credential test's transport has no run to be cancelled.
+	return 'failure' in outcome ? outcome : { failure: networkFailure('EUNKNOWN') };
 }
 
 /** Every turn this request could have had lay beyond its time budget: the key is being held back. */
@@ -381,12 +409,23 @@ function noSlot(transport: Transport): NodeOperationError {
 	);
 }
 
-/** The run was cancelled while the request waited: it gives up, and sends nothing more. */
-export function cancelledError(caller: Caller, failures: Failure[] = []): NodeOperationError {
+/**
+ * The run was cancelled while the request waited, or while it was `sending` (it was aborted then): it
+ * gives up, and sends nothing more.
+ */
+export function cancelledError(
+	caller: Caller,
+	failures: Failure[] = [],
+	when: 'waiting' | 'sending' = 'waiting',
+): NodeOperationError {
 	const before = failures.length ? ` It had made ${summarizeAttempts(failures)}.` : '';
+	const what =
+		when === 'sending'
+			? 'while this request was being sent: it was aborted, so whether Lendasat received it is unknown, and nothing more was sent.'
+			: 'while this request waited; nothing more was sent.';
 	return new NodeOperationError(caller.node, 'The execution was cancelled', {
 		itemIndex: caller.itemIndex,
-		description: `${caller.label}: the execution was cancelled while this request waited; nothing more was sent.${before}`,
+		description: `${caller.label}: the execution was cancelled ${what}${before}`,
 	});
 }
 

@@ -1,3 +1,4 @@
+import type { Cancellation } from './cancellation';
 import { stopAt, systemClock, type Clock } from './clock';
 
 /**
@@ -150,7 +151,7 @@ export class RateGate {
 	async acquire(
 		maxConcurrent = Infinity,
 		deadline = Infinity,
-		cancelled?: AbortSignal,
+		cancelled?: Cancellation,
 		waiting?: () => void,
 	): Promise<GateTicket | undefined> {
 		if (cancelled?.aborted) return undefined;
@@ -178,27 +179,28 @@ export class RateGate {
 	private async waitForConnection(
 		cap: number,
 		deadline: number,
-		cancelled?: AbortSignal,
+		cancelled?: Cancellation,
 	): Promise<boolean> {
 		const stop =
 			deadline === Infinity && !cancelled ? undefined : stopAt(this.env, deadline, cancelled);
 		return await new Promise<boolean>((resolve) => {
-			const giveUp = () => {
+			let unwatch = () => {};
+			const waiter = {
+				cap,
+				take: () => {
+					unwatch();
+					resolve(true);
+				},
+			};
+			this.waitingForConnection.push(waiter);
+			if (!stop) return;
+			unwatch = stop(() => {
 				const index = this.waitingForConnection.indexOf(waiter);
 				if (index < 0) return; // it was given a connection meanwhile
 				this.waitingForConnection.splice(index, 1);
 				resolve(false);
 				this.handOverConnections();
-			};
-			const waiter = {
-				cap,
-				take: () => {
-					stop?.removeEventListener('abort', giveUp);
-					resolve(true);
-				},
-			};
-			this.waitingForConnection.push(waiter);
-			stop?.addEventListener('abort', giveUp, { once: true });
+			});
 		});
 	}
 
@@ -241,30 +243,30 @@ export class RateGate {
 	 */
 	private async waitForTurn(
 		deadline: number,
-		cancelled?: AbortSignal,
+		cancelled?: Cancellation,
 		waiting?: () => void,
 	): Promise<GateTicket | undefined> {
 		this.forgetIfIdle(this.env.now());
 		if (cancelled?.aborted || this.turnOf(this.turnQueue.length) >= deadline) return undefined;
-		const stop = cancelled && stopAt(this.env, Infinity, cancelled);
 		return await new Promise<GateTicket | undefined>((resolve) => {
 			let settled = false;
+			let unhear = () => {};
 			const waiter: TurnWaiter = {
 				deadline,
 				resolve: (ticket) => {
 					settled = true;
-					stop?.removeEventListener('abort', leave);
+					unhear();
 					resolve(ticket);
 				},
 			};
-			const leave = () => {
-				const index = this.turnQueue.indexOf(waiter);
-				if (index < 0) return; // it had its turn meanwhile
-				this.turnQueue.splice(index, 1);
-				waiter.resolve(undefined);
-			};
-			stop?.addEventListener('abort', leave, { once: true });
 			this.turnQueue.push(waiter);
+			if (cancelled)
+				unhear = cancelled.onCancel(() => {
+					const index = this.turnQueue.indexOf(waiter);
+					if (index < 0) return; // it had its turn meanwhile
+					this.turnQueue.splice(index, 1);
+					waiter.resolve(undefined);
+				});
 			void this.dispatch();
 			// Its turn did not come at once: it waits.
 			if (!settled) waiting?.();

@@ -1,3 +1,5 @@
+import type { StopWatch } from './clock';
+
 /** Gives a slot back; calling it again does nothing. */
 export type Release = () => void;
 
@@ -9,7 +11,7 @@ interface Waiter {
 /**
  * Slots of the requests on the wire at once, first come first served, up to the limit each caller
  * brings (the limit is an option of the item, so two items may bring different ones). Nothing here
- * reads a clock: a caller that must not wait for ever brings a signal that ends its wait. The rate
+ * reads a clock: a caller that must not wait for ever brings a watch that ends its wait. The rate
  * gate caps one key's connections; this caps a run's across keys, which the gate cannot see (each
  * key has a gate of its own).
  */
@@ -19,31 +21,30 @@ export class Semaphore {
 
 	/**
 	 * A slot, once fewer than `limit` hold one and everyone who came earlier has one; undefined when
-	 * the signal `stop` gives aborts first (no slot is taken then). `stop` is asked for only when
-	 * the caller has to wait, so that a slot free at once costs no timer.
+	 * `stop` ends the wait first (no slot is taken then). `stop` is started only when the caller has
+	 * to wait, so that a slot free at once costs no timer.
 	 */
-	async take(limit: number, stop?: () => AbortSignal): Promise<Release | undefined> {
+	async take(limit: number, stop?: StopWatch): Promise<Release | undefined> {
 		if (this.waiting.length === 0 && this.running < limit) return this.slot();
-		const signal = stop?.();
-		if (signal?.aborted) return undefined;
 		return await new Promise<Release | undefined>((resolve) => {
-			const giveUp = () => {
+			let unwatch = () => {};
+			const waiter: Waiter = {
+				limit,
+				start: (release) => {
+					unwatch();
+					resolve(release);
+				},
+			};
+			this.waiting.push(waiter);
+			if (!stop) return;
+			unwatch = stop(() => {
 				const index = this.waiting.indexOf(waiter);
 				if (index < 0) return; // it was given a slot meanwhile
 				this.waiting.splice(index, 1);
 				resolve(undefined);
 				// It may have been the first in line, holding back others that bring a higher limit.
 				this.startWaiting();
-			};
-			const waiter: Waiter = {
-				limit,
-				start: (release) => {
-					signal?.removeEventListener('abort', giveUp);
-					resolve(release);
-				},
-			};
-			signal?.addEventListener('abort', giveUp, { once: true });
-			this.waiting.push(waiter);
+			});
 		});
 	}
 

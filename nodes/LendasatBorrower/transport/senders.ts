@@ -11,7 +11,6 @@ import type { Attempt, SendOnce } from './exchange';
 /** What every n8n context that runs our code offers to send a request. */
 interface HttpHelpers {
 	helpers: { httpRequest(options: IHttpRequestOptions): Promise<unknown> };
-	getExecutionCancelSignal?(): AbortSignal | undefined;
 }
 
 /** n8n's Request Options of a declarative node (proxy, certificates), passed on as the user set them. */
@@ -20,10 +19,10 @@ export type ClientOptions = Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertific
 /**
  * Sends through n8n's HTTP client (its proxy, SSRF and certificate settings apply), with the key in
  * the header the transport sets. n8n's authenticated helper would replace our abort signal with
- * the execution's, and then a trickling body could outlast any timeout.
+ * the execution's, and then a trickling body could outlast any timeout. The attempt's signal aborts
+ * on the run's cancellation too (Transport.cancelled).
  */
 export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOnce {
-	const cancelled = context.getExecutionCancelSignal?.();
 	return async (attempt: Attempt): Promise<Answer> => {
 		const response = (await context.helpers.httpRequest({
 			...client,
@@ -38,7 +37,7 @@ export function viaN8n(context: HttpHelpers, client: ClientOptions = {}): SendOn
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 			timeout: attempt.timeoutMs,
-			abortSignal: cancelled ? AbortSignal.any([attempt.signal, cancelled]) : attempt.signal,
+			abortSignal: attempt.signal,
 			...(attempt.allowedDomains ? { allowedDomains: attempt.allowedDomains } : {}),
 		})) as IN8nHttpFullResponse;
 		return {
