@@ -46,6 +46,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { randomBytes } from 'node:crypto';
 
 import { measureMemory } from './lib/memory';
+import { cpuByThread } from './lib/threads';
 import {
 	allocationsProfiled,
 	profiled,
@@ -276,6 +277,7 @@ async function main(): Promise<void> {
 			const midRun = measureMidRun(options, heapBefore);
 			const started = performance.now();
 			const before = process.cpuUsage();
+			const threadsBefore = cpuByThread();
 			const work = () => poll(sandbox, measured, options);
 			if (options.callgrind) {
 				await callgrind('--instr=on');
@@ -291,18 +293,24 @@ async function main(): Promise<void> {
 				await callgrind('--instr=off');
 			}
 			const cpu = process.cpuUsage(before);
+			const threadsAfter = cpuByThread();
 			clearTimeout(midRun);
 			return {
 				outcome,
 				wallMs: performance.now() - started,
 				cpuMs: (cpu.user + cpu.system) / 1000,
+				mainThreadMs:
+					threadsBefore && threadsAfter ? threadsAfter.mainMs - threadsBefore.mainMs : undefined,
 			};
 		});
-		const { outcome, wallMs, cpuMs } = value;
+		const { outcome, wallMs, cpuMs, mainThreadMs } = value;
 		const n = options.borrowers;
 		console.log(
 			`${options.contender === 'httpRequest' ? 'HTTP Request GET' : options.operation}${options.contender === 'node' ? BORROWER_FROM_NOTE[options.borrowerFrom] : ''}${options.sealed ? ', keys sealed' : ''} × ${n} borrowers${options.events ? `, Events: ${options.events.join(', ')}` : ''}: ${outcome.items} items, ${outcome.failed} failed; ` +
-				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower; ` +
+				`${(wallMs / 1000).toFixed(2)} s, CPU ${(cpuMs / n).toFixed(3)} ms per borrower` +
+				(mainThreadMs === undefined
+					? '; '
+					: ` (main thread ${(mainThreadMs / n).toFixed(3)} ms, V8's and libuv's threads ${((cpuMs - mainThreadMs) / n).toFixed(3)} ms); `) +
 				`heap + external peak ${(memory.peakGrowth / 2 ** 20).toFixed(1)} MB (${(memory.peakGrowth / n / 1024).toFixed(1)} KB per borrower), kept ${(memory.retained / 2 ** 20).toFixed(1)} MB; peak RSS ${(memory.peakRss / 2 ** 20).toFixed(0)} MB` +
 				(outcome.stateBytes === undefined
 					? ''
