@@ -59,6 +59,37 @@ export function stopAt(clock: Clock, at: number, cancelled?: Cancellation): Stop
 }
 
 /**
+ * A place at the end of `line` until the waiter's turn comes, or `stop` ends the wait first.
+ * `enter` makes the waiter from the function its turn calls with the wait's value; the line's owner
+ * takes the waiter out of the line before calling it. A waiter stopped first leaves the line and
+ * the wait ends with `none`; then `left` runs, for the waiter may have held back those behind it.
+ */
+export async function waitInLine<W, T>(
+	line: W[],
+	enter: (turn: (value: T) => void) => W,
+	none: T,
+	stop: StopWatch | undefined,
+	left: () => void,
+): Promise<T> {
+	return await new Promise<T>((resolve) => {
+		let unwatch = () => {};
+		const waiter = enter((value) => {
+			unwatch();
+			resolve(value);
+		});
+		line.push(waiter);
+		if (!stop) return;
+		unwatch = stop(() => {
+			const index = line.indexOf(waiter);
+			if (index < 0) return; // its turn came meanwhile
+			line.splice(index, 1);
+			resolve(none);
+			left();
+		});
+	});
+}
+
+/**
  * `clock`, with every sleep ending when the run is `cancelled`: for an operation's own waits (the
  * settle before a lookup), each followed by a request the transport then does not send.
  */

@@ -1,5 +1,5 @@
 import type { Cancellation } from './cancellation';
-import { stopAt, systemClock, type Clock } from './clock';
+import { stopAt, systemClock, waitInLine, type Clock } from './clock';
 
 /**
  * How much slower than its rate the gate paces: a server's 1-second window then holds no more of
@@ -183,25 +183,13 @@ export class RateGate {
 	): Promise<boolean> {
 		const stop =
 			deadline === Infinity && !cancelled ? undefined : stopAt(this.env, deadline, cancelled);
-		return await new Promise<boolean>((resolve) => {
-			let unwatch = () => {};
-			const waiter = {
-				cap,
-				take: () => {
-					unwatch();
-					resolve(true);
-				},
-			};
-			this.waitingForConnection.push(waiter);
-			if (!stop) return;
-			unwatch = stop(() => {
-				const index = this.waitingForConnection.indexOf(waiter);
-				if (index < 0) return; // it was given a connection meanwhile
-				this.waitingForConnection.splice(index, 1);
-				resolve(false);
-				this.handOverConnections();
-			});
-		});
+		return await waitInLine(
+			this.waitingForConnection,
+			(turn: (connected: boolean) => void) => ({ cap, take: () => turn(true) }),
+			false,
+			stop,
+			() => this.handOverConnections(),
+		);
 	}
 
 	/** Gives the connection back: the next waiting requests take what is free. */

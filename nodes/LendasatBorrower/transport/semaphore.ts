@@ -1,4 +1,4 @@
-import type { StopWatch } from './clock';
+import { waitInLine, type StopWatch } from './clock';
 
 /** Gives a slot back; calling it again does nothing. */
 export type Release = () => void;
@@ -26,26 +26,14 @@ export class Semaphore {
 	 */
 	async take(limit: number, stop?: StopWatch): Promise<Release | undefined> {
 		if (this.waiting.length === 0 && this.running < limit) return this.slot();
-		return await new Promise<Release | undefined>((resolve) => {
-			let unwatch = () => {};
-			const waiter: Waiter = {
-				limit,
-				start: (release) => {
-					unwatch();
-					resolve(release);
-				},
-			};
-			this.waiting.push(waiter);
-			if (!stop) return;
-			unwatch = stop(() => {
-				const index = this.waiting.indexOf(waiter);
-				if (index < 0) return; // it was given a slot meanwhile
-				this.waiting.splice(index, 1);
-				resolve(undefined);
-				// It may have been the first in line, holding back others that bring a higher limit.
-				this.startWaiting();
-			});
-		});
+		// One that gives up may have been the first in line, holding back others with a higher limit.
+		return await waitInLine<Waiter, Release | undefined>(
+			this.waiting,
+			(start) => ({ limit, start }),
+			undefined,
+			stop,
+			() => this.startWaiting(),
+		);
 	}
 
 	/** How many hold a slot now. */
