@@ -46,7 +46,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { randomBytes } from 'node:crypto';
 
 import { measureMemory } from './lib/memory';
-import { cpuByThread } from './lib/threads';
+import { mainThreadCpuMs } from './lib/threads';
 import {
 	allocationsProfiled,
 	profiled,
@@ -277,7 +277,7 @@ async function main(): Promise<void> {
 			const midRun = measureMidRun(options, heapBefore);
 			const started = performance.now();
 			const before = process.cpuUsage();
-			const threadsBefore = cpuByThread();
+			const mainBefore = mainThreadCpuMs();
 			const work = () => poll(sandbox, measured, options);
 			if (options.callgrind) {
 				await callgrind('--instr=on');
@@ -293,14 +293,14 @@ async function main(): Promise<void> {
 				await callgrind('--instr=off');
 			}
 			const cpu = process.cpuUsage(before);
-			const threadsAfter = cpuByThread();
+			const mainAfter = mainThreadCpuMs();
 			clearTimeout(midRun);
 			return {
 				outcome,
 				wallMs: performance.now() - started,
 				cpuMs: (cpu.user + cpu.system) / 1000,
 				mainThreadMs:
-					threadsBefore && threadsAfter ? threadsAfter.mainMs - threadsBefore.mainMs : undefined,
+					mainBefore !== undefined && mainAfter !== undefined ? mainAfter - mainBefore : undefined,
 			};
 		});
 		const { outcome, wallMs, cpuMs, mainThreadMs } = value;
